@@ -1,0 +1,151 @@
+"""Pipeline configuration: one pydantic model per component, composed into ``PipelineConfig``.
+
+Loaded from ``configs/NAME.yaml`` or a YAML path, with ``a.b=c`` overrides. Runtime settings
+(URLs, keys, cache paths) come from ``retrieval.settings.Settings`` (``PURR_*``), not from here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from retrieval.config import IndexConfig, RerankConfig, SearchConfig
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+
+
+class _Cfg(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LLMConfig(_Cfg):
+    """Which LLM backend serves prompted stages (query generation, later the prompted editor)."""
+
+    backend: Literal["transformers", "openai", "vllm"] = "transformers"
+    model: str = Field(
+        "packaged:gemma-3-270m",
+        description="transformers/vllm: packaged:NAME, local path or hub id; openai: the served model name.",
+    )
+    base_url: str | None = Field(None, description="openai backend: server URL; default from PURR_LLM_BASE_URL.")
+    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout.")
+    max_retries: int = Field(3, ge=0, description="Retries with exponential backoff on connection errors and 429/5xx.")
+    max_concurrency: int = Field(8, ge=1, description="Requests in flight at once (openai backend).")
+    max_new_tokens: int = Field(128, ge=1, le=4096)
+    temperature: float = Field(0.7, ge=0, le=2)
+    device: str = Field("cpu", description="transformers backend: torch device.")
+
+
+class QueryGenConfig(_Cfg):
+    """Question generation (CQGen)."""
+
+    type: Literal["sentence", "entity", "llm"] = Field(
+        "sentence",
+        description="sentence: one decontextualised query per sentence; entity: NER/number-focused "
+        "questions; llm: few-shot prompted LLM sampled `samples` times, union of questions.",
+    )
+    samples: int = Field(3, ge=1, le=10, description="LLM samples whose questions are unioned (RARR: 3).")
+    max_queries: int = Field(16, ge=1, le=100, description="Cap on queries per passage.")
+    prompt: str | None = Field(None, description="Prompt file for the llm generator; None = the packaged few-shot prompt.")
+
+
+class ResearchConfig(_Cfg):
+    """Research stage: K documents per query, snippets ranked, top J kept."""
+
+    k_documents: int = Field(5, ge=1, le=100, description="Documents retrieved per query (RARR K=5).")
+    j_snippets: int = Field(1, ge=1, le=20, description="Snippets kept per query after ranking (RARR J=1).")
+    max_snippets_per_doc: int = Field(
+        8, ge=1, description="Candidate windows taken from one document (best first-stage windows)."
+    )
+    min_relevance: float = Field(0.0, ge=0, le=1, description="Drop evidence below this calibrated relevance.")
+
+
+class PipelineConfig(_Cfg):
+    """The whole pipeline, as saved beside every index, checkpoint and evaluation run."""
+
+    index: IndexConfig = Field(default_factory=IndexConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    rerank: RerankConfig = Field(default_factory=RerankConfig)
+    querygen: QueryGenConfig = Field(default_factory=QueryGenConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    research: ResearchConfig = Field(default_factory=ResearchConfig)
+
+    @model_validator(mode="after")
+    def _llm_needed(self) -> PipelineConfig:
+        if self.querygen.type == "llm" and self.llm.backend == "openai" and self.llm.model.startswith("packaged:"):
+            raise ValueError(
+                "querygen.type=llm with llm.backend=openai needs llm.model set to the served model "
+                f"name, not '{self.llm.model}'; set --set llm.model=NAME"
+            )
+        return self
+
+
+class ConfigError(ValueError):
+    """A config file or override is invalid; the message says which and how to fix it."""
+
+
+def _parse_value(raw: str) -> Any:
+    value = yaml.safe_load(raw) if raw.strip() else raw
+    return raw if isinstance(value, dict | list) and not raw.strip().startswith(("[", "{")) else value
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
+    """Apply ``a.b=c`` overrides to a nested dict (values parsed as YAML scalars).
+
+    >>> apply_overrides({"search": {"mode": "hybrid"}}, ["search.mode=bm25", "research.k_documents=3"])
+    {'search': {'mode': 'bm25'}, 'research': {'k_documents': 3}}
+    """
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override '{item}' is not KEY=VALUE (e.g. --set search.mode=bm25)")
+        key, raw = item.split("=", 1)
+        parts = key.strip().split(".")
+        node = data
+        for part in parts[:-1]:
+            child = node.setdefault(part, {})
+            if not isinstance(child, dict):
+                raise ConfigError(f"override '{item}': '{part}' is a value, not a section")
+            node = child
+        node[parts[-1]] = _parse_value(raw)
+    return data
+
+
+def resolve_config_path(name_or_path: str) -> Path:
+    """``default`` -> configs/default.yaml; anything with a suffix or separator is a path."""
+    path = Path(name_or_path)
+    if path.suffix in {".yaml", ".yml", ".json"} or path.exists():
+        if not path.exists():
+            raise ConfigError(f"config file {path} does not exist")
+        return path
+    candidate = CONFIG_DIR / f"{name_or_path}.yaml"
+    if not candidate.exists():
+        names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+        raise ConfigError(f"no config preset '{name_or_path}'; presets: {', '.join(names)}; or pass a YAML path")
+    return candidate
+
+
+def load_config(name_or_path: str | None = "default", overrides: list[str] | None = None) -> PipelineConfig:
+    """Load a preset or YAML file, apply overrides, validate."""
+    data: dict[str, Any] = {}
+    if name_or_path:
+        path = resolve_config_path(name_or_path)
+        try:
+            loaded = yaml.safe_load(path.read_text("utf-8")) or {}
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML ({e})") from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"{path}: top level must be a mapping of sections")
+        data = loaded
+    data = apply_overrides(data, overrides or [])
+    try:
+        return PipelineConfig.model_validate(data)
+    except ValidationError as e:
+        lines = [f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors()]
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines)) from None
+
+
+def dump_config(cfg: BaseModel) -> str:
+    """YAML text of a resolved config (round-trips through ``load_config``)."""
+    return yaml.safe_dump(cfg.model_dump(mode="json"), sort_keys=False)

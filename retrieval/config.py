@@ -1,0 +1,92 @@
+"""Configuration of the research library, one pydantic model per component."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class _Cfg(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ChunkingConfig(_Cfg):
+    """How documents are cut into snippets (RARR: 4 sentences, stride 1)."""
+
+    window: int = Field(4, ge=1, description="Sentences per snippet.")
+    stride: int = Field(1, ge=1, description="Sentences between consecutive snippet starts.")
+    max_chars: int = Field(2000, ge=100, description="A snippet longer than this is cut at a sentence boundary.")
+
+    @model_validator(mode="after")
+    def _stride_le_window(self) -> ChunkingConfig:
+        if self.stride > self.window:
+            raise ValueError(
+                f"chunking.stride ({self.stride}) > chunking.window ({self.window}) would skip "
+                "sentences; lower stride or raise window"
+            )
+        return self
+
+
+class BM25Config(_Cfg):
+    """Sparse retrieval with bm25s (see README for why not rank-bm25)."""
+
+    k1: float = Field(1.2, gt=0)
+    b: float = Field(0.75, ge=0, le=1)
+    stemmer: Literal["english", "none"] = Field("english", description="PyStemmer stemmer, or none.")
+    stopwords: Literal["en", "none"] = "en"
+
+
+class DenseConfig(_Cfg):
+    """Dense retrieval: an encoder plus a FAISS index."""
+
+    model: str = Field("packaged:bge-small-en", description="packaged:NAME, local path or sentence-transformers hub id.")
+    query_prefix: str | None = Field(
+        None,
+        description="Prepended to queries; None = the model's own default (bge: its search instruction).",
+    )
+    max_length: int = Field(256, ge=8, le=8192, description="Tokens per passage.")
+    batch_size: int = Field(64, ge=1)
+    index_type: Literal["auto", "flat", "ivf", "hnsw"] = Field(
+        "auto", description="auto = exact (flat) up to exact_max, IVF above."
+    )
+    exact_max: int = Field(200_000, ge=1, description="Largest corpus indexed exactly when index_type=auto.")
+    ivf_nprobe: int = Field(32, ge=1)
+    hnsw_m: int = Field(32, ge=4)
+    hnsw_ef_search: int = Field(64, ge=1)
+
+
+class RerankConfig(_Cfg):
+    """Cross-encoder snippet ranking with a calibrated 0-1 relevance."""
+
+    enabled: bool = True
+    model: str = Field("packaged:ms-marco-minilm-l12", description="packaged:NAME, local path or HF cross-encoder id.")
+    max_length: int = Field(256, ge=16, le=1024)
+    batch_size: int = Field(32, ge=1)
+    calibration_scale: float = Field(1.0, gt=0, description="Platt scaling: relevance = sigmoid(scale*logit + bias).")
+    calibration_bias: float = 0.0
+    fuse_weight: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Final ranking mixes the first-stage fused score with this weight (0 = cross-encoder only).",
+    )
+
+
+class SearchConfig(_Cfg):
+    """First-stage search and fusion."""
+
+    mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    fusion: Literal["rrf", "weighted"] = "rrf"
+    rrf_k: int = Field(60, ge=1)
+    dense_weight: float = Field(0.5, ge=0, le=1, description="Weight of the dense score in weighted fusion.")
+    candidates: int = Field(100, ge=1, description="Hits taken from each retriever before fusion.")
+
+
+class IndexConfig(_Cfg):
+    """What an index directory is made of; saved beside the index as config.json."""
+
+    chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
+    bm25: BM25Config = Field(default_factory=BM25Config)
+    dense: DenseConfig = Field(default_factory=DenseConfig)
+    dense_enabled: bool = Field(True, description="Build dense vectors (False = BM25 only, much faster to index).")

@@ -1,0 +1,170 @@
+"""Cross-encoder snippet ranking with a calibrated 0-1 relevance.
+
+Default: the packaged ms-marco-MiniLM-L-12-v2 int8 ONNX model. Any Hugging Face cross-encoder
+(sequence classification with one logit) loads by hub id or path through transformers.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from retrieval import onnx_runtime
+from retrieval.assets import resolve
+from retrieval.config import RerankConfig
+from retrieval.types import Hit
+
+
+def calibrate(logits: np.ndarray, scale: float = 1.0, bias: float = 0.0) -> np.ndarray:
+    """Platt-scaled relevance in [0, 1].
+
+    >>> calibrate(np.array([0.0, 100.0])).round(3).tolist()
+    [0.5, 1.0]
+    """
+    z = np.clip(scale * np.asarray(logits, dtype=np.float64) + bias, -60, 60)
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def fit_platt(logits: np.ndarray, labels: np.ndarray, steps: int = 500, lr: float = 0.1) -> tuple[float, float]:
+    """Fit ``scale, bias`` of ``sigmoid(scale*logit + bias)`` to 0/1 labels by gradient descent
+    on the log loss (Platt 1999).
+
+    >>> s, b = fit_platt(np.array([-4.0, -2.0, 2.0, 4.0]), np.array([0, 0, 1, 1]))
+    >>> bool(s > 0)
+    True
+    """
+    x = np.asarray(logits, dtype=np.float64)
+    y = np.asarray(labels, dtype=np.float64)
+    mu, sd = x.mean(), x.std() or 1.0
+    z = (x - mu) / sd
+    a, b = 1.0, 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-(a * z + b)))
+        a -= lr * float(np.mean((p - y) * z))
+        b -= lr * float(np.mean(p - y))
+    return a / sd, b - a * mu / sd
+
+
+class Scorer(Protocol):
+    """Scores (query, passage) pairs with raw logits."""
+
+    def logits(self, query: str, passages: list[str]) -> np.ndarray: ...
+
+
+class OnnxCrossEncoder:
+    """A BERT-style ONNX cross-encoder emitting one logit per pair."""
+
+    def __init__(self, model_dir: Path, max_length: int = 256, batch_size: int = 32):
+        self.model_dir = Path(model_dir)
+        self.max_length = max_length
+        self.batch_size = batch_size
+
+    def logits(self, query: str, passages: list[str]) -> np.ndarray:
+        if not passages:
+            return np.zeros(0, dtype=np.float32)
+        sess = onnx_runtime.session(str(self.model_dir / "model.onnx"))
+        tok = onnx_runtime.tokenizer(self.model_dir, self.max_length)
+        encs = tok.encode_batch([(query, p) for p in passages])
+        out = np.zeros(len(passages), dtype=np.float32)
+        for batch in onnx_runtime.length_sorted_batches([len(e.ids) for e in encs], self.batch_size):
+            inputs = onnx_runtime.pad([encs[i] for i in batch])
+            out[batch] = sess.run(None, inputs)[0][:, 0]  # (batch, 1) -> (batch,)
+        return out
+
+
+class HFCrossEncoder:
+    """Any transformers sequence-classification cross-encoder (hub id or path)."""
+
+    def __init__(self, load_id: str, max_length: int = 256, batch_size: int = 32):
+        self.load_id = load_id
+        self.max_length = max_length
+        self.batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model = None
+        self._tok = None
+
+    def _load(self) -> None:
+        with self._lock:
+            if self._model is not None:
+                return
+            from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+            try:
+                self._tok = AutoTokenizer.from_pretrained(self.load_id)
+                self._model = AutoModelForSequenceClassification.from_pretrained(self.load_id).eval()
+            except OSError as e:
+                raise FileNotFoundError(
+                    f"cannot load cross-encoder '{self.load_id}' ({e}); offline, only local paths and "
+                    "models already in the HF cache load"
+                ) from None
+
+    def logits(self, query: str, passages: list[str]) -> np.ndarray:
+        import torch
+
+        self._load()
+        assert self._model is not None and self._tok is not None
+        out = []
+        for i in range(0, len(passages), self.batch_size):
+            chunk = passages[i : i + self.batch_size]
+            enc = self._tok([query] * len(chunk), chunk, truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+            with torch.inference_mode():
+                logits = self._model(**enc).logits  # (batch, n_labels)
+            out.append(logits[:, -1].float().numpy())
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.float32)
+
+
+class Reranker:
+    """Reranks hits by cross-encoder relevance; ``relevance`` is the calibrated 0-1 score."""
+
+    def __init__(self, scorer: Scorer, cfg: RerankConfig):
+        self.scorer = scorer
+        self.cfg = cfg
+
+    def relevance(self, query: str, passages: list[str]) -> np.ndarray:
+        """Calibrated relevance of each passage to the query."""
+        return calibrate(self.scorer.logits(query, passages), self.cfg.calibration_scale, self.cfg.calibration_bias)
+
+    def rerank(self, query: str, hits: list[Hit], top_k: int | None = None) -> list[Hit]:
+        """Hits sorted by relevance (optionally mixed with the first-stage score)."""
+        if not hits:
+            return []
+        rel = self.relevance(query, [h.snippet.text for h in hits])
+        w = self.cfg.fuse_weight
+        if w > 0:
+            first = np.array([h.score for h in hits], dtype=np.float64)
+            span = first.max() - first.min()
+            first = (first - first.min()) / span if span > 0 else np.ones_like(first)
+            final = (1 - w) * rel + w * first
+        else:
+            final = rel
+        order = np.argsort(-final, kind="stable")[: top_k or len(hits)]
+        return [
+            replace(
+                hits[i],
+                score=float(final[i]),
+                rank=r,
+                relevance=float(rel[i]),
+                retriever=f"{hits[i].retriever}+rerank",
+                scores={**hits[i].scores, "rerank": float(rel[i])},
+            )
+            for r, i in enumerate(order)
+        ]
+
+    def rerank_batch(self, queries: list[str], hits: list[list[Hit]], top_k: int | None = None) -> list[list[Hit]]:
+        return [self.rerank(q, h, top_k) for q, h in zip(queries, hits, strict=True)]
+
+
+def build_reranker(cfg: RerankConfig) -> Reranker:
+    """The configured reranker: ONNX folders run on onnxruntime, anything else on transformers."""
+    resolved = resolve(cfg.model)
+    if resolved.path is not None and (resolved.path / "model.onnx").exists():
+        scorer: Scorer = OnnxCrossEncoder(resolved.path, cfg.max_length, cfg.batch_size)
+    else:
+        scorer = HFCrossEncoder(resolved.load_id, cfg.max_length, cfg.batch_size)
+    return Reranker(scorer, cfg)
+
+

@@ -1,0 +1,48 @@
+"""Frozen records passed between retrieval stages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document. ``headings`` are character offsets where a new section starts."""
+
+    id: str
+    title: str
+    text: str
+    url: str | None = None
+    source: str = ""
+    headings: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Snippet:
+    """A window of consecutive sentences of one document, with its character span."""
+
+    id: str
+    doc_id: str
+    title: str
+    text: str
+    start: int
+    end: int
+    url: str | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A snippet found by a search, with the score of the stage that produced it.
+
+    ``score`` is what the ranking used; ``relevance`` is the calibrated 0-1 cross-encoder
+    relevance when the hit was reranked, else None; ``scores`` the per-retriever scores.
+    """
+
+    snippet: Snippet
+    score: float
+    rank: int
+    retriever: str
+    relevance: float | None = None
+    scores: dict[str, float] = field(default_factory=dict, compare=False)
+    row: int = -1  # passage row in the index it came from

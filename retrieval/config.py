@@ -90,3 +90,4 @@ class IndexConfig(_Cfg):
     bm25: BM25Config = Field(default_factory=BM25Config)
     dense: DenseConfig = Field(default_factory=DenseConfig)
     dense_enabled: bool = Field(True, description="Build dense vectors (False = BM25 only, much faster to index).")
+    title_in_passage: bool = Field(True, description="Index 'title. snippet' so a window keeps its document's subject.")

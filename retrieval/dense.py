@@ -25,12 +25,12 @@ def choose_type(n: int, cfg: DenseConfig) -> str:
 
 
 def ivf_lists(n: int) -> int:
-    """Number of IVF cells: about 4 * sqrt(n), at least 1, at most n / 39 (FAISS's training rule).
+    """Number of IVF cells: about sqrt(n), at least 1, at most n / 39 (FAISS's training rule).
 
     >>> ivf_lists(1_000_000)
-    4000
+    1000
     """
-    return max(1, min(int(4 * math.sqrt(n)), n // 39 or 1))
+    return max(1, min(int(math.sqrt(n)), n // 39 or 1))
 
 
 class DenseIndex:
@@ -80,7 +80,7 @@ class DenseIndex:
             quantizer = faiss.IndexFlatIP(d)
             index = faiss.IndexIVFFlat(quantizer, d, nlist, faiss.METRIC_INNER_PRODUCT)
             rng = np.random.default_rng(0)
-            sample = vectors[rng.choice(n, size=min(n, 64 * nlist), replace=False)]
+            sample = vectors[rng.choice(n, size=min(n, 40 * nlist), replace=False)]
             log.info("training IVF with %d cells on %d vectors", nlist, len(sample))
             index.train(np.ascontiguousarray(sample, dtype=np.float32))
         dense = cls(index, cfg)

@@ -207,6 +207,13 @@ class Index:
         return dict(self.meta.get("stats", {}))
 
 
+def passage_text(snippet: Snippet, cfg: IndexConfig) -> str:
+    """The text that is indexed for a snippet (title-prefixed when configured)."""
+    if cfg.title_in_passage and snippet.title and not snippet.text.startswith(snippet.title):
+        return f"{snippet.title}. {snippet.text}"
+    return snippet.text
+
+
 def _temp_sibling(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
@@ -240,14 +247,14 @@ def _write_all(
     for doc in tqdm(docs, desc="chunking", unit="doc", disable=not progress):
         snippets = list(chunk(doc, cfg.chunking))
         groups.append(({"id": doc.id, "title": doc.title, "url": doc.url}, snippets))
-        new_texts.extend(s.text for s in snippets)
+        new_texts.extend(passage_text(s, cfg) for s in snippets)
     if existing is None and not new_texts:
         raise ValueError("the corpus produced no snippets (all documents empty?); nothing to index")
     total = write_store(directory, groups, existing=existing)
     t_chunk = time.perf_counter() - t0
 
     store = SnippetStore(directory, mmap=False)
-    all_texts = list(store.texts())
+    all_texts = [passage_text(s, cfg) for s in store]
     store.close()
     t1 = time.perf_counter()
     bm25_dir = directory / "bm25"

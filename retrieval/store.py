@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -90,11 +90,11 @@ class SnippetStore:
         doc = self.docs[int(self.passage_doc[row])]
         return range(doc["first"], doc["first"] + doc["count"])
 
-    def texts(self) -> Iterable[str]:
-        """Every passage text, in row order (streamed)."""
+    def __iter__(self) -> Iterator[Snippet]:
+        """Every snippet, in row order (streamed)."""
         with open(self.directory / PASSAGES, encoding="utf-8") as f:
             for line in f:
-                yield json.loads(line)["text"]
+                yield Snippet(**json.loads(line))
 
     def close(self) -> None:
         self._fh.close()

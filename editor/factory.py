@@ -1,0 +1,65 @@
+"""Builds the research components from a ``PipelineConfig`` once, lazily, and shares them."""
+
+from __future__ import annotations
+
+import logging
+from functools import cached_property
+from pathlib import Path
+
+from editor.config import PipelineConfig
+from editor.research import Researcher
+from retrieval.corpus import DEFAULT_CORPUS, read_corpus
+from retrieval.index import CONFIG_FILE, Index
+from retrieval.rerank import Reranker, build_reranker
+from retrieval.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def ensure_default_index(cfg: PipelineConfig, settings: Settings, progress: bool = True) -> Path:
+    """The default-corpus index, built on first use into ``settings.index_dir``."""
+    path = settings.index_dir
+    if not (path / CONFIG_FILE).exists():
+        log.warning(
+            "building the default index of 10,033 Wikipedia summaries at %s (first use only; "
+            "a few minutes on a laptop CPU)",
+            path,
+        )
+        Index.build(read_corpus([DEFAULT_CORPUS]), path, cfg.index, overwrite=True, extra_config=cfg.model_dump(mode="json"), progress=progress)
+    return path
+
+
+class Components:
+    """Lazily built, shared pipeline parts. Nothing loads until first used."""
+
+    def __init__(self, cfg: PipelineConfig, settings: Settings | None = None, index_path: str | Path | None = None, progress: bool = True):
+        self.cfg = cfg
+        self.settings = settings or Settings()
+        self._index_path = Path(index_path) if index_path else None
+        self.progress = progress
+
+    @cached_property
+    def index(self) -> Index:
+        path = self._index_path or ensure_default_index(self.cfg, self.settings, self.progress)
+        return Index.open(path)
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        return build_reranker(self.cfg.rerank) if self.cfg.rerank.enabled else None
+
+    @cached_property
+    def llm(self):
+        from editor.llm import build as build_llm
+
+        return build_llm(self.cfg.llm, self.settings)
+
+    @cached_property
+    def querygen(self):
+        from editor.querygen import build as build_querygen
+
+        needs_llm = self.cfg.querygen.type == "llm"
+        return build_querygen(self.cfg.querygen, self.llm if needs_llm else None)
+
+    @cached_property
+    def researcher(self) -> Researcher:
+        return Researcher(self.index, self.querygen, self.reranker, self.cfg.research, self.cfg.search)

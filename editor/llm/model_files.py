@@ -1,0 +1,160 @@
+"""Where a causal LM's files are: packaged GGUF models are dequantised once into a cache.
+
+``transformers`` can read a GGUF file, but dequantising it takes 20-70 s on a CPU. So a GGUF
+model (a packaged one, or a local ``.gguf`` file) is converted once into
+``<cache_dir>/models/<name>/`` as safetensors plus tokenizer files, and later loads come from
+there in seconds. The conversion is written to a temporary folder and renamed into place, so an
+interrupted conversion is never mistaken for a finished one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from editor.llm.base import LLMError
+from retrieval.assets import PACKAGED, resolve
+
+logger = logging.getLogger(__name__)
+
+_STALE_TMP_S = 6 * 3600
+_PROVENANCE = "purr-conversion.json"
+
+
+@dataclass(frozen=True)
+class ModelLocation:
+    """What to hand to ``from_pretrained`` for a model reference.
+
+    ``load_id`` is a local folder or a hub id; ``source`` is packaged | path | hub;
+    ``converted`` says the folder is a GGUF conversion in the cache.
+    """
+
+    ref: str
+    load_id: str
+    source: str
+    converted: bool = False
+
+
+def locate_model(ref: str, cache_dir: Path) -> ModelLocation:
+    """Resolve ``ref`` (``packaged:NAME``, a folder, a ``.gguf`` file or a hub id) to files.
+
+    GGUF models are converted on the first call (slow) and found in ``cache_dir`` afterwards.
+    """
+    resolved = resolve(ref)
+    models_dir = Path(cache_dir).expanduser() / "models"
+    if resolved.source == "packaged":
+        name = ref.removeprefix("packaged:")
+        if resolved.kind not in {"gguf", "gguf-parts"}:
+            raise ValueError(
+                f"packaged model '{name}' is a {resolved.kind} model, not a causal LM; use "
+                "packaged:gemma-3-270m, packaged:smollm2-135m-instruct, a local path or a hub id"
+            )
+        target = models_dir / name
+        if not _is_complete(target):
+            _convert_packaged(name, resolved.kind, resolved.path, target)
+        return ModelLocation(ref, str(target), "packaged", converted=True)
+    if resolved.source == "path":
+        assert resolved.path is not None
+        if resolved.path.is_file() and resolved.path.suffix == ".gguf":
+            target = models_dir / _gguf_cache_name(resolved.path)
+            if not _is_complete(target):
+                convert_gguf(resolved.path, target)
+            return ModelLocation(ref, str(target), "path", converted=True)
+        if not (resolved.path / "config.json").exists():
+            raise ValueError(
+                f"model folder {resolved.path} has no config.json; point llm.model at a folder "
+                "written by save_pretrained, or at a .gguf file"
+            )
+        return ModelLocation(ref, str(resolved.path), "path")
+    return ModelLocation(ref, ref, "hub")
+
+
+def convert_gguf(gguf_file: Path, target: Path) -> Path:
+    """Dequantise ``gguf_file`` into ``target`` (safetensors + tokenizer); returns ``target``.
+
+    Safe against interruption and against a concurrent conversion of the same model.
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_tmp(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    started = time.perf_counter()
+    logger.info("converting %s to safetensors in %s (once; this takes a while)", gguf_file, target)
+    try:
+        folder, name = str(gguf_file.parent), gguf_file.name
+        tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
+        model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, **_dequantize_kwargs())
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
+        seconds = time.perf_counter() - started
+        provenance = {
+            "source": str(gguf_file),
+            "bytes": gguf_file.stat().st_size,
+            "seconds": seconds,
+        }
+        (tmp / _PROVENANCE).write_text(json.dumps(provenance, indent=2), "utf-8")
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if not _is_complete(target):
+                raise LLMError(
+                    f"cannot move the converted model into {target}; it exists but is incomplete: "
+                    "delete that folder and retry"
+                ) from None
+            logger.info("%s was converted concurrently; keeping that copy", target)
+        logger.info("converted %s in %.1f s", gguf_file.name, seconds)
+        return target
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _convert_packaged(name: str, kind: str | None, path: Path | None, target: Path) -> None:
+    if kind == "gguf":
+        assert path is not None
+        convert_gguf(path, target)
+        return
+    # gguf-parts: the package assembles the file from its part packages; assemble next to the
+    # cache and delete the (large) assembled file once converted.
+    module = importlib.import_module(PACKAGED[name].package)
+    file_name = getattr(module, "MODEL_NAME", f"{name}.gguf")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix=f".{name}.gguf-", dir=target.parent) as tmp:
+        gguf_file = Path(module.assemble(Path(tmp) / file_name))
+        convert_gguf(gguf_file, target)
+
+
+def _dequantize_kwargs() -> dict[str, object]:
+    """Ask recent transformers for plain dense weights (older versions always dequantise)."""
+    try:
+        from transformers import GgufConfig
+    except ImportError:
+        return {}
+    return {"quantization_config": GgufConfig(dequantize=True)}
+
+
+def _is_complete(folder: Path) -> bool:
+    return (folder / "config.json").exists() and any(folder.glob("*.safetensors"))
+
+
+def _gguf_cache_name(path: Path) -> str:
+    stat = path.stat()
+    key = f"{path.resolve()}:{stat.st_size}:{int(stat.st_mtime)}"
+    return f"{path.stem}-{hashlib.sha1(key.encode()).hexdigest()[:10]}"
+
+
+def _remove_stale_tmp(target: Path) -> None:
+    """Delete temporary folders left by conversions interrupted long ago."""
+    now = time.time()
+    for stale in target.parent.glob(f".{target.name}.tmp-*"):
+        if now - stale.stat().st_mtime > _STALE_TMP_S:
+            logger.info("removing %s left by an interrupted conversion", stale)
+            shutil.rmtree(stale, ignore_errors=True)

@@ -1,0 +1,71 @@
+"""Registry of LLM backends: ``register(name, factory)`` and ``build(cfg, settings)``.
+
+Built-in backends (``transformers``, ``openai``, ``vllm``) are registered here with factories
+that import their module only when built, so importing this module stays cheap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from editor.config import LLMConfig
+from editor.llm.base import LLMBackend
+from retrieval.settings import Settings
+
+LLMFactory = Callable[[LLMConfig, Settings], LLMBackend]
+
+_BACKENDS: dict[str, LLMFactory] = {}
+
+
+def register(name: str, factory: LLMFactory) -> None:
+    """Make ``factory(cfg, settings)`` buildable as ``llm.backend=name``; refuses duplicates."""
+    if not name or not name.strip():
+        raise ValueError("backend name is empty; pass a name such as 'my-backend'")
+    if name in _BACKENDS:
+        raise ValueError(
+            f"LLM backend '{name}' is already registered; pick another name "
+            f"(registered: {', '.join(sorted(_BACKENDS))})"
+        )
+    _BACKENDS[name] = factory
+
+
+def available() -> list[str]:
+    """Names that ``build`` accepts."""
+    return sorted(_BACKENDS)
+
+
+def build(cfg: LLMConfig, settings: Settings | None = None) -> LLMBackend:
+    """The backend named by ``cfg.backend``, configured from ``cfg`` and runtime ``settings``.
+
+    Building never loads a model or opens a connection; that happens on the first call.
+    """
+    factory = _BACKENDS.get(cfg.backend)
+    if factory is None:
+        raise ValueError(
+            f"unknown LLM backend '{cfg.backend}'; use one of {', '.join(available())} "
+            "or register() your own"
+        )
+    return factory(cfg, settings or Settings())
+
+
+def _transformers(cfg: LLMConfig, settings: Settings) -> LLMBackend:
+    from editor.llm.transformers_backend import TransformersBackend
+
+    return TransformersBackend.from_config(cfg, settings)
+
+
+def _openai(cfg: LLMConfig, settings: Settings) -> LLMBackend:
+    from editor.llm.openai_backend import OpenAIBackend
+
+    return OpenAIBackend.from_config(cfg, settings)
+
+
+def _vllm(cfg: LLMConfig, settings: Settings) -> LLMBackend:
+    from editor.llm.vllm_backend import VLLMBackend
+
+    return VLLMBackend.from_config(cfg, settings)
+
+
+register("transformers", _transformers)
+register("openai", _openai)
+register("vllm", _vllm)

@@ -1,0 +1,137 @@
+"""The research stage: questions about the passage, K documents per question, snippets ranked
+by the cross-encoder, the top J kept per question (RARR section 3.1)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from editor.config import ResearchConfig
+from editor.types import Evidence, Query, QueryEvidence
+from retrieval.config import SearchConfig
+from retrieval.index import Index
+from retrieval.rerank import Reranker
+from retrieval.types import Hit
+
+log = logging.getLogger(__name__)
+
+
+class QueryGenerator(Protocol):
+    def generate(self, text: str, context: str | None = None) -> list[Query]: ...
+
+    def generate_batch(self, texts: list[str], contexts: list[str | None] | None = None) -> list[list[Query]]: ...
+
+
+@dataclass(frozen=True)
+class ResearchTimings:
+    """Milliseconds spent in each part of one research call."""
+
+    querygen_ms: float
+    retrieval_ms: float
+    rerank_ms: float
+
+
+class Researcher:
+    """Composes a query generator, an index and an optional reranker."""
+
+    def __init__(
+        self,
+        index: Index,
+        querygen: QueryGenerator,
+        reranker: Reranker | None,
+        cfg: ResearchConfig | None = None,
+        search: SearchConfig | None = None,
+    ):
+        self.index = index
+        self.querygen = querygen
+        self.reranker = reranker
+        self.cfg = cfg or ResearchConfig()
+        self.search = search or SearchConfig()
+        self.last_timings: ResearchTimings | None = None
+
+    def research(self, text: str, context: str | None = None) -> list[QueryEvidence]:
+        """Queries for ``text`` (and the dialogue ``context``) with their evidence."""
+        return self.research_batch([text], [context])[0]
+
+    def research_batch(self, texts: list[str], contexts: Sequence[str | None] | None = None) -> list[list[QueryEvidence]]:
+        ctx = list(contexts) if contexts is not None else [None] * len(texts)
+        if len(ctx) != len(texts):
+            raise ValueError(f"got {len(texts)} texts but {len(ctx)} contexts; pass one context (or None) per text")
+        t0 = time.perf_counter()
+        queries = self.querygen.generate_batch(list(texts), ctx)
+        t1 = time.perf_counter()
+        results = [self.research_queries(qs) for qs in queries]
+        t2 = time.perf_counter()
+        rerank_ms = self._rerank_ms
+        self.last_timings = ResearchTimings((t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms)
+        return results
+
+    def research_queries(self, queries: list[Query]) -> list[QueryEvidence]:
+        """Evidence for given queries; a snippet kept for several queries appears once per query
+        but with the same evidence id (see :func:`unique_evidence`)."""
+        self._rerank_ms = 0.0
+        if not queries:
+            return []
+        first_stage = self.index.search_batch([q.text for q in queries], self.search.candidates, self.search)
+        out = []
+        for query, hits in zip(queries, first_stage, strict=True):
+            candidates = self._candidates(hits)
+            ranked = self._rank(query.text, candidates)
+            kept = [h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance]
+            kept = kept[: self.cfg.j_snippets]
+            out.append(QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked)))
+        return out
+
+    def _candidates(self, hits: list[Hit]) -> list[Hit]:
+        """Snippets of the K best documents: each document's windows, best first-stage first."""
+        docs: dict[str, list[Hit]] = {}
+        for h in hits:
+            if h.snippet.doc_id not in docs:
+                if len(docs) >= self.cfg.k_documents:
+                    continue
+                docs[h.snippet.doc_id] = []
+            docs[h.snippet.doc_id].append(h)
+        if self.reranker is None:  # nothing can rank unseen windows: keep first-stage hits only
+            return [h for doc_hits in docs.values() for h in doc_hits[: self.cfg.max_snippets_per_doc]]
+        out: list[Hit] = []
+        for doc_hits in docs.values():
+            seen = {h.snippet.id for h in doc_hits}
+            # Windows of the document the first stage did not return still compete in reranking.
+            rest = [s for s in self.index.document_snippets(doc_hits[0]) if s.id not in seen]
+            filler = [Hit(s, 0.0, -1, "document") for s in rest]
+            out.extend((doc_hits + filler)[: self.cfg.max_snippets_per_doc])
+        return out
+
+    def _rank(self, query: str, candidates: list[Hit]) -> list[Hit]:
+        if self.reranker is None or not candidates:
+            return sorted(candidates, key=lambda h: -h.score)
+        t = time.perf_counter()
+        ranked = self.reranker.rerank(query, candidates)
+        self._rerank_ms += (time.perf_counter() - t) * 1000
+        return ranked
+
+    _rerank_ms: float = 0.0
+
+
+def _evidence(query: Query, hit: Hit) -> Evidence:
+    s = hit.snippet
+    relevance = hit.relevance if hit.relevance is not None else hit.score
+    return Evidence(id=s.id, text=s.text, title=s.title, source=s.source, url=s.url, query=query.text, relevance=float(relevance))
+
+
+def unique_evidence(results: list[QueryEvidence]) -> list[Evidence]:
+    """All evidence of a research result with duplicates merged (the most relevant copy kept),
+    in order of first appearance."""
+    best: dict[str, Evidence] = {}
+    order: list[str] = []
+    for qe in results:
+        for ev in qe.evidence:
+            if ev.id not in best:
+                order.append(ev.id)
+                best[ev.id] = ev
+            elif ev.relevance > best[ev.id].relevance:
+                best[ev.id] = ev
+    return [best[i] for i in order]

@@ -1,0 +1,52 @@
+"""Shared fixtures: a real index (real ONNX encoder, real FAISS, real bm25s) over tests/resources."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+RESOURCES = Path(__file__).parent / "resources"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(scope="session")
+def resources() -> Path:
+    return RESOURCES
+
+
+@pytest.fixture(scope="session")
+def _built_index(tmp_path_factory) -> Path:
+    from editor.config import PipelineConfig
+    from retrieval.corpus import read_corpus
+    from retrieval.index import Index
+
+    out = tmp_path_factory.mktemp("index") / "tiny"
+    cfg = PipelineConfig()
+    Index.build(read_corpus([RESOURCES / "tiny_corpus.jsonl", RESOURCES / "docs"]), out, cfg.index, extra_config=cfg.model_dump(mode="json"), progress=False).close()
+    return out
+
+
+@pytest.fixture(scope="session")
+def tiny_index(_built_index):
+    """A read-only opened index shared by the whole session."""
+    from retrieval.index import Index
+
+    return Index.open(_built_index)
+
+
+@pytest.fixture
+def tiny_index_copy(_built_index, tmp_path) -> Path:
+    """A private copy of the index directory, for tests that modify it."""
+    dst = tmp_path / "index"
+    shutil.copytree(_built_index, dst)
+    return dst
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    """Keep PURR_CACHE_DIR conversions shared across the session but out of the user's home
+    unless already set; never let a test build the full default index."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")

@@ -1,0 +1,65 @@
+import numpy as np
+import pytest
+
+from retrieval.config import RerankConfig
+from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from retrieval.rerank import build_reranker, calibrate, fit_platt
+from retrieval.types import Hit, Snippet
+
+
+def test_rrf_rewards_agreement():
+    fused = reciprocal_rank_fusion([[10, 20, 30], [40, 20, 50]], k=60)
+    assert fused[0][0] == 20  # ranked 2nd by both beats 1st by one list only
+    assert {i for i, _ in fused} == {10, 20, 30, 40, 50}
+
+
+def test_weighted_fusion_weights_matter():
+    a = ([1, 2], [10.0, 0.0])
+    b = ([2, 1], [1.0, 0.0])
+    assert weighted_score_fusion([a, b], [0.9, 0.1])[0][0] == 1
+    assert weighted_score_fusion([a, b], [0.1, 0.9])[0][0] == 2
+    with pytest.raises(ValueError, match="one weight per list"):
+        weighted_score_fusion([a, b], [1.0])
+
+
+def test_calibration_is_monotonic_and_bounded():
+    z = np.linspace(-20, 20, 41)
+    p = calibrate(z, 0.5, -1.0)
+    assert np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) > 0)
+    logits = np.concatenate([np.random.default_rng(0).normal(-3, 1, 200), np.random.default_rng(1).normal(3, 1, 200)])
+    labels = np.array([0] * 200 + [1] * 200)
+    s, b = fit_platt(logits, labels)
+    probs = calibrate(logits, s, b)
+    assert probs[:200].mean() < 0.15 and probs[200:].mean() > 0.85
+
+
+def _hit(i, text):
+    return Hit(Snippet(f"d{i}#0", f"d{i}", "", text, 0, len(text)), 1.0 / (i + 1), i, "bm25")
+
+
+def test_packaged_cross_encoder_ranks_the_answer_first():
+    rr = build_reranker(RerankConfig())
+    hits = [
+        _hit(0, "Paris is the capital and most populous city of France."),
+        _hit(1, "The Eiffel Tower was designed by the company of engineer Gustave Eiffel and built from 1887 to 1889."),
+        _hit(2, "Bananas are rich in potassium."),
+    ]
+    ranked = rr.rerank("Who designed the Eiffel Tower?", hits, top_k=2)
+    assert len(ranked) == 2 and ranked[0].snippet.doc_id == "d1"
+    assert ranked[0].relevance > 0.5 > rr.relevance("Who designed the Eiffel Tower?", [hits[2].snippet.text])[0]
+    assert ranked[0].retriever == "bm25+rerank" and "rerank" in ranked[0].scores
+
+
+def test_hf_cross_encoder_by_path(tmp_path):
+    """Any HF sequence-classification cross-encoder loads by path (a tiny random BERT here)."""
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    from retrieval.assets import packaged_path
+
+    tok = BertTokenizerFast(vocab_file=str(packaged_path("ms-marco-minilm-l12") / "vocab.txt"))
+    model = BertForSequenceClassification(BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, num_labels=1))
+    model.save_pretrained(tmp_path / "ce")
+    tok.save_pretrained(tmp_path / "ce")
+    rr = build_reranker(RerankConfig(model=str(tmp_path / "ce")))
+    rel = rr.relevance("query", ["one passage", "another passage here", "third"])
+    assert rel.shape == (3,) and np.all((rel > 0) & (rel < 1))

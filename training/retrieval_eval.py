@@ -1,0 +1,195 @@
+"""Retrieval quality: nDCG@10 and recall@k over BEIR-style queries and qrels (doc level).
+
+Passages are mapped to their documents by first appearance in the ranking (max-pooling), as
+BEIR scores documents, not windows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import logging
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EvalQuery:
+    id: str
+    text: str
+    relevant: dict[str, int]  # doc id -> graded relevance
+
+
+def ndcg_at_k(ranked: Sequence[str], relevant: dict[str, int], k: int = 10) -> float:
+    """nDCG@k with graded gains (BEIR / trec_eval definition: gain = rel, log2 discount).
+
+    >>> round(ndcg_at_k(["a", "b"], {"b": 1}), 3)
+    0.631
+    """
+    dcg = sum(relevant.get(d, 0) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+    ideal = sorted(relevant.values(), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def recall_at_k(ranked: Sequence[str], relevant: dict[str, int], k: int) -> float:
+    """Share of relevant documents found in the top k.
+
+    >>> recall_at_k(["a", "b", "c"], {"c": 1, "d": 1}, 3)
+    0.5
+    """
+    rel = {d for d, g in relevant.items() if g > 0}
+    return len(rel.intersection(ranked[:k])) / len(rel) if rel else 0.0
+
+
+def dedupe_docs(doc_ids: Sequence[str]) -> list[str]:
+    """Documents in order of first appearance (max-pooling of passage ranks).
+
+    >>> dedupe_docs(["a", "b", "a", "c"])
+    ['a', 'b', 'c']
+    """
+    return list(dict.fromkeys(doc_ids))
+
+
+def load_beir(queries_path: str | Path, qrels_path: str | Path) -> list[EvalQuery]:
+    """BEIR queries.jsonl (``_id``, ``text``) and a qrels TSV (query-id, corpus-id, score)."""
+    texts = {}
+    with open(queries_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                texts[str(row["_id"])] = row["text"]
+    qrels: dict[str, dict[str, int]] = {}
+    with open(qrels_path, encoding="utf-8") as f:
+        for row in csv.reader(f, delimiter="\t"):
+            if not row or row[0].strip() in {"query-id", "query_id"}:
+                continue
+            parts = row if len(row) >= 3 else row[0].split()
+            qid, did, score = parts[0].strip(), parts[-2].strip().split()[-1], int(parts[-1])
+            qrels.setdefault(qid, {})[did] = score
+    missing = [q for q in qrels if q not in texts]
+    if missing:
+        raise ValueError(f"{qrels_path}: {len(missing)} query ids have no text in {queries_path} (e.g. {missing[0]})")
+    return [EvalQuery(q, texts[q], rel) for q, rel in qrels.items()]
+
+
+def load_clapnq(corpus_path: str | Path) -> list[EvalQuery]:
+    """CLAPnq dev: each passage row carries the question whose gold passage it is."""
+    out = []
+    with open(corpus_path, encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row.get("question"):
+                out.append(EvalQuery(f"q-{row['id']}", row["question"], {str(row["id"]): 1}))
+    return out
+
+
+RUNS = ("bm25", "dense", "hybrid", "hybrid+rerank")
+
+
+def evaluate(index, queries: list[EvalQuery], runs: Sequence[str], rerank_cfg=None, depth: int = 100, rerank_depth: int = 30, progress: bool = True) -> dict[str, dict[str, float]]:
+    """Metrics per run: ndcg@10, recall@1/@5/@10/@100 (doc level) and mean latency."""
+    from retrieval.config import SearchConfig
+    from retrieval.rerank import build_reranker
+
+    reranker = build_reranker(rerank_cfg) if any(r.endswith("+rerank") for r in runs) else None
+    report: dict[str, dict[str, float]] = {}
+    for run in runs:
+        mode = run.split("+")[0]
+        search = SearchConfig(mode=mode, candidates=depth)
+        sums: dict[str, float] = {}
+        t0 = time.perf_counter()
+        batch = 32
+        for i in tqdm(range(0, len(queries), batch), desc=run, unit="batch", disable=not progress):
+            chunk = queries[i : i + batch]
+            results = index.search_batch([q.text for q in chunk], depth, search)
+            for q, hits in zip(chunk, results, strict=True):
+                if run.endswith("+rerank") and reranker is not None:
+                    head = reranker.rerank(q.text, hits[:rerank_depth])
+                    hits = head + hits[rerank_depth:]
+                docs = dedupe_docs([h.snippet.doc_id for h in hits])
+                metrics = {"ndcg@10": ndcg_at_k(docs, q.relevant, 10)}
+                for k in (1, 5, 10, 100):
+                    metrics[f"recall@{k}"] = recall_at_k(docs, q.relevant, k)
+                for name, v in metrics.items():
+                    sums[name] = sums.get(name, 0.0) + v
+        n = max(1, len(queries))
+        report[run] = {name: round(v / n, 4) for name, v in sums.items()}
+        report[run]["ms_per_query"] = round((time.perf_counter() - t0) * 1000 / n, 1)
+        report[run]["queries"] = len(queries)
+    return report
+
+
+def add_eval_retrieval_parser(sub) -> None:
+    p = sub.add_parser("eval-retrieval", help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries")
+    p.add_argument("--index", required=True, help="index directory built from the evaluation corpus")
+    p.add_argument("--queries", help="BEIR queries.jsonl")
+    p.add_argument("--qrels", help="BEIR qrels TSV")
+    p.add_argument("--clapnq", help="CLAPnq corpus JSONL (questions are read from it)")
+    p.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)}")
+    p.add_argument("--rerank-depth", type=int, default=30, help="passages reranked per query")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--out", required=True, help="folder for metrics.json and the plot")
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(handler=run_eval_retrieval)
+
+
+def run_eval_retrieval(args: argparse.Namespace) -> int:
+    from editor.config import load_config
+    from retrieval.index import Index
+
+    cfg = load_config(args.config, args.overrides)
+    if args.clapnq:
+        queries = load_clapnq(args.clapnq)
+    elif args.queries and args.qrels:
+        queries = load_beir(args.queries, args.qrels)
+    else:
+        raise ValueError("pass --queries and --qrels (BEIR format) or --clapnq CORPUS.jsonl")
+    queries = queries[: args.limit] if args.limit else queries
+    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    bad = [r for r in runs if r not in RUNS]
+    if bad:
+        raise ValueError(f"unknown run(s) {bad}; choose from {', '.join(RUNS)}")
+    index = Index.open(args.index)
+    report = evaluate(index, queries, runs, cfg.rerank, rerank_depth=args.rerank_depth)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps({"index": str(args.index), "runs": report, "config": cfg.model_dump(mode="json")}, indent=2))
+    _plot(report, out / "retrieval.png")
+    width = max(len(r) for r in report)
+    cols = ["ndcg@10", "recall@1", "recall@5", "recall@100", "ms_per_query"]
+    print(f"{'run':<{width}}  " + "  ".join(f"{c:>12}" for c in cols))
+    for run, m in report.items():
+        print(f"{run:<{width}}  " + "  ".join(f"{m[c]:>12}" for c in cols))
+    return 0
+
+
+def _plot(report: dict[str, dict[str, float]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    runs = list(report)
+    metrics = ["ndcg@10", "recall@5", "recall@100"]
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    width = 0.8 / len(metrics)
+    for j, m in enumerate(metrics):
+        ax.bar([i + j * width for i in range(len(runs))], [report[r][m] for r in runs], width, label=m)
+    ax.set_xticks([i + width for i in range(len(runs))], runs)
+    ax.set_ylim(0, 1)
+    ax.legend()
+    ax.set_title("retrieval quality")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,48 @@
+import pytest
+
+from editor.config import ConfigError, PipelineConfig, apply_overrides, dump_config, load_config
+from retrieval.settings import Settings
+
+
+def test_default_preset_round_trips(tmp_path):
+    cfg = load_config("default")
+    assert cfg == PipelineConfig()
+    path = tmp_path / "c.yaml"
+    path.write_text(dump_config(cfg))
+    assert load_config(str(path)) == cfg
+
+
+def test_overrides_are_typed():
+    cfg = load_config("default", ["research.k_documents=3", "rerank.enabled=false", "search.dense_weight=0.25", "index.dense.model=/some/path"])
+    assert cfg.research.k_documents == 3 and cfg.rerank.enabled is False
+    assert cfg.search.dense_weight == 0.25 and cfg.index.dense.model == "/some/path"
+
+
+def test_invalid_values_name_the_field():
+    with pytest.raises(ConfigError, match="research.k_documents"):
+        load_config("default", ["research.k_documents=0"])
+    with pytest.raises(ConfigError, match="search.nonsense"):
+        load_config("default", ["search.nonsense=1"])
+    with pytest.raises(ConfigError, match="KEY=VALUE"):
+        apply_overrides({}, ["justakey"])
+
+
+def test_cross_field_validator_names_both_fields():
+    with pytest.raises(ConfigError) as e:
+        load_config("default", ["index.chunking.stride=5"])
+    assert "chunking.stride" in str(e.value) and "chunking.window" in str(e.value)
+
+
+def test_broken_yaml_file(tmp_path):
+    p = tmp_path / "bad.yaml"
+    p.write_text("search: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(str(p))
+
+
+def test_environment_settings(monkeypatch, tmp_path):
+    monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("PURR_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    s = Settings()
+    assert s.cache_dir == tmp_path and s.index_dir == tmp_path / "indexes" / "default"
+    assert s.llm_base_url == "http://127.0.0.1:9/v1"

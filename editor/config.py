@@ -29,10 +29,16 @@ class LLMConfig(_Cfg):
         "packaged:gemma-3-270m",
         description="transformers/vllm: packaged:NAME, local path or hub id; openai: the served model name.",
     )
-    base_url: str | None = Field(None, description="openai backend: server URL; default from PURR_LLM_BASE_URL.")
+    base_url: str | None = Field(
+        None, description="openai backend: server URL; default from PURR_LLM_BASE_URL."
+    )
     timeout_s: float = Field(60.0, gt=0, description="Per-request timeout.")
-    max_retries: int = Field(3, ge=0, description="Retries with exponential backoff on connection errors and 429/5xx.")
-    max_concurrency: int = Field(8, ge=1, description="Requests in flight at once (openai backend).")
+    max_retries: int = Field(
+        3, ge=0, description="Retries with exponential backoff on connection errors and 429/5xx."
+    )
+    max_concurrency: int = Field(
+        8, ge=1, description="Requests in flight at once (openai backend)."
+    )
     max_new_tokens: int = Field(128, ge=1, le=4096)
     temperature: float = Field(0.7, ge=0, le=2)
     device: str = Field("cpu", description="transformers backend: torch device.")
@@ -46,20 +52,30 @@ class QueryGenConfig(_Cfg):
         description="sentence: one decontextualised query per sentence; entity: NER/number-focused "
         "questions; llm: few-shot prompted LLM sampled `samples` times, union of questions.",
     )
-    samples: int = Field(3, ge=1, le=10, description="LLM samples whose questions are unioned (RARR: 3).")
+    samples: int = Field(
+        3, ge=1, le=10, description="LLM samples whose questions are unioned (RARR: 3)."
+    )
     max_queries: int = Field(16, ge=1, le=100, description="Cap on queries per passage.")
-    prompt: str | None = Field(None, description="Prompt file for the llm generator; None = the packaged few-shot prompt.")
+    prompt: str | None = Field(
+        None, description="Prompt file for the llm generator; None = the packaged few-shot prompt."
+    )
 
 
 class ResearchConfig(_Cfg):
     """Research stage: K documents per query, snippets ranked, top J kept."""
 
-    k_documents: int = Field(5, ge=1, le=100, description="Documents retrieved per query (RARR K=5).")
-    j_snippets: int = Field(1, ge=1, le=20, description="Snippets kept per query after ranking (RARR J=1).")
+    k_documents: int = Field(
+        5, ge=1, le=100, description="Documents retrieved per query (RARR K=5)."
+    )
+    j_snippets: int = Field(
+        1, ge=1, le=20, description="Snippets kept per query after ranking (RARR J=1)."
+    )
     max_snippets_per_doc: int = Field(
         8, ge=1, description="Candidate windows taken from one document (best first-stage windows)."
     )
-    min_relevance: float = Field(0.0, ge=0, le=1, description="Drop evidence below this calibrated relevance.")
+    min_relevance: float = Field(
+        0.0, ge=0, le=1, description="Drop evidence below this calibrated relevance."
+    )
 
 
 class PipelineConfig(_Cfg):
@@ -74,7 +90,11 @@ class PipelineConfig(_Cfg):
 
     @model_validator(mode="after")
     def _llm_needed(self) -> PipelineConfig:
-        if self.querygen.type == "llm" and self.llm.backend == "openai" and self.llm.model.startswith("packaged:"):
+        if (
+            self.querygen.type == "llm"
+            and self.llm.backend == "openai"
+            and self.llm.model.startswith("packaged:")
+        ):
             raise ValueError(
                 "querygen.type=llm with llm.backend=openai needs llm.model set to the served model "
                 f"name, not '{self.llm.model}'; set --set llm.model=NAME"
@@ -88,7 +108,9 @@ class ConfigError(ValueError):
 
 def _parse_value(raw: str) -> Any:
     value = yaml.safe_load(raw) if raw.strip() else raw
-    return raw if isinstance(value, dict | list) and not raw.strip().startswith(("[", "{")) else value
+    return (
+        raw if isinstance(value, dict | list) and not raw.strip().startswith(("[", "{")) else value
+    )
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any]:
@@ -122,11 +144,15 @@ def resolve_config_path(name_or_path: str) -> Path:
     candidate = CONFIG_DIR / f"{name_or_path}.yaml"
     if not candidate.exists():
         names = sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
-        raise ConfigError(f"no config preset '{name_or_path}'; presets: {', '.join(names)}; or pass a YAML path")
+        raise ConfigError(
+            f"no config preset '{name_or_path}'; presets: {', '.join(names)}; or pass a YAML path"
+        )
     return candidate
 
 
-def load_config(name_or_path: str | None = "default", overrides: list[str] | None = None) -> PipelineConfig:
+def load_config(
+    name_or_path: str | None = "default", overrides: list[str] | None = None
+) -> PipelineConfig:
     """Load a preset or YAML file, apply overrides, validate."""
     data: dict[str, Any] = {}
     if name_or_path:

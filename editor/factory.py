@@ -25,14 +25,27 @@ def ensure_default_index(cfg: PipelineConfig, settings: Settings, progress: bool
             "a few minutes on a laptop CPU)",
             path,
         )
-        Index.build(read_corpus([DEFAULT_CORPUS]), path, cfg.index, overwrite=True, extra_config=cfg.model_dump(mode="json"), progress=progress)
+        Index.build(
+            read_corpus([DEFAULT_CORPUS]),
+            path,
+            cfg.index,
+            overwrite=True,
+            extra_config=cfg.model_dump(mode="json"),
+            progress=progress,
+        )
     return path
 
 
 class Components:
     """Lazily built, shared pipeline parts. Nothing loads until first used."""
 
-    def __init__(self, cfg: PipelineConfig, settings: Settings | None = None, index_path: str | Path | None = None, progress: bool = True):
+    def __init__(
+        self,
+        cfg: PipelineConfig,
+        settings: Settings | None = None,
+        index_path: str | Path | None = None,
+        progress: bool = True,
+    ):
         self.cfg = cfg
         self.settings = settings or Settings()
         self._index_path = Path(index_path) if index_path else None
@@ -62,4 +75,6 @@ class Components:
 
     @cached_property
     def researcher(self) -> Researcher:
-        return Researcher(self.index, self.querygen, self.reranker, self.cfg.research, self.cfg.search)
+        return Researcher(
+            self.index, self.querygen, self.reranker, self.cfg.research, self.cfg.search
+        )

@@ -22,7 +22,9 @@ log = logging.getLogger(__name__)
 class QueryGenerator(Protocol):
     def generate(self, text: str, context: str | None = None) -> list[Query]: ...
 
-    def generate_batch(self, texts: list[str], contexts: list[str | None] | None = None) -> list[list[Query]]: ...
+    def generate_batch(
+        self, texts: list[str], contexts: list[str | None] | None = None
+    ) -> list[list[Query]]: ...
 
 
 @dataclass(frozen=True)
@@ -56,17 +58,23 @@ class Researcher:
         """Queries for ``text`` (and the dialogue ``context``) with their evidence."""
         return self.research_batch([text], [context])[0]
 
-    def research_batch(self, texts: list[str], contexts: Sequence[str | None] | None = None) -> list[list[QueryEvidence]]:
+    def research_batch(
+        self, texts: list[str], contexts: Sequence[str | None] | None = None
+    ) -> list[list[QueryEvidence]]:
         ctx = list(contexts) if contexts is not None else [None] * len(texts)
         if len(ctx) != len(texts):
-            raise ValueError(f"got {len(texts)} texts but {len(ctx)} contexts; pass one context (or None) per text")
+            raise ValueError(
+                f"got {len(texts)} texts but {len(ctx)} contexts; pass one context (or None) per text"
+            )
         t0 = time.perf_counter()
         queries = self.querygen.generate_batch(list(texts), ctx)
         t1 = time.perf_counter()
         results = [self.research_queries(qs) for qs in queries]
         t2 = time.perf_counter()
         rerank_ms = self._rerank_ms
-        self.last_timings = ResearchTimings((t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms)
+        self.last_timings = ResearchTimings(
+            (t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms
+        )
         return results
 
     def research_queries(self, queries: list[Query]) -> list[QueryEvidence]:
@@ -75,14 +83,20 @@ class Researcher:
         self._rerank_ms = 0.0
         if not queries:
             return []
-        first_stage = self.index.search_batch([q.text for q in queries], self.search.candidates, self.search)
+        first_stage = self.index.search_batch(
+            [q.text for q in queries], self.search.candidates, self.search
+        )
         out = []
         for query, hits in zip(queries, first_stage, strict=True):
             candidates = self._candidates(hits)
             ranked = self._rank(query.text, candidates)
-            kept = [h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance]
+            kept = [
+                h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance
+            ]
             kept = kept[: self.cfg.j_snippets]
-            out.append(QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked)))
+            out.append(
+                QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked))
+            )
         return out
 
     def _candidates(self, hits: list[Hit]) -> list[Hit]:
@@ -95,7 +109,9 @@ class Researcher:
                 docs[h.snippet.doc_id] = []
             docs[h.snippet.doc_id].append(h)
         if self.reranker is None:  # nothing can rank unseen windows: keep first-stage hits only
-            return [h for doc_hits in docs.values() for h in doc_hits[: self.cfg.max_snippets_per_doc]]
+            return [
+                h for doc_hits in docs.values() for h in doc_hits[: self.cfg.max_snippets_per_doc]
+            ]
         out: list[Hit] = []
         for doc_hits in docs.values():
             seen = {h.snippet.id for h in doc_hits}
@@ -119,7 +135,15 @@ class Researcher:
 def _evidence(query: Query, hit: Hit) -> Evidence:
     s = hit.snippet
     relevance = hit.relevance if hit.relevance is not None else hit.score
-    return Evidence(id=s.id, text=s.text, title=s.title, source=s.source, url=s.url, query=query.text, relevance=float(relevance))
+    return Evidence(
+        id=s.id,
+        text=s.text,
+        title=s.title,
+        source=s.source,
+        url=s.url,
+        query=query.text,
+        relevance=float(relevance),
+    )
 
 
 def unique_evidence(results: list[QueryEvidence]) -> list[Evidence]:

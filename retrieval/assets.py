@@ -25,7 +25,9 @@ class PackagedModel:
     package: str  # import name
     distribution: str  # pip requirement
     subpath: str  # inside the package folder
-    kind: str  # onnx-encoder | onnx-cross-encoder | sentence-transformers | gguf | gguf-parts | spacy
+    kind: (
+        str  # onnx-encoder | onnx-cross-encoder | sentence-transformers | gguf | gguf-parts | spacy
+    )
     no_deps: bool = False
     description: str = ""
 

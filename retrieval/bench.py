@@ -99,13 +99,19 @@ def bench_bm25(passages: list[str], queries: list[str], workdir: Path, baseline:
         t = time.perf_counter()
         ref = BM25Okapi([_split_words(p) for p in passages])
         res["rank_bm25_index_passages_per_s"] = round(len(passages) / (time.perf_counter() - t), 1)
-        lat_ref = _time_queries(lambda q: ref.get_top_n(_split_words(q), passages, n=100), queries[:20])
+        lat_ref = _time_queries(
+            lambda q: ref.get_top_n(_split_words(q), passages, n=100), queries[:20]
+        )
         res["rank_bm25_query_ms"] = percentiles(lat_ref)
-        res["speedup_vs_rank_bm25_p50"] = round(res["rank_bm25_query_ms"]["p50"] / max(res["query_ms"]["p50"], 1e-6), 1)
+        res["speedup_vs_rank_bm25_p50"] = round(
+            res["rank_bm25_query_ms"]["p50"] / max(res["query_ms"]["p50"], 1e-6), 1
+        )
     return res
 
 
-def bench_dense(base_vectors: np.ndarray, n: int, query_vectors: np.ndarray, workdir: Path, index_type: str) -> dict:
+def bench_dense(
+    base_vectors: np.ndarray, n: int, query_vectors: np.ndarray, workdir: Path, index_type: str
+) -> dict:
     from retrieval.config import DenseConfig
     from retrieval.dense import DenseIndex
 
@@ -128,7 +134,11 @@ def bench_dense(base_vectors: np.ndarray, n: int, query_vectors: np.ndarray, wor
     dense = DenseIndex.load(path, cfg, mmap=True)
     lat = _time_queries(lambda q: dense.search(q[None, :], 100), list(query_vectors))
     found = [dense.search(q[None, :], 10)[0][0] for q in query_vectors[:20]]
-    recall = float(np.mean([len(set(f.tolist()) & set(t.tolist())) / 10 for f, t in zip(found, truth, strict=True)]))
+    recall = float(
+        np.mean(
+            [len(set(f.tolist()) & set(t.tolist())) / 10 for f, t in zip(found, truth, strict=True)]
+        )
+    )
     return {
         "index": kind,
         "build_vectors_per_s": round(n / build_s, 1),
@@ -166,11 +176,18 @@ def bench_encoder_and_rerank(passages: list[str], queries: list[str], repeats: i
     return {"encoder": out, "_base": base, "_qvecs": qvecs}
 
 
-def run_bench(sizes: list[int], n_queries: int, extra: list[str], out: Path, baseline_max: int, repeats: int) -> dict:
+def run_bench(
+    sizes: list[int], n_queries: int, extra: list[str], out: Path, baseline_max: int, repeats: int
+) -> dict:
     pool = sentence_pool(extra)
     queries = [s.rstrip(".") for s in synth_passages(pool, n_queries, seed=7)]
     queries = [" ".join(q.split()[:12]) for q in queries]
-    report: dict = {"cpu_count": os.cpu_count(), "sentences_in_pool": len(pool), "queries": n_queries, "sizes": {}}
+    report: dict = {
+        "cpu_count": os.cpu_count(),
+        "sentences_in_pool": len(pool),
+        "queries": n_queries,
+        "sizes": {},
+    }
     enc = bench_encoder_and_rerank(synth_passages(pool, 600, seed=3), queries, repeats)
     base, qvecs = enc.pop("_base"), enc.pop("_qvecs")
     report.update(enc)
@@ -182,8 +199,12 @@ def run_bench(sizes: list[int], n_queries: int, extra: list[str], out: Path, bas
             row = {"bm25": bench_bm25(passages, queries, work, baseline=n <= baseline_max)}
             del passages
             row["dense"] = bench_dense(base, n, qvecs, work, "auto")
-            row["dense"]["query_ms_with_encoding_p50"] = round(row["dense"]["search_ms"]["p50"] + enc_q, 3)
-            row["hybrid_query_ms_p50_estimate"] = round(row["bm25"]["query_ms"]["p50"] + row["dense"]["query_ms_with_encoding_p50"], 3)
+            row["dense"]["query_ms_with_encoding_p50"] = round(
+                row["dense"]["search_ms"]["p50"] + enc_q, 3
+            )
+            row["hybrid_query_ms_p50_estimate"] = round(
+                row["bm25"]["query_ms"]["p50"] + row["dense"]["query_ms_with_encoding_p50"], 3
+            )
             report["sizes"][str(n)] = row
             log.info("size %d: %s", n, row)
         finally:
@@ -205,8 +226,17 @@ def _plot(report: dict, path: Path) -> None:
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(sizes, [r["bm25"]["query_ms"]["p50"] for r in rows], "o-", label="bm25s p50")
     ax.plot(sizes, [r["dense"]["search_ms"]["p50"] for r in rows], "s-", label="FAISS search p50")
-    ax.plot(sizes, [r["dense"]["query_ms_with_encoding_p50"] for r in rows], "^-", label="dense incl. encoding p50")
-    ref = [(s, r["bm25"]["rank_bm25_query_ms"]["p50"]) for s, r in zip(sizes, rows, strict=True) if "rank_bm25_query_ms" in r["bm25"]]
+    ax.plot(
+        sizes,
+        [r["dense"]["query_ms_with_encoding_p50"] for r in rows],
+        "^-",
+        label="dense incl. encoding p50",
+    )
+    ref = [
+        (s, r["bm25"]["rank_bm25_query_ms"]["p50"])
+        for s, r in zip(sizes, rows, strict=True)
+        if "rank_bm25_query_ms" in r["bm25"]
+    ]
     if ref:
         ax.plot(*zip(*ref, strict=True), "x--", label="rank-bm25 p50 (baseline)")
     ax.set_xscale("log")
@@ -219,16 +249,28 @@ def _plot(report: dict, path: Path) -> None:
     plt.close(fig)
 
 
-def add_bench_parser(sub) -> None:
-    p = sub.add_parser("bench", help="benchmarks (speed and memory)")
-    bsub = p.add_subparsers(dest="bench", required=True)
-    b = bsub.add_parser("retrieval", help="indexing throughput, query latency, index size at several corpus sizes")
+def add_bench_parser(bsub) -> None:
+    """Register ``purr bench retrieval`` on the ``bench`` sub-command parsers."""
+    b = bsub.add_parser(
+        "retrieval", help="indexing throughput, query latency, index size at several corpus sizes"
+    )
     b.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated passage counts")
     b.add_argument("--queries", type=int, default=100, help="queries timed per size")
-    b.add_argument("--repeats", type=int, default=7, help="runs of the rerank timing (median reported)")
-    b.add_argument("--corpus", action="append", default=[], help="extra JSONL corpora for the sentence pool")
-    b.add_argument("--baseline-max", type=int, default=100_000, help="largest size at which rank-bm25 is also timed")
-    b.add_argument("--out", default="runs/bench", help="folder for bench_retrieval.json and the plot")
+    b.add_argument(
+        "--repeats", type=int, default=7, help="runs of the rerank timing (median reported)"
+    )
+    b.add_argument(
+        "--corpus", action="append", default=[], help="extra JSONL corpora for the sentence pool"
+    )
+    b.add_argument(
+        "--baseline-max",
+        type=int,
+        default=100_000,
+        help="largest size at which rank-bm25 is also timed",
+    )
+    b.add_argument(
+        "--out", default="runs/bench", help="folder for bench_retrieval.json and the plot"
+    )
     b.add_argument("-v", "--verbose", action="store_true")
     b.set_defaults(handler=_cmd_bench_retrieval)
 
@@ -237,13 +279,19 @@ def _cmd_bench_retrieval(args: argparse.Namespace) -> int:
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     if not sizes or min(sizes) < 100:
         raise ValueError(f"--sizes must be passage counts >= 100, got {args.sizes}")
-    report = run_bench(sizes, args.queries, args.corpus, Path(args.out), args.baseline_max, args.repeats)
+    report = run_bench(
+        sizes, args.queries, args.corpus, Path(args.out), args.baseline_max, args.repeats
+    )
     print(json.dumps({k: v for k, v in report.items() if k != "sizes"}, indent=2))
     for n, row in report["sizes"].items():
         b, d = row["bm25"], row["dense"]
-        extra = f", rank-bm25 {b['rank_bm25_query_ms']['p50']} ms ({b['speedup_vs_rank_bm25_p50']}x)" if "rank_bm25_query_ms" in b else ""
-        print(f"{int(n):>9,} passages | bm25 p50 {b['query_ms']['p50']} ms p95 {b['query_ms']['p95']} ms{extra} | {d['index']} search p50 {d['search_ms']['p50']} ms p95 {d['search_ms']['p95']} ms recall@10 {d['recall@10_vs_exact']} | disk bm25 {b['disk_mb']} MB + faiss {d['disk_mb']} MB")
+        extra = (
+            f", rank-bm25 {b['rank_bm25_query_ms']['p50']} ms ({b['speedup_vs_rank_bm25_p50']}x)"
+            if "rank_bm25_query_ms" in b
+            else ""
+        )
+        print(
+            f"{int(n):>9,} passages | bm25 p50 {b['query_ms']['p50']} ms p95 {b['query_ms']['p95']} ms{extra} | {d['index']} search p50 {d['search_ms']['p50']} ms p95 {d['search_ms']['p95']} ms recall@10 {d['recall@10_vs_exact']} | disk bm25 {b['disk_mb']} MB + faiss {d['disk_mb']} MB"
+        )
     print(f"wrote {Path(args.out) / 'bench_retrieval.json'}")
     return 0
-
-

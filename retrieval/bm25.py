@@ -47,7 +47,9 @@ class BM25Index:
     def _tokenize(self, texts: list[str], show_progress: bool = False):
         import bm25s
 
-        return bm25s.tokenize(texts, stopwords=_stopwords(self.cfg), stemmer=self._stem, show_progress=show_progress)
+        return bm25s.tokenize(
+            texts, stopwords=_stopwords(self.cfg), stemmer=self._stem, show_progress=show_progress
+        )
 
     @classmethod
     def build(cls, texts: list[str], cfg: BM25Config, show_progress: bool = True) -> BM25Index:

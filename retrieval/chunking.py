@@ -41,7 +41,10 @@ def chunk(doc: Document, cfg: ChunkingConfig) -> Iterator[Snippet]:
     """Snippets of one document, with character offsets into ``doc.text``."""
     k = 0
     for sec_start, sec_end in sections(doc):
-        spans = [(sec_start + a, sec_start + b) for a, b in sentences.split_spans(doc.text[sec_start:sec_end])]
+        spans = [
+            (sec_start + a, sec_start + b)
+            for a, b in sentences.split_spans(doc.text[sec_start:sec_end])
+        ]
         for i, j in windows(len(spans), cfg.window, cfg.stride):
             start, end = spans[i][0], spans[j - 1][1]
             # Cap very long windows at a sentence boundary (keep at least one sentence).

@@ -16,7 +16,9 @@ class ChunkingConfig(_Cfg):
 
     window: int = Field(4, ge=1, description="Sentences per snippet.")
     stride: int = Field(1, ge=1, description="Sentences between consecutive snippet starts.")
-    max_chars: int = Field(2000, ge=100, description="A snippet longer than this is cut at a sentence boundary.")
+    max_chars: int = Field(
+        2000, ge=100, description="A snippet longer than this is cut at a sentence boundary."
+    )
 
     @model_validator(mode="after")
     def _stride_le_window(self) -> ChunkingConfig:
@@ -33,14 +35,19 @@ class BM25Config(_Cfg):
 
     k1: float = Field(1.2, gt=0)
     b: float = Field(0.75, ge=0, le=1)
-    stemmer: Literal["english", "none"] = Field("english", description="PyStemmer stemmer, or none.")
+    stemmer: Literal["english", "none"] = Field(
+        "english", description="PyStemmer stemmer, or none."
+    )
     stopwords: Literal["en", "none"] = "en"
 
 
 class DenseConfig(_Cfg):
     """Dense retrieval: an encoder plus a FAISS index."""
 
-    model: str = Field("packaged:bge-small-en", description="packaged:NAME, local path or sentence-transformers hub id.")
+    model: str = Field(
+        "packaged:bge-small-en",
+        description="packaged:NAME, local path or sentence-transformers hub id.",
+    )
     query_prefix: str | None = Field(
         None,
         description="Prepended to queries; None = the model's own default (bge: its search instruction).",
@@ -50,7 +57,9 @@ class DenseConfig(_Cfg):
     index_type: Literal["auto", "flat", "ivf", "hnsw"] = Field(
         "auto", description="auto = exact (flat) up to exact_max, IVF above."
     )
-    exact_max: int = Field(200_000, ge=1, description="Largest corpus indexed exactly when index_type=auto.")
+    exact_max: int = Field(
+        200_000, ge=1, description="Largest corpus indexed exactly when index_type=auto."
+    )
     ivf_nprobe: int = Field(32, ge=1)
     hnsw_m: int = Field(32, ge=4)
     hnsw_ef_search: int = Field(64, ge=1)
@@ -60,10 +69,15 @@ class RerankConfig(_Cfg):
     """Cross-encoder snippet ranking with a calibrated 0-1 relevance."""
 
     enabled: bool = True
-    model: str = Field("packaged:ms-marco-minilm-l12", description="packaged:NAME, local path or HF cross-encoder id.")
+    model: str = Field(
+        "packaged:ms-marco-minilm-l12",
+        description="packaged:NAME, local path or HF cross-encoder id.",
+    )
     max_length: int = Field(256, ge=16, le=1024)
     batch_size: int = Field(32, ge=1)
-    calibration_scale: float = Field(1.0, gt=0, description="Platt scaling: relevance = sigmoid(scale*logit + bias).")
+    calibration_scale: float = Field(
+        1.0, gt=0, description="Platt scaling: relevance = sigmoid(scale*logit + bias)."
+    )
     calibration_bias: float = 0.0
     fuse_weight: float = Field(
         0.0,
@@ -79,7 +93,9 @@ class SearchConfig(_Cfg):
     mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
     fusion: Literal["rrf", "weighted"] = "rrf"
     rrf_k: int = Field(60, ge=1)
-    dense_weight: float = Field(0.5, ge=0, le=1, description="Weight of the dense score in weighted fusion.")
+    dense_weight: float = Field(
+        0.5, ge=0, le=1, description="Weight of the dense score in weighted fusion."
+    )
     candidates: int = Field(100, ge=1, description="Hits taken from each retriever before fusion.")
 
 
@@ -89,5 +105,9 @@ class IndexConfig(_Cfg):
     chunking: ChunkingConfig = Field(default_factory=ChunkingConfig)
     bm25: BM25Config = Field(default_factory=BM25Config)
     dense: DenseConfig = Field(default_factory=DenseConfig)
-    dense_enabled: bool = Field(True, description="Build dense vectors (False = BM25 only, much faster to index).")
-    title_in_passage: bool = Field(True, description="Index 'title. snippet' so a window keeps its document's subject.")
+    dense_enabled: bool = Field(
+        True, description="Build dense vectors (False = BM25 only, much faster to index)."
+    )
+    title_in_passage: bool = Field(
+        True, description="Index 'title. snippet' so a window keeps its document's subject."
+    )

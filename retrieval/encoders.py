@@ -40,7 +40,15 @@ def _normalise(x: np.ndarray) -> np.ndarray:
 class OnnxEncoder:
     """A BERT-style ONNX encoder with CLS pooling (bge-small-en-v1.5 by default)."""
 
-    def __init__(self, model_dir, *, name: str, query_prefix: str = "", max_length: int = 256, batch_size: int = 64):
+    def __init__(
+        self,
+        model_dir,
+        *,
+        name: str,
+        query_prefix: str = "",
+        max_length: int = 256,
+        batch_size: int = 64,
+    ):
         from pathlib import Path
 
         self.model_dir = Path(model_dir)
@@ -59,7 +67,9 @@ class OnnxEncoder:
         tok = onnx_runtime.tokenizer(self.model_dir, self.max_length)
         encs = tok.encode_batch(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)  # (n, dim)
-        for batch in onnx_runtime.length_sorted_batches([len(e.ids) for e in encs], self.batch_size):
+        for batch in onnx_runtime.length_sorted_batches(
+            [len(e.ids) for e in encs], self.batch_size
+        ):
             inputs = onnx_runtime.pad([encs[i] for i in batch])
             hidden = self._session.run(None, inputs)[0]  # (batch, seq, dim)
             out[batch] = hidden[:, 0]  # CLS pooling
@@ -73,14 +83,24 @@ class OnnxEncoder:
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         return self._run([self.query_prefix + t for t in texts])
 
-    def encode_passages(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def encode_passages(
+        self, texts: list[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         return self._run(texts, progress)
 
 
 class SentenceTransformerEncoder:
     """Any sentence-transformers model by hub id (from the local HF cache) or path."""
 
-    def __init__(self, load_id: str, *, name: str, query_prefix: str = "", max_length: int = 256, batch_size: int = 64):
+    def __init__(
+        self,
+        load_id: str,
+        *,
+        name: str,
+        query_prefix: str = "",
+        max_length: int = 256,
+        batch_size: int = 64,
+    ):
         self.load_id = load_id
         self.name = name
         self.query_prefix = query_prefix
@@ -107,7 +127,10 @@ class SentenceTransformerEncoder:
     @property
     def dim(self) -> int:  # type: ignore[override]
         if self._dim is None:
-            get_dim = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
+            get_dim = (
+                getattr(self.model, "get_embedding_dimension", None)
+                or self.model.get_sentence_embedding_dimension
+            )
             self._dim = int(get_dim())
         return self._dim
 
@@ -115,7 +138,14 @@ class SentenceTransformerEncoder:
         out = []
         for i in range(0, len(texts), self.batch_size):
             chunk = texts[i : i + self.batch_size]
-            out.append(self.model.encode(chunk, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False))
+            out.append(
+                self.model.encode(
+                    chunk,
+                    batch_size=self.batch_size,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            )
             if progress:
                 progress(len(chunk))
         if not out:
@@ -128,7 +158,9 @@ class SentenceTransformerEncoder:
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         return self._run([self.query_prefix + t for t in texts])
 
-    def encode_passages(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def encode_passages(
+        self, texts: list[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
         return self._run(texts, progress)
 
 
@@ -138,6 +170,18 @@ def build_encoder(cfg: DenseConfig) -> Encoder:
     if resolved.path is not None and (resolved.path / "model.onnx").exists():
         default_prefix = BGE_QUERY_PREFIX if "bge" in cfg.model.lower() else ""
         prefix = cfg.query_prefix if cfg.query_prefix is not None else default_prefix
-        return OnnxEncoder(resolved.path, name=cfg.model, query_prefix=prefix, max_length=cfg.max_length, batch_size=cfg.batch_size)
+        return OnnxEncoder(
+            resolved.path,
+            name=cfg.model,
+            query_prefix=prefix,
+            max_length=cfg.max_length,
+            batch_size=cfg.batch_size,
+        )
     prefix = cfg.query_prefix if cfg.query_prefix is not None else ""
-    return SentenceTransformerEncoder(resolved.load_id, name=cfg.model, query_prefix=prefix, max_length=cfg.max_length, batch_size=cfg.batch_size)
+    return SentenceTransformerEncoder(
+        resolved.load_id,
+        name=cfg.model,
+        query_prefix=prefix,
+        max_length=cfg.max_length,
+        batch_size=cfg.batch_size,
+    )

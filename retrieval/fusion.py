@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 
-def reciprocal_rank_fusion(rankings: Sequence[Sequence[int]], k: int = 60) -> list[tuple[int, float]]:
+def reciprocal_rank_fusion(
+    rankings: Sequence[Sequence[int]], k: int = 60
+) -> list[tuple[int, float]]:
     """RRF (Cormack et al. 2009): score(d) = sum over lists of 1 / (k + rank), rank from 1.
 
     >>> reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60)[0][0]
@@ -36,7 +38,9 @@ def weighted_score_fusion(
     [(2, 0.75), (1, 0.25), (3, 0.0)]
     """
     if len(results) != len(weights):
-        raise ValueError(f"got {len(results)} result lists but {len(weights)} weights; pass one weight per list")
+        raise ValueError(
+            f"got {len(results)} result lists but {len(weights)} weights; pass one weight per list"
+        )
     scores: dict[int, float] = {}
     for (ids, raw), w in zip(results, weights, strict=True):
         norm = _minmax(np.asarray(raw, dtype=np.float64))

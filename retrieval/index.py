@@ -47,7 +47,14 @@ class IndexNotFoundError(FileNotFoundError):
 class Index:
     """Search over an index directory. Open with :meth:`open`, build with :meth:`build`."""
 
-    def __init__(self, path: Path, cfg: IndexConfig, meta: dict[str, Any], mmap: bool = True, encoder: Encoder | None = None):
+    def __init__(
+        self,
+        path: Path,
+        cfg: IndexConfig,
+        meta: dict[str, Any],
+        mmap: bool = True,
+        encoder: Encoder | None = None,
+    ):
         self.path = path
         self.cfg = cfg
         self.meta = meta
@@ -71,9 +78,13 @@ class Index:
             meta = json.loads(cfg_file.read_text("utf-8"))
             cfg = IndexConfig.model_validate(meta["config"])
         except (json.JSONDecodeError, KeyError, ValueError) as e:
-            raise IndexNotFoundError(f"{cfg_file} is unreadable ({e}); rebuild with: purr index CORPUS --out {path}") from None
+            raise IndexNotFoundError(
+                f"{cfg_file} is unreadable ({e}); rebuild with: purr index CORPUS --out {path}"
+            ) from None
         if meta.get("format_version") != FORMAT_VERSION:
-            raise IndexNotFoundError(f"index at {path} has format {meta.get('format_version')}, expected {FORMAT_VERSION}; rebuild it")
+            raise IndexNotFoundError(
+                f"index at {path} has format {meta.get('format_version')}, expected {FORMAT_VERSION}; rebuild it"
+            )
         return cls(path, cfg, meta, mmap=mmap, encoder=encoder)
 
     @property
@@ -102,11 +113,15 @@ class Index:
         cfg = cfg or IndexConfig()
         out = Path(out)
         if out.exists() and any(out.iterdir()) and not overwrite:
-            raise FileExistsError(f"{out} exists and is not empty; pass --overwrite to replace it or --append to add to it")
+            raise FileExistsError(
+                f"{out} exists and is not empty; pass --overwrite to replace it or --append to add to it"
+            )
         tmp = _temp_sibling(out)
         try:
             enc = encoder or (build_encoder(cfg.dense) if cfg.dense_enabled else None)
-            _write_all(tmp, docs, cfg, enc, existing=None, extra_config=extra_config, progress=progress)
+            _write_all(
+                tmp, docs, cfg, enc, existing=None, extra_config=extra_config, progress=progress
+            )
             _swap_in(tmp, out)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -133,7 +148,15 @@ class Index:
             shutil.copytree(self.path, tmp)
             existing = SnippetStore(tmp, mmap=False)
             enc = self.encoder if self.cfg.dense_enabled else None
-            _write_all(tmp, fresh, self.cfg, enc, existing=existing, extra_config=self.meta.get("pipeline"), progress=progress)
+            _write_all(
+                tmp,
+                fresh,
+                self.cfg,
+                enc,
+                existing=existing,
+                extra_config=self.meta.get("pipeline"),
+                progress=progress,
+            )
             existing.close()
             self.close()
             _swap_in(tmp, self.path)
@@ -151,7 +174,9 @@ class Index:
         """Top-k snippets for one query (first stage only; rerank with ``retrieval.rerank``)."""
         return self.search_batch([query], k, search)[0]
 
-    def search_batch(self, queries: list[str], k: int = 10, search: SearchConfig | None = None) -> list[list[Hit]]:
+    def search_batch(
+        self, queries: list[str], k: int = 10, search: SearchConfig | None = None
+    ) -> list[list[Hit]]:
         cfg = search or SearchConfig()
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
@@ -185,15 +210,31 @@ class Index:
                 per = {"dense": dict(fused)}
             else:
                 assert sparse is not None and dense is not None
-                per = {"bm25": dict(zip(sparse[qi][0].tolist(), sparse[qi][1].tolist(), strict=True)), "dense": dict(zip(dense[qi][0].tolist(), dense[qi][1].tolist(), strict=True))}
+                per = {
+                    "bm25": dict(zip(sparse[qi][0].tolist(), sparse[qi][1].tolist(), strict=True)),
+                    "dense": dict(zip(dense[qi][0].tolist(), dense[qi][1].tolist(), strict=True)),
+                }
                 if cfg.fusion == "rrf":
-                    fused = reciprocal_rank_fusion([sparse[qi][0].tolist(), dense[qi][0].tolist()], cfg.rrf_k)
+                    fused = reciprocal_rank_fusion(
+                        [sparse[qi][0].tolist(), dense[qi][0].tolist()], cfg.rrf_k
+                    )
                 else:
-                    fused = weighted_score_fusion([sparse[qi], dense[qi]], [1 - cfg.dense_weight, cfg.dense_weight])
+                    fused = weighted_score_fusion(
+                        [sparse[qi], dense[qi]], [1 - cfg.dense_weight, cfg.dense_weight]
+                    )
             hits = []
             for rank, (row, score) in enumerate(fused[:k]):
                 scores = {name: float(v[row]) for name, v in per.items() if row in v}
-                hits.append(Hit(self.store.get(int(row)), float(score), rank, mode, scores=scores, row=int(row)))
+                hits.append(
+                    Hit(
+                        self.store.get(int(row)),
+                        float(score),
+                        rank,
+                        mode,
+                        scores=scores,
+                        row=int(row),
+                    )
+                )
             results.append(hits)
         return results
 
@@ -267,7 +308,9 @@ def _write_all(
     t2 = time.perf_counter()
     dense_kind = None
     if cfg.dense_enabled and encoder is not None:
-        with tqdm(total=len(new_texts), desc="embedding", unit="passage", disable=not progress) as bar:
+        with tqdm(
+            total=len(new_texts), desc="embedding", unit="passage", disable=not progress
+        ) as bar:
             vectors = encoder.encode_passages(new_texts, progress=bar.update)
         faiss_path = directory / "dense.faiss"
         if existing is not None and faiss_path.exists():
@@ -288,7 +331,11 @@ def _write_all(
         "dense_index": dense_kind,
         "dense_model": cfg.dense.model if cfg.dense_enabled else None,
         "dense_dim": encoder.dim if encoder is not None and cfg.dense_enabled else None,
-        "seconds": {"chunking": round(t_chunk, 2), "bm25": round(t_bm25, 2), "dense": round(t_dense, 2)},
+        "seconds": {
+            "chunking": round(t_chunk, 2),
+            "bm25": round(t_bm25, 2),
+            "dense": round(t_dense, 2),
+        },
         "appends": prev.get("appends", -1) + 1 if existing is not None else 0,
     }
     meta = {"format_version": FORMAT_VERSION, "config": cfg.model_dump(mode="json"), "stats": stats}

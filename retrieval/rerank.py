@@ -29,7 +29,9 @@ def calibrate(logits: np.ndarray, scale: float = 1.0, bias: float = 0.0) -> np.n
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def fit_platt(logits: np.ndarray, labels: np.ndarray, steps: int = 500, lr: float = 0.1) -> tuple[float, float]:
+def fit_platt(
+    logits: np.ndarray, labels: np.ndarray, steps: int = 500, lr: float = 0.1
+) -> tuple[float, float]:
     """Fit ``scale, bias`` of ``sigmoid(scale*logit + bias)`` to 0/1 labels by gradient descent
     on the log loss (Platt 1999).
 
@@ -70,7 +72,9 @@ class OnnxCrossEncoder:
         tok = onnx_runtime.tokenizer(self.model_dir, self.max_length)
         encs = tok.encode_batch([(query, p) for p in passages])
         out = np.zeros(len(passages), dtype=np.float32)
-        for batch in onnx_runtime.length_sorted_batches([len(e.ids) for e in encs], self.batch_size):
+        for batch in onnx_runtime.length_sorted_batches(
+            [len(e.ids) for e in encs], self.batch_size
+        ):
             inputs = onnx_runtime.pad([encs[i] for i in batch])
             out[batch] = sess.run(None, inputs)[0][:, 0]  # (batch, 1) -> (batch,)
         return out
@@ -95,7 +99,9 @@ class HFCrossEncoder:
 
             try:
                 self._tok = AutoTokenizer.from_pretrained(self.load_id)
-                self._model = AutoModelForSequenceClassification.from_pretrained(self.load_id).eval()
+                self._model = AutoModelForSequenceClassification.from_pretrained(
+                    self.load_id
+                ).eval()
             except OSError as e:
                 raise FileNotFoundError(
                     f"cannot load cross-encoder '{self.load_id}' ({e}); offline, only local paths and "
@@ -110,7 +116,14 @@ class HFCrossEncoder:
         out = []
         for i in range(0, len(passages), self.batch_size):
             chunk = passages[i : i + self.batch_size]
-            enc = self._tok([query] * len(chunk), chunk, truncation=True, max_length=self.max_length, padding=True, return_tensors="pt")
+            enc = self._tok(
+                [query] * len(chunk),
+                chunk,
+                truncation=True,
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            )
             with torch.inference_mode():
                 logits = self._model(**enc).logits  # (batch, n_labels)
             out.append(logits[:, -1].float().numpy())
@@ -126,7 +139,11 @@ class Reranker:
 
     def relevance(self, query: str, passages: list[str]) -> np.ndarray:
         """Calibrated relevance of each passage to the query."""
-        return calibrate(self.scorer.logits(query, passages), self.cfg.calibration_scale, self.cfg.calibration_bias)
+        return calibrate(
+            self.scorer.logits(query, passages),
+            self.cfg.calibration_scale,
+            self.cfg.calibration_bias,
+        )
 
     def rerank(self, query: str, hits: list[Hit], top_k: int | None = None) -> list[Hit]:
         """Hits sorted by relevance (optionally mixed with the first-stage score)."""
@@ -154,7 +171,9 @@ class Reranker:
             for r, i in enumerate(order)
         ]
 
-    def rerank_batch(self, queries: list[str], hits: list[list[Hit]], top_k: int | None = None) -> list[list[Hit]]:
+    def rerank_batch(
+        self, queries: list[str], hits: list[list[Hit]], top_k: int | None = None
+    ) -> list[list[Hit]]:
         return [self.rerank(q, h, top_k) for q, h in zip(queries, hits, strict=True)]
 
 
@@ -166,5 +185,3 @@ def build_reranker(cfg: RerankConfig) -> Reranker:
     else:
         scorer = HFCrossEncoder(resolved.load_id, cfg.max_length, cfg.batch_size)
     return Reranker(scorer, cfg)
-
-

@@ -20,11 +20,24 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="PURR_", extra="ignore")
 
-    cache_dir: Path = Field(default_factory=_default_cache, description="Model conversions and the default index live here.")
-    default_index_dir: Path | None = Field(default=None, description="Where the default-corpus index is built; defaults to <cache_dir>/indexes/default.")
-    llm_base_url: str | None = Field(default=None, description="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8001/v1).")
-    llm_api_key: str | None = Field(default=None, description="API key sent as a bearer token to the LLM server.")
-    offline: bool = Field(default=True, description="Never try to download from a model hub (sets HF_HUB_OFFLINE).")
+    cache_dir: Path = Field(
+        default_factory=_default_cache,
+        description="Model conversions and the default index live here.",
+    )
+    default_index_dir: Path | None = Field(
+        default=None,
+        description="Where the default-corpus index is built; defaults to <cache_dir>/indexes/default.",
+    )
+    llm_base_url: str | None = Field(
+        default=None,
+        description="Base URL of an OpenAI-compatible server (e.g. http://127.0.0.1:8001/v1).",
+    )
+    llm_api_key: str | None = Field(
+        default=None, description="API key sent as a bearer token to the LLM server."
+    )
+    offline: bool = Field(
+        default=True, description="Never try to download from a model hub (sets HF_HUB_OFFLINE)."
+    )
 
     @property
     def index_dir(self) -> Path:

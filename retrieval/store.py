@@ -17,17 +17,33 @@ DOCS = "docs.jsonl"
 
 
 def _encode(s: Snippet) -> bytes:
-    row = {"id": s.id, "doc_id": s.doc_id, "title": s.title, "text": s.text, "start": s.start, "end": s.end, "url": s.url, "source": s.source}
+    row = {
+        "id": s.id,
+        "doc_id": s.doc_id,
+        "title": s.title,
+        "text": s.text,
+        "start": s.start,
+        "end": s.end,
+        "url": s.url,
+        "source": s.source,
+    }
     return (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_store(directory: Path, groups: Iterable[tuple[dict, list[Snippet]]], existing: SnippetStore | None = None) -> int:
+def write_store(
+    directory: Path,
+    groups: Iterable[tuple[dict, list[Snippet]]],
+    existing: SnippetStore | None = None,
+) -> int:
     """Write (or extend a copy of) a store in ``directory``: one ``(doc_record, snippets)`` per
     document. Returns the number of passages written in total."""
     offsets: list[int] = [0]
     passage_doc: list[int] = []
     n_docs = 0
-    with open(directory / PASSAGES, "ab" if existing else "wb") as fp, open(directory / DOCS, "a" if existing else "w", encoding="utf-8") as fd:
+    with (
+        open(directory / PASSAGES, "ab" if existing else "wb") as fp,
+        open(directory / DOCS, "a" if existing else "w", encoding="utf-8") as fd,
+    ):
         if existing is not None:
             offsets = existing.offsets.tolist()
             passage_doc = existing.passage_doc.tolist()
@@ -36,7 +52,12 @@ def write_store(directory: Path, groups: Iterable[tuple[dict, list[Snippet]]], e
         for doc, snippets in groups:
             if not snippets:
                 continue
-            fd.write(json.dumps({**doc, "first": len(passage_doc), "count": len(snippets)}, ensure_ascii=False) + "\n")
+            fd.write(
+                json.dumps(
+                    {**doc, "first": len(passage_doc), "count": len(snippets)}, ensure_ascii=False
+                )
+                + "\n"
+            )
             for s in snippets:
                 data = _encode(s)
                 fp.write(data)

@@ -15,29 +15,60 @@ from retrieval.corpus import CorpusError
 from retrieval.index import IndexNotFoundError
 
 log = logging.getLogger("purr")
-USER_ERRORS = (ConfigError, CorpusError, IndexNotFoundError, AssetNotFoundError, FileExistsError, FileNotFoundError, ValueError)
+USER_ERRORS = (
+    ConfigError,
+    CorpusError,
+    IndexNotFoundError,
+    AssetNotFoundError,
+    FileExistsError,
+    FileNotFoundError,
+    ValueError,
+)
 MAX_QUERY_CHARS = 10_000
 
 
 def _common(p: argparse.ArgumentParser, index: bool = True) -> None:
-    p.add_argument("--config", default="default", help="preset name (configs/NAME.yaml) or a YAML path")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE", help="override a config field, e.g. --set search.mode=bm25 (repeatable)")
+    p.add_argument(
+        "--config", default="default", help="preset name (configs/NAME.yaml) or a YAML path"
+    )
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field, e.g. --set search.mode=bm25 (repeatable)",
+    )
     if index:
-        p.add_argument("--index", default=None, help="index directory (default: the packaged Wikipedia index, built on first use)")
+        p.add_argument(
+            "--index",
+            default=None,
+            help="index directory (default: the packaged Wikipedia index, built on first use)",
+        )
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="purr", description="Research and revise LLM outputs against evidence.")
+    parser = argparse.ArgumentParser(
+        prog="purr", description="Research and revise LLM outputs against evidence."
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("index", help="build (or extend) an index from corpus files")
-    p.add_argument("corpus", nargs="+", help="JSONL files {id,title,text,url?}, .txt/.md/.html files or folders, or packaged:wiki-summaries")
+    p.add_argument(
+        "corpus",
+        nargs="+",
+        help="JSONL files {id,title,text,url?}, .txt/.md/.html files or folders, or packaged:wiki-summaries",
+    )
     p.add_argument("--out", required=True, help="index directory to write")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--append", action="store_true", help="add documents to an existing index")
     g.add_argument("--overwrite", action="store_true", help="replace an existing index")
-    p.add_argument("--no-dense", action="store_true", help="BM25 only (fast to build; no dense or hybrid search)")
+    p.add_argument(
+        "--no-dense",
+        action="store_true",
+        help="BM25 only (fast to build; no dense or hybrid search)",
+    )
     _common(p, index=False)
 
     p = sub.add_parser("search", help="search an index")
@@ -51,17 +82,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("research", help="generate questions about a passage and gather evidence")
     p.add_argument("text")
     p.add_argument("--context", default=None, help="the dialogue the passage answers")
-    p.add_argument("--querygen", choices=["sentence", "entity", "llm"], default=None, help="query generator (overrides querygen.type)")
+    p.add_argument(
+        "--querygen",
+        choices=["sentence", "entity", "llm"],
+        default=None,
+        help="query generator (overrides querygen.type)",
+    )
     p.add_argument("--json", action="store_true")
     _common(p)
 
     p = sub.add_parser("config", help="print the resolved configuration")
     _common(p, index=False)
 
-    from retrieval.bench import add_bench_parser
+    from editor.bench import add_bench_parser as add_research_bench
+    from retrieval.bench import add_bench_parser as add_retrieval_bench
     from training.retrieval_eval import add_eval_retrieval_parser
 
-    add_bench_parser(sub)
+    bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
+    bsub = bench.add_subparsers(dest="bench", required=True)
+    add_retrieval_bench(bsub)
+    add_research_bench(bsub)
     add_eval_retrieval_parser(sub)
     return parser
 
@@ -89,19 +129,33 @@ def cmd_index(args: argparse.Namespace) -> int:
     if args.append:
         index = Index.open(out)
         added = index.append(read_corpus(args.corpus))
-        print(f"appended {added} passages to {out} ({len(index)} in total) in {time.perf_counter() - t:.1f} s")
+        print(
+            f"appended {added} passages to {out} ({len(index)} in total) in {time.perf_counter() - t:.1f} s"
+        )
         return 0
-    index = Index.build(read_corpus(args.corpus), out, cfg.index, overwrite=args.overwrite, extra_config=cfg.model_dump(mode="json"))
+    index = Index.build(
+        read_corpus(args.corpus),
+        out,
+        cfg.index,
+        overwrite=args.overwrite,
+        extra_config=cfg.model_dump(mode="json"),
+    )
     stats = index.stats()
-    print(f"indexed {stats['documents']} documents as {stats['passages']} passages into {out} in {time.perf_counter() - t:.1f} s")
+    print(
+        f"indexed {stats['documents']} documents as {stats['passages']} passages into {out} in {time.perf_counter() - t:.1f} s"
+    )
     return 0
 
 
 def _check_query(text: str, what: str = "query") -> str:
     if not text.strip():
-        raise ValueError(f"the {what} is empty; pass some text, e.g. purr search \"who built the Eiffel Tower\"")
+        raise ValueError(
+            f'the {what} is empty; pass some text, e.g. purr search "who built the Eiffel Tower"'
+        )
     if len(text) > MAX_QUERY_CHARS:
-        log.warning("%s is %d characters; only the first %d are used", what, len(text), MAX_QUERY_CHARS)
+        log.warning(
+            "%s is %d characters; only the first %d are used", what, len(text), MAX_QUERY_CHARS
+        )
         return text[:MAX_QUERY_CHARS]
     return text
 
@@ -116,21 +170,39 @@ def cmd_search(args: argparse.Namespace) -> int:
     cfg = _config(args)
     comp = Components(cfg, index_path=args.index)
     t = time.perf_counter()
-    hits = comp.index.search(query, max(args.k, cfg.search.candidates if comp.reranker else args.k), cfg.search)
+    hits = comp.index.search(
+        query, max(args.k, cfg.search.candidates if comp.reranker else args.k), cfg.search
+    )
     if comp.reranker is not None:
         hits = comp.reranker.rerank(query, hits[: max(args.k, 50)], top_k=args.k)
     hits = hits[: args.k]
     elapsed = (time.perf_counter() - t) * 1000
     if args.json:
-        print(json.dumps({"query": query, "mode": cfg.search.mode, "reranked": comp.reranker is not None, "ms": round(elapsed, 1), "hits": [hit_json(h) for h in hits]}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {
+                    "query": query,
+                    "mode": cfg.search.mode,
+                    "reranked": comp.reranker is not None,
+                    "ms": round(elapsed, 1),
+                    "hits": [hit_json(h) for h in hits],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return 0
     from rich.console import Console
 
     console = Console()
-    console.print(f"[bold]{len(hits)}[/] results for [italic]{query!r}[/] ({cfg.search.mode}{' + rerank' if comp.reranker else ''}, {elapsed:.0f} ms)")
+    console.print(
+        f"[bold]{len(hits)}[/] results for [italic]{query!r}[/] ({cfg.search.mode}{' + rerank' if comp.reranker else ''}, {elapsed:.0f} ms)"
+    )
     for h in hits:
         rel = f" relevance {h.relevance:.2f}" if h.relevance is not None else ""
-        console.print(f"\n[bold cyan]{h.rank + 1}. {h.snippet.title}[/] [dim]{h.snippet.id} score {h.score:.3f}{rel}[/]")
+        console.print(
+            f"\n[bold cyan]{h.rank + 1}. {h.snippet.title}[/] [dim]{h.snippet.id} score {h.score:.3f}{rel}[/]"
+        )
         console.print(h.snippet.text, highlight=False)
     return 0
 
@@ -146,7 +218,16 @@ def cmd_research(args: argparse.Namespace) -> int:
     results = comp.researcher.research(text, args.context)
     total = (time.perf_counter() - t) * 1000
     tm = comp.researcher.last_timings
-    timings = {"querygen": tm.querygen_ms, "retrieval": tm.retrieval_ms, "rerank": tm.rerank_ms, "total": total} if tm else {"total": total}
+    timings = (
+        {
+            "querygen": tm.querygen_ms,
+            "retrieval": tm.retrieval_ms,
+            "rerank": tm.rerank_ms,
+            "total": total,
+        }
+        if tm
+        else {"total": total}
+    )
     payload = research_json(text, args.context, results, timings)
     if args.json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))
@@ -168,13 +249,21 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"index": cmd_index, "search": cmd_search, "research": cmd_research, "config": cmd_config}
+COMMANDS = {
+    "index": cmd_index,
+    "search": cmd_search,
+    "research": cmd_research,
+    "config": cmd_config,
+}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
     try:
         return handler(args)

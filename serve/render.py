@@ -28,13 +28,18 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     }
 
 
-def research_json(text: str, context: str | None, results: list[QueryEvidence], timings_ms: dict[str, float]) -> dict[str, Any]:
+def research_json(
+    text: str, context: str | None, results: list[QueryEvidence], timings_ms: dict[str, float]
+) -> dict[str, Any]:
     return {
         "text": text,
         "context": context,
         "queries": [qe.query.text for qe in results],
         "query_details": [asdict(qe.query) for qe in results],
         "evidence": [asdict(ev) for ev in unique_evidence(results)],
-        "by_query": [{"query": qe.query.text, "evidence_ids": [ev.id for ev in qe.evidence]} for qe in results],
+        "by_query": [
+            {"query": qe.query.text, "evidence_ids": [ev.id for ev in qe.evidence]}
+            for qe in results
+        ],
         "timings_ms": {k: round(v, 1) for k, v in timings_ms.items()},
     }

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-import shutil
+import os
+
+# Torch/OpenMP threads spin-wait by default, which starves the second core when a model and
+# ONNX Runtime (or another process) run side by side; passive waiting keeps tests fast.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import shutil  # noqa: E402
 from pathlib import Path
 
 import pytest
@@ -24,7 +30,13 @@ def _built_index(tmp_path_factory) -> Path:
 
     out = tmp_path_factory.mktemp("index") / "tiny"
     cfg = PipelineConfig()
-    Index.build(read_corpus([RESOURCES / "tiny_corpus.jsonl", RESOURCES / "docs"]), out, cfg.index, extra_config=cfg.model_dump(mode="json"), progress=False).close()
+    Index.build(
+        read_corpus([RESOURCES / "tiny_corpus.jsonl", RESOURCES / "docs"]),
+        out,
+        cfg.index,
+        extra_config=cfg.model_dump(mode="json"),
+        progress=False,
+    ).close()
     return out
 
 

@@ -10,12 +10,25 @@ import pytest
 
 def purr(*args, env_extra=None, timeout=300):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "serve.cli", *args], capture_output=True, text=True, timeout=timeout, env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "serve.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def test_index_then_search_json(tmp_path, resources):
     out = tmp_path / "ix"
-    r = purr("index", str(resources / "tiny_corpus.jsonl"), "--out", str(out), "--set", "index.chunking.window=3")
+    r = purr(
+        "index",
+        str(resources / "tiny_corpus.jsonl"),
+        "--out",
+        str(out),
+        "--set",
+        "index.chunking.window=3",
+    )
     assert r.returncode == 0, r.stderr
     assert "indexed 8 documents" in r.stdout
     assert json.loads((out / "config.json").read_text())["config"]["chunking"]["window"] == 3
@@ -24,9 +37,22 @@ def test_index_then_search_json(tmp_path, resources):
     data = json.loads(r.stdout)
     assert data["reranked"] is True and len(data["hits"]) == 2
     assert data["hits"][0]["doc_id"] == "moon-landing" and 0 <= data["hits"][0]["relevance"] <= 1
-    r = purr("search", "Who walked on the Moon first?", "--index", str(out), "--mode", "bm25", "--no-rerank", "--json")
+    r = purr(
+        "search",
+        "Who walked on the Moon first?",
+        "--index",
+        str(out),
+        "--mode",
+        "bm25",
+        "--no-rerank",
+        "--json",
+    )
     data = json.loads(r.stdout)
-    assert data["reranked"] is False and data["mode"] == "bm25" and data["hits"][0]["relevance"] is None
+    assert (
+        data["reranked"] is False
+        and data["mode"] == "bm25"
+        and data["hits"][0]["relevance"] is None
+    )
 
 
 def test_index_append_and_overwrite_flags(tmp_path, resources):
@@ -36,14 +62,29 @@ def test_index_append_and_overwrite_flags(tmp_path, resources):
     assert r.returncode == 2 and "--overwrite" in r.stderr
     r = purr("index", str(resources / "tiny_corpus.jsonl"), "--out", str(out), "--append")
     assert r.returncode == 0 and "appended" in r.stdout, r.stderr
-    r = purr("search", "Amazon river length", "--index", str(out), "--mode", "bm25", "--no-rerank", "--json")
+    r = purr(
+        "search",
+        "Amazon river length",
+        "--index",
+        str(out),
+        "--mode",
+        "bm25",
+        "--no-rerank",
+        "--json",
+    )
     assert json.loads(r.stdout)["hits"][0]["doc_id"] == "amazon-river"
 
 
 def test_human_output_and_research(_built_index):
     r = purr("search", "Great Wall length", "--index", str(_built_index), "-k", "1")
     assert r.returncode == 0 and "Great Wall of China" in r.stdout
-    r = purr("research", "The Eiffel Tower is in Berlin. It was built from 1887 to 1889.", "--index", str(_built_index), "--json")
+    r = purr(
+        "research",
+        "The Eiffel Tower is in Berlin. It was built from 1887 to 1889.",
+        "--index",
+        str(_built_index),
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert len(data["queries"]) == 2
@@ -57,7 +98,10 @@ def test_human_output_and_research(_built_index):
         (["search", "", "--index", "{index}"], "query is empty"),
         (["search", "x", "--index", "{tmp}/missing"], "purr index CORPUS.jsonl --out"),
         (["search", "x", "--index", "{index}", "--set", "search.mode=sideways"], "search.mode"),
-        (["search", "x", "--index", "{index}", "--config", "nosuchpreset"], "no config preset 'nosuchpreset'"),
+        (
+            ["search", "x", "--index", "{index}", "--config", "nosuchpreset"],
+            "no config preset 'nosuchpreset'",
+        ),
         (["search", "x", "--index", "{index}", "-k", "0"], "-k must be >= 1"),
         (["index", "{tmp}/nothing.jsonl", "--out", "{tmp}/o"], "no such file"),
         (["research", "   ", "--index", "{index}"], "text is empty"),
@@ -79,7 +123,15 @@ def test_bad_corpus_names_line_and_writes_nothing(tmp_path):
 
 
 def test_huge_query_is_truncated_not_refused(_built_index):
-    r = purr("search", "Mount Everest elevation " * 1000, "--index", str(_built_index), "-k", "1", "--json")
+    r = purr(
+        "search",
+        "Mount Everest elevation " * 1000,
+        "--index",
+        str(_built_index),
+        "-k",
+        "1",
+        "--json",
+    )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["hits"][0]["doc_id"] == "mount-everest"
     assert "only the first 10000" in r.stderr

@@ -13,7 +13,15 @@ def test_default_preset_round_trips(tmp_path):
 
 
 def test_overrides_are_typed():
-    cfg = load_config("default", ["research.k_documents=3", "rerank.enabled=false", "search.dense_weight=0.25", "index.dense.model=/some/path"])
+    cfg = load_config(
+        "default",
+        [
+            "research.k_documents=3",
+            "rerank.enabled=false",
+            "search.dense_weight=0.25",
+            "index.dense.model=/some/path",
+        ],
+    )
     assert cfg.research.k_documents == 3 and cfg.rerank.enabled is False
     assert cfg.search.dense_weight == 0.25 and cfg.index.dense.model == "/some/path"
 

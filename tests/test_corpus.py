@@ -8,9 +8,14 @@ from retrieval.index import Index
 
 def test_jsonl_rows_and_aliases(tmp_path):
     p = tmp_path / "c.jsonl"
-    p.write_text('{"_id": 7, "title": "T", "contents": "Body text.", "url": "http://x"}\n\n{"id": "b", "text": "More."}\n')
+    p.write_text(
+        '{"_id": 7, "title": "T", "contents": "Body text.", "url": "http://x"}\n\n{"id": "b", "text": "More."}\n'
+    )
     docs = list(read_jsonl(p))
-    assert [(d.id, d.title, d.text, d.url) for d in docs] == [("7", "T", "Body text.", "http://x"), ("b", "", "More.", None)]
+    assert [(d.id, d.title, d.text, d.url) for d in docs] == [
+        ("7", "T", "Body text.", "http://x"),
+        ("b", "", "More.", None),
+    ]
 
 
 @pytest.mark.parametrize(
@@ -19,7 +24,10 @@ def test_jsonl_rows_and_aliases(tmp_path):
         ('{"id": "a", "text": "ok"}\n{"id": "b", "text": "broken"\n', ":2: invalid JSON"),
         ('{"id": "a", "title": "no text"}\n', ":1: field 'text' is missing"),
         ('["a", "b"]\n', ":1: expected a JSON object"),
-        ('{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n', ":2: duplicate id 'a' (first on line 1)"),
+        (
+            '{"id": "a", "text": "x"}\n{"id": "a", "text": "y"}\n',
+            ":2: duplicate id 'a' (first on line 1)",
+        ),
         ("", "contains no documents"),
     ],
 )

@@ -26,7 +26,9 @@ def test_calibration_is_monotonic_and_bounded():
     z = np.linspace(-20, 20, 41)
     p = calibrate(z, 0.5, -1.0)
     assert np.all((p >= 0) & (p <= 1)) and np.all(np.diff(p) > 0)
-    logits = np.concatenate([np.random.default_rng(0).normal(-3, 1, 200), np.random.default_rng(1).normal(3, 1, 200)])
+    logits = np.concatenate(
+        [np.random.default_rng(0).normal(-3, 1, 200), np.random.default_rng(1).normal(3, 1, 200)]
+    )
     labels = np.array([0] * 200 + [1] * 200)
     s, b = fit_platt(logits, labels)
     probs = calibrate(logits, s, b)
@@ -41,12 +43,19 @@ def test_packaged_cross_encoder_ranks_the_answer_first():
     rr = build_reranker(RerankConfig())
     hits = [
         _hit(0, "Paris is the capital and most populous city of France."),
-        _hit(1, "The Eiffel Tower was designed by the company of engineer Gustave Eiffel and built from 1887 to 1889."),
+        _hit(
+            1,
+            "The Eiffel Tower was designed by the company of engineer Gustave Eiffel and built from 1887 to 1889.",
+        ),
         _hit(2, "Bananas are rich in potassium."),
     ]
     ranked = rr.rerank("Who designed the Eiffel Tower?", hits, top_k=2)
     assert len(ranked) == 2 and ranked[0].snippet.doc_id == "d1"
-    assert ranked[0].relevance > 0.5 > rr.relevance("Who designed the Eiffel Tower?", [hits[2].snippet.text])[0]
+    assert (
+        ranked[0].relevance
+        > 0.5
+        > rr.relevance("Who designed the Eiffel Tower?", [hits[2].snippet.text])[0]
+    )
     assert ranked[0].retriever == "bm25+rerank" and "rerank" in ranked[0].scores
 
 
@@ -57,7 +66,16 @@ def test_hf_cross_encoder_by_path(tmp_path):
     from retrieval.assets import packaged_path
 
     tok = BertTokenizerFast(vocab_file=str(packaged_path("ms-marco-minilm-l12") / "vocab.txt"))
-    model = BertForSequenceClassification(BertConfig(vocab_size=tok.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, num_labels=1))
+    model = BertForSequenceClassification(
+        BertConfig(
+            vocab_size=tok.vocab_size,
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            num_labels=1,
+        )
+    )
     model.save_pretrained(tmp_path / "ce")
     tok.save_pretrained(tmp_path / "ce")
     rr = build_reranker(RerankConfig(model=str(tmp_path / "ce")))

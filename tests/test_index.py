@@ -22,15 +22,26 @@ def test_each_mode_finds_the_right_document(tiny_index, mode):
 
 def test_dense_finds_paraphrase_bm25_cannot(tiny_index):
     query = "tallest peak on the planet"  # no word shared with the Everest article
-    assert tiny_index.search(query, 1, SearchConfig(mode="bm25")) == [] or tiny_index.search(query, 1, SearchConfig(mode="bm25"))[0].snippet.doc_id != "mount-everest"
-    assert tiny_index.search(query, 1, SearchConfig(mode="dense"))[0].snippet.doc_id == "mount-everest"
-    assert tiny_index.search(query, 1, SearchConfig(mode="hybrid"))[0].snippet.doc_id == "mount-everest"
+    assert (
+        tiny_index.search(query, 1, SearchConfig(mode="bm25")) == []
+        or tiny_index.search(query, 1, SearchConfig(mode="bm25"))[0].snippet.doc_id
+        != "mount-everest"
+    )
+    assert (
+        tiny_index.search(query, 1, SearchConfig(mode="dense"))[0].snippet.doc_id == "mount-everest"
+    )
+    assert (
+        tiny_index.search(query, 1, SearchConfig(mode="hybrid"))[0].snippet.doc_id
+        == "mount-everest"
+    )
 
 
 def test_hybrid_hit_carries_both_scores_and_weighted_fusion(tiny_index):
     hit = tiny_index.search(QUESTION, 1, SearchConfig(mode="hybrid"))[0]
     assert set(hit.scores) == {"bm25", "dense"}
-    w = tiny_index.search(QUESTION, 3, SearchConfig(mode="hybrid", fusion="weighted", dense_weight=0.3))
+    w = tiny_index.search(
+        QUESTION, 3, SearchConfig(mode="hybrid", fusion="weighted", dense_weight=0.3)
+    )
     assert w[0].snippet.doc_id == "marie-curie" and 0 < w[0].score <= 1.0
 
 
@@ -47,7 +58,9 @@ def test_empty_and_huge_queries(tiny_index):
 def test_saved_config_and_reopen_memory_mapped(_built_index):
     meta = json.loads((_built_index / "config.json").read_text())
     assert IndexConfig.model_validate(meta["config"]).chunking.window == 4
-    assert meta["pipeline"]["search"]["mode"] == "hybrid"  # the resolved pipeline config is saved too
+    assert (
+        meta["pipeline"]["search"]["mode"] == "hybrid"
+    )  # the resolved pipeline config is saved too
     assert meta["stats"]["passages"] > meta["stats"]["documents"] > 0
     ix = Index.open(_built_index, mmap=True)
     assert isinstance(ix.store.offsets, np.memmap)
@@ -66,11 +79,20 @@ def test_document_snippets_returns_all_windows(tiny_index):
 def test_append_adds_new_documents_and_skips_known(tiny_index_copy, resources):
     ix = Index.open(tiny_index_copy)
     before = len(ix)
-    new = [Document("kiwi", "Kiwi", "The kiwi is a flightless bird endemic to New Zealand. It lays very large eggs.")]
+    new = [
+        Document(
+            "kiwi",
+            "Kiwi",
+            "The kiwi is a flightless bird endemic to New Zealand. It lays very large eggs.",
+        )
+    ]
     added = ix.append(list(read_corpus([resources / "tiny_corpus.jsonl"])) + new, progress=False)
     assert added == 1 and len(ix) == before + 1
     for mode in ("bm25", "dense", "hybrid"):
-        assert ix.search("flightless bird New Zealand", 1, SearchConfig(mode=mode))[0].snippet.doc_id == "kiwi"
+        assert (
+            ix.search("flightless bird New Zealand", 1, SearchConfig(mode=mode))[0].snippet.doc_id
+            == "kiwi"
+        )
     reopened = Index.open(tiny_index_copy)
     assert len(reopened) == before + 1 and reopened.stats()["appends"] == 1
     assert not [p for p in tiny_index_copy.parent.iterdir() if p.name.startswith(".")]
@@ -87,7 +109,12 @@ def test_refuses_to_overwrite_without_flag(tiny_index_copy, resources):
 
 
 def test_bm25_only_index_rejects_dense_mode(tmp_path, resources):
-    ix = Index.build(read_corpus([resources / "docs"]), tmp_path / "sparse", IndexConfig(dense_enabled=False), progress=False)
+    ix = Index.build(
+        read_corpus([resources / "docs"]),
+        tmp_path / "sparse",
+        IndexConfig(dense_enabled=False),
+        progress=False,
+    )
     assert ix.dense is None
     assert ix.search("black tea", 1, SearchConfig(mode="bm25"))[0].snippet.doc_id == "guide.md"
     with pytest.raises(IndexNotFoundError, match="--mode bm25"):

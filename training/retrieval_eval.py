@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 from tqdm.auto import tqdm
 
 log = logging.getLogger(__name__)
@@ -77,7 +78,9 @@ def load_beir(queries_path: str | Path, qrels_path: str | Path) -> list[EvalQuer
             qrels.setdefault(qid, {})[did] = score
     missing = [q for q in qrels if q not in texts]
     if missing:
-        raise ValueError(f"{qrels_path}: {len(missing)} query ids have no text in {queries_path} (e.g. {missing[0]})")
+        raise ValueError(
+            f"{qrels_path}: {len(missing)} query ids have no text in {queries_path} (e.g. {missing[0]})"
+        )
     return [EvalQuery(q, texts[q], rel) for q, rel in qrels.items()]
 
 
@@ -95,7 +98,15 @@ def load_clapnq(corpus_path: str | Path) -> list[EvalQuery]:
 RUNS = ("bm25", "dense", "hybrid", "hybrid+rerank")
 
 
-def evaluate(index, queries: list[EvalQuery], runs: Sequence[str], rerank_cfg=None, depth: int = 100, rerank_depth: int = 30, progress: bool = True) -> dict[str, dict[str, float]]:
+def evaluate(
+    index,
+    queries: list[EvalQuery],
+    runs: Sequence[str],
+    rerank_cfg=None,
+    depth: int = 100,
+    rerank_depth: int = 30,
+    progress: bool = True,
+) -> dict[str, dict[str, float]]:
     """Metrics per run: ndcg@10, recall@1/@5/@10/@100 (doc level) and mean latency."""
     from retrieval.config import SearchConfig
     from retrieval.rerank import build_reranker
@@ -128,15 +139,59 @@ def evaluate(index, queries: list[EvalQuery], runs: Sequence[str], rerank_cfg=No
     return report
 
 
+def expected_calibration_error(probs: np.ndarray, labels: np.ndarray, bins: int = 10) -> float:
+    """ECE: bin-size-weighted mean |accuracy - confidence| over equal-width probability bins.
+
+    >>> expected_calibration_error(np.array([0.9, 0.1]), np.array([1, 0]))
+    0.1
+    """
+    edges = np.linspace(0, 1, bins + 1)
+    which = np.clip(np.digitize(probs, edges[1:-1]), 0, bins - 1)
+    total = 0.0
+    for b in range(bins):
+        mask = which == b
+        if mask.any():
+            total += mask.mean() * abs(labels[mask].mean() - probs[mask].mean())
+    return round(float(total), 4)
+
+
+def calibration_pairs(
+    index, queries: list[EvalQuery], reranker, depth: int = 10, progress: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cross-encoder logits and 0/1 labels for the top ``depth`` hybrid hits of each query
+    (a passage is relevant when its document is)."""
+    from retrieval.config import SearchConfig
+
+    logits, labels = [], []
+    for q in tqdm(queries, desc="calibration pairs", unit="query", disable=not progress):
+        hits = index.search(q.text, depth, SearchConfig(mode="hybrid"))
+        if not hits:
+            continue
+        logits.extend(reranker.scorer.logits(q.text, [h.snippet.text for h in hits]).tolist())
+        labels.extend(int(q.relevant.get(h.snippet.doc_id, 0) > 0) for h in hits)
+    return np.asarray(logits), np.asarray(labels)
+
+
 def add_eval_retrieval_parser(sub) -> None:
-    p = sub.add_parser("eval-retrieval", help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries")
-    p.add_argument("--index", required=True, help="index directory built from the evaluation corpus")
+    p = sub.add_parser(
+        "eval-retrieval", help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries"
+    )
+    p.add_argument(
+        "--index", required=True, help="index directory built from the evaluation corpus"
+    )
     p.add_argument("--queries", help="BEIR queries.jsonl")
     p.add_argument("--qrels", help="BEIR qrels TSV")
     p.add_argument("--clapnq", help="CLAPnq corpus JSONL (questions are read from it)")
-    p.add_argument("--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)}")
+    p.add_argument(
+        "--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)}"
+    )
     p.add_argument("--rerank-depth", type=int, default=30, help="passages reranked per query")
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="fit the reranker's Platt calibration on these queries instead (use a train split) and print rerank.calibration_* settings",
+    )
     p.add_argument("--out", required=True, help="folder for metrics.json and the plot")
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
@@ -161,16 +216,50 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
     if bad:
         raise ValueError(f"unknown run(s) {bad}; choose from {', '.join(RUNS)}")
     index = Index.open(args.index)
+    if args.calibrate:
+        return _calibrate(index, queries, cfg, Path(args.out))
     report = evaluate(index, queries, runs, cfg.rerank, rerank_depth=args.rerank_depth)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps({"index": str(args.index), "runs": report, "config": cfg.model_dump(mode="json")}, indent=2))
+    (out / "metrics.json").write_text(
+        json.dumps(
+            {"index": str(args.index), "runs": report, "config": cfg.model_dump(mode="json")},
+            indent=2,
+        )
+    )
     _plot(report, out / "retrieval.png")
     width = max(len(r) for r in report)
     cols = ["ndcg@10", "recall@1", "recall@5", "recall@100", "ms_per_query"]
     print(f"{'run':<{width}}  " + "  ".join(f"{c:>12}" for c in cols))
     for run, m in report.items():
         print(f"{run:<{width}}  " + "  ".join(f"{m[c]:>12}" for c in cols))
+    return 0
+
+
+def _calibrate(index, queries: list[EvalQuery], cfg, out: Path) -> int:
+    from retrieval.rerank import build_reranker, calibrate, fit_platt
+
+    reranker = build_reranker(cfg.rerank)
+    logits, labels = calibration_pairs(index, queries, reranker)
+    if labels.min() == labels.max():
+        raise ValueError("calibration needs both relevant and non-relevant passages among the hits")
+    scale, bias = fit_platt(logits, labels)
+    before = expected_calibration_error(calibrate(logits), labels)
+    after = expected_calibration_error(calibrate(logits, scale, bias), labels)
+    result = {
+        "pairs": int(len(labels)),
+        "positive_rate": round(float(labels.mean()), 4),
+        "scale": round(scale, 4),
+        "bias": round(bias, 4),
+        "ece_sigmoid": before,
+        "ece_calibrated": after,
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "calibration.json").write_text(json.dumps(result, indent=2))
+    print(json.dumps(result, indent=2))
+    print(
+        f"use: --set rerank.calibration_scale={result['scale']} --set rerank.calibration_bias={result['bias']}"
+    )
     return 0
 
 
@@ -185,7 +274,9 @@ def _plot(report: dict[str, dict[str, float]], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 3.5))
     width = 0.8 / len(metrics)
     for j, m in enumerate(metrics):
-        ax.bar([i + j * width for i in range(len(runs))], [report[r][m] for r in runs], width, label=m)
+        ax.bar(
+            [i + j * width for i in range(len(runs))], [report[r][m] for r in runs], width, label=m
+        )
     ax.set_xticks([i + width for i in range(len(runs))], runs)
     ax.set_ylim(0, 1)
     ax.legend()

@@ -128,7 +128,8 @@ class TransformersBackend:
         tokenizer.truncation_side = "left"
         if tokenizer.pad_token is None:
             tokenizer.pad_token = tokenizer.eos_token
-        model.to(self.device).eval()
+        model = model.to(self.device)  # type: ignore[arg-type]  # transformers' stub is too narrow
+        model.eval()
         self._tokenizer, self._model, self.location = tokenizer, model, location
         logger.info(
             "loaded %s from %s in %.1f s",
@@ -161,6 +162,8 @@ class TransformersBackend:
         check_generation_args(n, max_new_tokens, temperature, stop)
         for conversation in conversations:
             check_conversation(conversation)
+        if not conversations:
+            return []
         tokenizer = self.tokenizer
         if getattr(tokenizer, "chat_template", None):
             prompts = [
@@ -235,7 +238,8 @@ class TransformersBackend:
         )
         kwargs: dict[str, Any] = {"generation_config": config}
         if stop:
-            kwargs.update(stop_strings=[s for s in stop if s], tokenizer=tokenizer)
+            config.stop_strings = [s for s in stop if s]
+            kwargs["tokenizer"] = tokenizer
         with torch.inference_mode():
             output = model.generate(**enc, **kwargs)
         # (batch * samples, prompt_len + new) -> the new tokens only

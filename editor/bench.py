@@ -1,0 +1,88 @@
+"""``purr bench research``: the queries each generator writes for a passage, and latency by stage."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from pathlib import Path
+
+DEFAULT_PASSAGE = (
+    "The Eiffel Tower was built from 1887 to 1889 as the entrance to the 1889 World's Fair. "
+    "It was designed by the company of Gustave Eiffel. It is 330 metres tall."
+)
+
+
+def bench_research(
+    text: str,
+    index: str | None,
+    generators: list[str],
+    runs: int,
+    config: str,
+    overrides: list[str],
+) -> dict:
+    from editor.config import load_config
+    from editor.factory import Components
+
+    report: dict = {"text": text, "runs": runs, "generators": {}}
+    shared = None
+    for gen in generators:
+        cfg = load_config(config, [*overrides, f"querygen.type={gen}"])
+        comp = Components(cfg, index_path=index, progress=False)
+        if shared is not None:  # reuse the opened index and models across generators
+            comp.__dict__["index"] = shared.index
+            comp.__dict__["reranker"] = shared.reranker
+        results = comp.researcher.research(text)  # warm-up: loads models
+        timings = []
+        for _ in range(runs):
+            t = time.perf_counter()
+            results = comp.researcher.research(text)
+            total = (time.perf_counter() - t) * 1000
+            tm = comp.researcher.last_timings
+            assert tm is not None
+            timings.append(
+                {
+                    "querygen": tm.querygen_ms,
+                    "retrieval": tm.retrieval_ms,
+                    "rerank": tm.rerank_ms,
+                    "total": total,
+                }
+            )
+        report["generators"][gen] = {
+            "queries": [qe.query.text for qe in results],
+            "evidence": [[f"{e.title}: {e.text[:80]}" for e in qe.evidence] for qe in results],
+            "median_ms": {
+                k: round(statistics.median(t[k] for t in timings), 1) for k in timings[0]
+            },
+        }
+        shared = comp
+    return report
+
+
+def add_bench_parser(bsub) -> None:
+    b = bsub.add_parser("research", help="queries per generator and research latency by stage")
+    b.add_argument("text", nargs="?", default=DEFAULT_PASSAGE)
+    b.add_argument("--index", default=None)
+    b.add_argument("--generators", default="sentence,entity,llm")
+    b.add_argument("--runs", type=int, default=5, help="timed runs per generator (median reported)")
+    b.add_argument("--out", default="runs/bench")
+    b.add_argument("--config", default="default")
+    b.add_argument("--set", dest="overrides", action="append", default=[])
+    b.add_argument("-v", "--verbose", action="store_true")
+    b.set_defaults(handler=_cmd)
+
+
+def _cmd(args: argparse.Namespace) -> int:
+    if args.runs < 1:
+        raise ValueError(f"--runs must be >= 1, got {args.runs}")
+    gens = [g.strip() for g in args.generators.split(",") if g.strip()]
+    report = bench_research(args.text, args.index, gens, args.runs, args.config, args.overrides)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_research.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    for gen, row in report["generators"].items():
+        print(f"\n== {gen}: {len(row['queries'])} queries, median ms {row['median_ms']}")
+        for q, ev in zip(row["queries"], row["evidence"], strict=True):
+            print(f"  ? {q}\n    -> {ev[0] if ev else '(no evidence)'}")
+    return 0

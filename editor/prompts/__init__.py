@@ -1,0 +1,1 @@
+"""Prompt templates (data files) used by prompted stages."""

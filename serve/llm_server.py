@@ -1,0 +1,195 @@
+"""A minimal OpenAI-compatible server over any ``LLMBackend`` (non-streaming).
+
+``create_llm_app(backend, "smollm2")`` serves ``GET /v1/models``, ``POST /v1/completions`` and
+``POST /v1/chat/completions``; so the ``openai`` backend (and any OpenAI client) can use a local
+model served by another process. Model calls run in a worker thread, off the event loop.
+
+    app = create_llm_app(TransformersBackend("packaged:smollm2-135m-instruct"), "smollm2")
+    uvicorn.run(app, host="127.0.0.1", port=8001)  # then PURR_LLM_BASE_URL=http://127.0.0.1:8001/v1
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from editor.llm.base import LLMBackend, LLMError
+from serve.llm_protocol import (
+    ChatChoice,
+    ChatChoiceMessage,
+    ChatCompletionRequest,
+    ChatCompletionResponse,
+    CompletionChoice,
+    CompletionRequest,
+    CompletionResponse,
+    ErrorInfo,
+    ErrorResponse,
+    ModelCard,
+    ModelList,
+)
+
+logger = logging.getLogger(__name__)
+
+
+class ModelNotFoundError(ValueError):
+    """The request named a model this server does not serve."""
+
+
+class LLMService:
+    """Turns protocol requests into backend calls; no HTTP here."""
+
+    def __init__(self, backend: LLMBackend, model_name: str) -> None:
+        if not model_name or not model_name.strip():
+            raise ValueError("model_name is empty; name the served model, e.g. 'smollm2'")
+        self.backend = backend
+        self.model_name = model_name
+        self.created = int(time.time())
+
+    def models(self) -> ModelList:
+        return ModelList(data=[ModelCard(id=self.model_name, created=self.created)])
+
+    def _check_model(self, model: str | None) -> None:
+        if model is not None and model != self.model_name:
+            raise ModelNotFoundError(
+                f"model '{model}' is not served here; use '{self.model_name}' (GET /v1/models)"
+            )
+
+    def complete(self, request: CompletionRequest) -> CompletionResponse:
+        self._check_model(request.model)
+        samples = self.backend.complete(
+            request.prompts(),
+            max_new_tokens=request.max_tokens,
+            temperature=request.temperature,
+            n=request.n,
+            stop=request.stop_list(),
+        )
+        # OpenAI numbers choices prompt-major: index = prompt * n + sample
+        choices = [
+            CompletionChoice(index=i * request.n + j, text=text)
+            for i, texts in enumerate(samples)
+            for j, text in enumerate(texts)
+        ]
+        return CompletionResponse(
+            id=f"cmpl-{uuid.uuid4().hex}",
+            created=int(time.time()),
+            model=self.model_name,
+            choices=choices,
+        )
+
+    def chat(self, request: ChatCompletionRequest) -> ChatCompletionResponse:
+        self._check_model(request.model)
+        conversation = [m.model_dump() for m in request.messages]
+        [samples] = self.backend.chat(
+            [conversation],
+            max_new_tokens=request.max_tokens,
+            temperature=request.temperature,
+            n=request.n,
+            stop=request.stop_list(),
+        )
+        choices = [
+            ChatChoice(index=j, message=ChatChoiceMessage(content=text))
+            for j, text in enumerate(samples)
+        ]
+        return ChatCompletionResponse(
+            id=f"chatcmpl-{uuid.uuid4().hex}",
+            created=int(time.time()),
+            model=self.model_name,
+            choices=choices,
+        )
+
+
+def get_service(request: Request) -> LLMService:
+    service: LLMService | None = getattr(request.app.state, "llm_service", None)
+    if service is None:
+        raise RuntimeError("LLM service not started; run the app with its lifespan (uvicorn)")
+    return service
+
+
+Service = Annotated[LLMService, Depends(get_service)]
+
+_ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorResponse, "description": "Invalid request"},
+    404: {"model": ErrorResponse, "description": "Unknown model"},
+    500: {"model": ErrorResponse, "description": "The model failed"},
+}
+
+
+def _error(status: int, message: str, type_: str, code: str | None = None) -> JSONResponse:
+    body = ErrorResponse(error=ErrorInfo(message=message, type=type_, code=code))
+    return JSONResponse(status_code=status, content=body.model_dump())
+
+
+def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True) -> FastAPI:
+    """An OpenAI-compatible app serving ``backend`` as ``model_name``.
+
+    With ``preload`` the backend's model (if it has a ``load()``) is loaded at startup rather
+    than on the first request.
+    """
+    service = LLMService(backend, model_name)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        load = getattr(backend, "load", None)
+        if preload and callable(load):
+            await run_in_threadpool(load)
+        logger.info("serving %s", model_name)
+        yield
+
+    app = FastAPI(title="purr LLM server", lifespan=lifespan, responses=_ERRORS)
+    app.state.llm_service = service
+
+    @app.get("/v1/models")
+    async def list_models(svc: Service) -> ModelList:
+        return svc.models()
+
+    @app.post("/v1/completions")
+    async def completions(request: CompletionRequest, svc: Service) -> CompletionResponse:
+        return await run_in_threadpool(svc.complete, request)
+
+    @app.post("/v1/chat/completions")
+    async def chat_completions(
+        request: ChatCompletionRequest, svc: Service
+    ) -> ChatCompletionResponse:
+        return await run_in_threadpool(svc.chat, request)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        parts = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+            parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+        return _error(400, "; ".join(parts), "invalid_request_error", "invalid_request")
+
+    @app.exception_handler(ModelNotFoundError)
+    async def _no_model(_: Request, exc: ModelNotFoundError) -> JSONResponse:
+        return _error(404, str(exc), "invalid_request_error", "model_not_found")
+
+    @app.exception_handler(ValueError)
+    async def _bad_value(_: Request, exc: ValueError) -> JSONResponse:
+        return _error(400, str(exc), "invalid_request_error", "invalid_request")
+
+    @app.exception_handler(LLMError)
+    async def _llm_failed(_: Request, exc: LLMError) -> JSONResponse:
+        logger.error("model call failed: %s", exc)
+        return _error(500, str(exc), "server_error", "llm_error")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return _error(exc.status_code, str(exc.detail), "invalid_request_error")
+
+    @app.exception_handler(Exception)
+    async def _crashed(_: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error in the LLM server")
+        return _error(500, f"internal error: {type(exc).__name__}: {exc}", "server_error")
+
+    return app

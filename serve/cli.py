@@ -195,8 +195,9 @@ def cmd_search(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     console = Console()
+    how = cfg.search.mode + (" + rerank" if comp.reranker else "")
     console.print(
-        f"[bold]{len(hits)}[/] results for [italic]{query!r}[/] ({cfg.search.mode}{' + rerank' if comp.reranker else ''}, {elapsed:.0f} ms)"
+        f"[bold]{len(hits)}[/] results for [italic]{query!r}[/] ({how}, {elapsed:.0f} ms)"
     )
     for h in hits:
         rel = f" relevance {h.relevance:.2f}" if h.relevance is not None else ""

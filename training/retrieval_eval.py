@@ -190,7 +190,8 @@ def add_eval_retrieval_parser(sub) -> None:
     p.add_argument(
         "--calibrate",
         action="store_true",
-        help="fit the reranker's Platt calibration on these queries instead (use a train split) and print rerank.calibration_* settings",
+        help="instead of evaluating, fit the reranker's Platt calibration on these queries "
+        "(use a train split) and print the rerank.calibration_* settings",
     )
     p.add_argument("--out", required=True, help="folder for metrics.json and the plot")
     p.add_argument("--config", default="default")

@@ -7,9 +7,9 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
 
 from editor.config import ResearchConfig
+from editor.querygen import QueryGenerator
 from editor.types import Evidence, Query, QueryEvidence
 from retrieval.config import SearchConfig
 from retrieval.index import Index
@@ -17,14 +17,6 @@ from retrieval.rerank import Reranker
 from retrieval.types import Hit
 
 log = logging.getLogger(__name__)
-
-
-class QueryGenerator(Protocol):
-    def generate(self, text: str, context: str | None = None) -> list[Query]: ...
-
-    def generate_batch(
-        self, texts: list[str], contexts: list[str | None] | None = None
-    ) -> list[list[Query]]: ...
 
 
 @dataclass(frozen=True)

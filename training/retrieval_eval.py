@@ -7,7 +7,6 @@ BEIR scores documents, not windows.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import logging
 import math
@@ -70,12 +69,13 @@ def load_beir(queries_path: str | Path, qrels_path: str | Path) -> list[EvalQuer
                 texts[str(row["_id"])] = row["text"]
     qrels: dict[str, dict[str, int]] = {}
     with open(qrels_path, encoding="utf-8") as f:
-        for row in csv.reader(f, delimiter="\t"):
-            if not row or row[0].strip() in {"query-id", "query_id"}:
+        for lineno, line in enumerate(f, 1):
+            parts = line.split()  # "qid docid score" or TREC "qid Q0 docid score", tabs or spaces
+            if not parts or parts[0] in {"query-id", "query_id"}:
                 continue
-            parts = row if len(row) >= 3 else row[0].split()
-            qid, did, score = parts[0].strip(), parts[-2].strip().split()[-1], int(parts[-1])
-            qrels.setdefault(qid, {})[did] = score
+            if len(parts) not in (3, 4) or not parts[-1].lstrip("-").isdigit():
+                raise ValueError(f"{qrels_path}:{lineno}: expected 'query-id corpus-id score', got {line.strip()!r}")
+            qrels.setdefault(parts[0], {})[parts[-2]] = int(parts[-1])
     missing = [q for q in qrels if q not in texts]
     if missing:
         raise ValueError(

@@ -1,0 +1,96 @@
+"""The research stage end to end on the tiny index: real spaCy, real ONNX models, real FAISS."""
+
+import pytest
+
+from editor.config import ResearchConfig
+from editor.querygen import EntityQueryGenerator, SentenceQueryGenerator
+from editor.research import Researcher, unique_evidence
+from editor.types import Query
+from retrieval.config import RerankConfig, SearchConfig
+from retrieval.rerank import build_reranker
+
+PASSAGE = (
+    "Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921. "
+    "The Eiffel Tower is 330 metres tall."
+)
+
+
+@pytest.fixture(scope="module")
+def reranker():
+    return build_reranker(RerankConfig())
+
+
+def test_sentence_queries_find_evidence_from_the_right_articles(tiny_index, reranker):
+    researcher = Researcher(tiny_index, SentenceQueryGenerator(), reranker)
+    results = researcher.research(PASSAGE)
+    assert [qe.query.text for qe in results][
+        1
+    ] == "Marie Curie won the Nobel Prize in Chemistry in 1921."
+    titles = [qe.evidence[0].title for qe in results]
+    assert titles == ["Marie Curie", "Marie Curie", "Eiffel Tower"]
+    # The evidence for the planted error holds the correct year.
+    assert "1911" in results[1].evidence[0].text
+    for qe in results:
+        assert len(qe.evidence) == 1  # J = 1
+        assert 0.0 <= qe.evidence[0].relevance <= 1.0
+        assert qe.evidence[0].query == qe.query.text
+    tm = researcher.last_timings
+    assert tm is not None and tm.querygen_ms > 0 and tm.rerank_ms > 0
+
+
+def test_k_documents_and_j_snippets(tiny_index, reranker):
+    one_doc = Researcher(
+        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(k_documents=1, j_snippets=3)
+    )
+    (qe,) = one_doc.research("Marie Curie won the Nobel Prize in Chemistry in 1911.")
+    assert [e.id for e in sorted(qe.evidence, key=lambda e: e.id)] == [
+        f"marie-curie#{i}" for i in range(3)
+    ]
+    rel = [e.relevance for e in qe.evidence]
+    assert rel == sorted(rel, reverse=True)
+    two_docs = Researcher(
+        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(k_documents=2, j_snippets=5)
+    )
+    (qe,) = two_docs.research("Apollo 11 landed on the Moon in 1969.")
+    assert len({h.snippet.doc_id for h in qe.hits}) == 2  # only K documents compete
+    assert qe.evidence[0].title == "Apollo 11"
+
+
+def test_duplicates_are_merged(tiny_index, reranker):
+    researcher = Researcher(tiny_index, SentenceQueryGenerator(), reranker)
+    queries = [
+        Query("How tall is the Eiffel Tower?", "test"),
+        Query("Height of the Eiffel Tower in metres", "test"),
+    ]
+    results = researcher.research_queries(queries)
+    assert results[0].evidence[0].id == results[1].evidence[0].id
+    merged = unique_evidence(results)
+    assert len(merged) == 1 and merged[0].relevance == max(r.evidence[0].relevance for r in results)
+
+
+def test_entity_generator_and_context(tiny_index, reranker):
+    researcher = Researcher(tiny_index, EntityQueryGenerator(), reranker)
+    results = researcher.research(
+        "It was completed in 1889.", context="User: Tell me about the Eiffel Tower."
+    )
+    assert results, "the entity generator asks about the date"
+    (date_q,) = [qe for qe in results if qe.query.focus == "1889"]
+    assert "Eiffel Tower" in date_q.query.text  # 'It' resolved from the dialogue context
+    assert date_q.evidence[0].title == "Eiffel Tower"
+
+
+def test_without_reranker_uses_first_stage_order(tiny_index):
+    researcher = Researcher(
+        tiny_index, SentenceQueryGenerator(), None, search=SearchConfig(mode="bm25")
+    )
+    (qe,) = researcher.research("The Amazon River is 6,400 kilometres long.")
+    assert qe.evidence[0].title == "Amazon River"
+    assert qe.hits[0].relevance is None
+
+
+def test_no_claims_no_queries(tiny_index, reranker):
+    researcher = Researcher(tiny_index, SentenceQueryGenerator(), reranker)
+    assert researcher.research("") == []
+    assert researcher.research("Hello! How are you?") == []
+    with pytest.raises(ValueError, match="one context"):
+        researcher.research_batch(["a", "b"], [None])

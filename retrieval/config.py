@@ -76,11 +76,14 @@ class RerankConfig(_Cfg):
     max_length: int = Field(256, ge=16, le=1024)
     batch_size: int = Field(32, ge=1)
     calibration_scale: float = Field(
-        1.0, gt=0, description="Platt scaling: relevance = sigmoid(scale*logit + bias)."
+        0.2002,
+        gt=0,
+        description="Platt scaling: relevance = sigmoid(scale*logit + bias). Default fit on SciFact "
+        "train (purr eval-retrieval --calibrate): test ECE 0.232 -> 0.045.",
     )
-    calibration_bias: float = 0.0
+    calibration_bias: float = -1.0659
     fuse_weight: float = Field(
-        0.0,
+        0.3,
         ge=0,
         le=1,
         description="Final ranking mixes the first-stage fused score with this weight (0 = cross-encoder only).",

@@ -218,7 +218,7 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
         raise ValueError(f"unknown run(s) {bad}; choose from {', '.join(RUNS)}")
     index = Index.open(args.index)
     if args.calibrate:
-        return _calibrate(index, queries, cfg, Path(args.out))
+        return _calibrate(index, queries, cfg, Path(args.out), args.rerank_depth)
     report = evaluate(index, queries, runs, cfg.rerank, rerank_depth=args.rerank_depth)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -237,11 +237,11 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _calibrate(index, queries: list[EvalQuery], cfg, out: Path) -> int:
+def _calibrate(index, queries: list[EvalQuery], cfg, out: Path, depth: int) -> int:
     from retrieval.rerank import build_reranker, calibrate, fit_platt
 
     reranker = build_reranker(cfg.rerank)
-    logits, labels = calibration_pairs(index, queries, reranker)
+    logits, labels = calibration_pairs(index, queries, reranker, depth)
     if labels.min() == labels.max():
         raise ValueError("calibration needs both relevant and non-relevant passages among the hits")
     scale, bias = fit_platt(logits, labels)
@@ -279,8 +279,10 @@ def _plot(report: dict[str, dict[str, float]], path: Path) -> None:
             [i + j * width for i in range(len(runs))], [report[r][m] for r in runs], width, label=m
         )
     ax.set_xticks([i + width for i in range(len(runs))], runs)
-    ax.set_ylim(0, 1)
-    ax.legend()
+    ax.set_ylim(0, 1.12)
+    for container in ax.containers:
+        ax.bar_label(container, fmt="%.3f", fontsize=6, padding=1)
+    ax.legend(loc="upper center", ncol=len(metrics), fontsize=8, frameon=False)
     ax.set_title("retrieval quality")
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -75,6 +75,12 @@ class RerankConfig(_Cfg):
     )
     max_length: int = Field(256, ge=16, le=1024)
     batch_size: int = Field(32, ge=1)
+    depth: int = Field(
+        20,
+        ge=1,
+        le=1000,
+        description="First-stage hits reranked by a search (cost grows linearly).",
+    )
     calibration_scale: float = Field(
         0.2002,
         gt=0,

@@ -170,11 +170,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     cfg = _config(args)
     comp = Components(cfg, index_path=args.index)
     t = time.perf_counter()
-    hits = comp.index.search(
-        query, max(args.k, cfg.search.candidates if comp.reranker else args.k), cfg.search
-    )
+    depth = max(args.k, cfg.rerank.depth) if comp.reranker is not None else args.k
+    hits = comp.index.search(query, depth, cfg.search)
     if comp.reranker is not None:
-        hits = comp.reranker.rerank(query, hits[: max(args.k, 50)], top_k=args.k)
+        hits = comp.reranker.rerank(query, hits, top_k=args.k)
     hits = hits[: args.k]
     elapsed = (time.perf_counter() - t) * 1000
     if args.json:

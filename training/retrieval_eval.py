@@ -74,7 +74,9 @@ def load_beir(queries_path: str | Path, qrels_path: str | Path) -> list[EvalQuer
             if not parts or parts[0] in {"query-id", "query_id"}:
                 continue
             if len(parts) not in (3, 4) or not parts[-1].lstrip("-").isdigit():
-                raise ValueError(f"{qrels_path}:{lineno}: expected 'query-id corpus-id score', got {line.strip()!r}")
+                raise ValueError(
+                    f"{qrels_path}:{lineno}: expected 'query-id corpus-id score', got {line.strip()!r}"
+                )
             qrels.setdefault(parts[0], {})[parts[-2]] = int(parts[-1])
     missing = [q for q in qrels if q not in texts]
     if missing:

@@ -169,10 +169,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     query = _check_query(args.query)
     cfg = _config(args)
     comp = Components(cfg, index_path=args.index)
-    comp.index  # open (or, on first use, build) the index before timing the search
+    index = comp.index  # open (or, on first use, build) the index before timing
     t = time.perf_counter()
     depth = max(args.k, cfg.rerank.depth) if comp.reranker is not None else args.k
-    hits = comp.index.search(query, depth, cfg.search)
+    hits = index.search(query, depth, cfg.search)
     if comp.reranker is not None:
         hits = comp.reranker.rerank(query, hits, top_k=args.k)
     hits = hits[: args.k]
@@ -215,11 +215,11 @@ def cmd_research(args: argparse.Namespace) -> int:
     text = _check_query(args.text, "text")
     cfg = _config(args)
     comp = Components(cfg, index_path=args.index)
-    comp.researcher  # open (or, on first use, build) the index before timing the research
+    researcher = comp.researcher  # opens (or, on first use, builds) the index
     t = time.perf_counter()
-    results = comp.researcher.research(text, args.context)
+    results = researcher.research(text, args.context)
     total = (time.perf_counter() - t) * 1000
-    tm = comp.researcher.last_timings
+    tm = researcher.last_timings
     timings = (
         {
             "querygen": tm.querygen_ms,

@@ -46,8 +46,9 @@ def test_k_documents_and_j_snippets(tiny_index, reranker):
     assert [e.id for e in sorted(qe.evidence, key=lambda e: e.id)] == [
         f"marie-curie#{i}" for i in range(3)
     ]
-    rel = [e.relevance for e in qe.evidence]
-    assert rel == sorted(rel, reverse=True)
+    # evidence follows the final ranking (cross-encoder relevance fused with the first stage)
+    assert [e.id for e in qe.evidence] == [h.snippet.id for h in qe.hits[:3]]
+    assert [h.score for h in qe.hits] == sorted((h.score for h in qe.hits), reverse=True)
     two_docs = Researcher(
         tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(k_documents=2, j_snippets=5)
     )

@@ -110,10 +110,11 @@ def evaluate(
     progress: bool = True,
 ) -> dict[str, dict[str, float]]:
     """Metrics per run: ndcg@10, recall@1/@5/@10/@100 (doc level) and mean latency."""
-    from retrieval.config import SearchConfig
+    from retrieval.config import RerankConfig, SearchConfig
     from retrieval.rerank import build_reranker
 
-    reranker = build_reranker(rerank_cfg) if any(r.endswith("+rerank") for r in runs) else None
+    wants_rerank = any(r.endswith("+rerank") for r in runs)
+    reranker = build_reranker(rerank_cfg or RerankConfig()) if wants_rerank else None
     report: dict[str, dict[str, float]] = {}
     for run in runs:
         mode = run.split("+")[0]

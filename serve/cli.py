@@ -266,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    if not getattr(args, "verbose", False):
+        for noisy in ("bm25s", "faiss", "httpx", "sentence_transformers"):
+            logging.getLogger(noisy).setLevel(logging.WARNING)
     handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
     try:
         return handler(args)

@@ -262,13 +262,12 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    level = logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING
+    stream = logging.StreamHandler()
+    stream.setLevel(level)  # some libraries force their own loggers to DEBUG on import
     logging.basicConfig(
-        level=logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
+        level=level, format="%(levelname)s %(name)s: %(message)s", handlers=[stream]
     )
-    if not getattr(args, "verbose", False):
-        for noisy in ("bm25s", "faiss", "httpx", "sentence_transformers"):
-            logging.getLogger(noisy).setLevel(logging.WARNING)
     handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
     try:
         return handler(args)

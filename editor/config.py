@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from retrieval.config import IndexConfig, RerankConfig, SearchConfig
 
@@ -78,6 +85,58 @@ class ResearchConfig(_Cfg):
     )
 
 
+class AttributionConfig(_Cfg):
+    """The attribution (NLI) model behind auto-AIS: P(evidence entails sentence)."""
+
+    type: Literal["purr", "hf", "t5-true"] = Field(
+        "purr",
+        description="purr: the project's trained attribution model (a local artefact folder); "
+        "hf: any Hugging Face sequence-classification NLI model; t5-true: a TRUE-style T5 "
+        "('premise: ... hypothesis: ...' -> '1'/'0', e.g. google/t5_xxl_true_nli_mixture).",
+    )
+    model: str | None = Field(
+        None,
+        description="hf/t5-true: hub id (local cache only) or local path, required; purr: the "
+        "artefact folder, default <PURR_CACHE_DIR>/models/purr-attribution.",
+    )
+    label_map: dict[str, Literal["supported", "contradicted", "not_supported"]] | None = Field(
+        None,
+        description="hf/purr: model label name or index -> label; None = inferred from "
+        "config.id2label (needed for LABEL_0-style names).",
+    )
+    max_length: int = Field(
+        256, ge=16, le=8192, description="Tokens per (premise window, hypothesis) pair."
+    )
+    batch_size: int = Field(16, ge=1, le=1024, description="Pairs per forward pass.")
+    overlap: int = Field(
+        1, ge=0, le=8, description="Sentences shared by consecutive windows of a long premise."
+    )
+    threshold: float = Field(
+        0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
+    )
+    device: str = Field("cpu", description="torch device.")
+
+    @field_validator("label_map", mode="before")
+    @classmethod
+    def _label_keys_as_text(cls, value: Any) -> Any:
+        return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @model_validator(mode="after")
+    def _model_needed(self) -> AttributionConfig:
+        if self.type in {"hf", "t5-true"} and not self.model:
+            raise ValueError(
+                f"attribution.type={self.type} needs attribution.model (a hub id in the local "
+                "cache or a local folder); set --set attribution.model=PATH, or use "
+                "attribution.type=purr"
+            )
+        if self.type == "t5-true" and self.label_map:
+            raise ValueError(
+                "attribution.label_map applies to classifiers (type hf or purr), not to "
+                "attribution.type=t5-true, which reads '1'/'0'; remove attribution.label_map"
+            )
+        return self
+
+
 class PipelineConfig(_Cfg):
     """The whole pipeline, as saved beside every index, checkpoint and evaluation run."""
 
@@ -87,6 +146,7 @@ class PipelineConfig(_Cfg):
     querygen: QueryGenConfig = Field(default_factory=QueryGenConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     research: ResearchConfig = Field(default_factory=ResearchConfig)
+    attribution: AttributionConfig = Field(default_factory=AttributionConfig)
 
     @model_validator(mode="after")
     def _llm_needed(self) -> PipelineConfig:

@@ -41,3 +41,73 @@ class QueryEvidence:
     query: Query
     evidence: tuple[Evidence, ...]
     hits: tuple[Hit, ...] = ()
+
+
+@dataclass(frozen=True)
+class EntailmentScores:
+    """What an attribution (NLI) model says about a premise (evidence) and a hypothesis (claim).
+
+    For one model window the three numbers are a distribution (they sum to 1). Two-way models
+    (entailed vs not, e.g. TRUE) have no contradiction class: ``contradicted`` is 0.0 and
+    ``not_supported`` is 1 - ``supported``. When a long premise was scored in ``chunks`` > 1
+    windows, each number is aggregated on its own: ``supported`` and ``contradicted`` are the
+    maxima over windows (one window that entails or contradicts is enough), ``not_supported``
+    the minimum, so the three need not sum to 1 (for two-way models they still do).
+    """
+
+    supported: float
+    contradicted: float
+    not_supported: float
+    chunks: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("supported", "contradicted", "not_supported"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:  # also False for NaN
+                raise ValueError(f"EntailmentScores.{name} must be a probability, got {value!r}")
+        if self.chunks < 1:
+            raise ValueError(f"EntailmentScores.chunks must be >= 1, got {self.chunks}")
+
+
+@dataclass(frozen=True)
+class SentenceAttribution:
+    """One sentence of a passage in an auto-AIS report.
+
+    ``applicable`` is False for sentences that state nothing checkable (questions, greetings,
+    opinions about the conversation); those carry ``attribution=None``, ``evidence_index=None``
+    and ``attributable=None``. Otherwise ``attribution`` is max over the evidence of
+    P(evidence entails ``decontextualized``), ``evidence_index`` the position of that evidence
+    in the list scored (None when the list was empty, attribution 0.0) and ``attributable``
+    whether ``attribution`` reached the threshold.
+    """
+
+    text: str
+    decontextualized: str
+    applicable: bool
+    attribution: float | None
+    evidence_index: int | None
+    attributable: bool | None = None
+
+
+@dataclass(frozen=True)
+class PassageAttribution:
+    """auto-AIS of a passage: Attr(y, A) = mean over applicable sentences of their attribution.
+
+    ``attribution`` is None when no sentence is applicable (an empty passage, or only
+    questions and greetings): there is nothing to attribute, which is neither 0 nor 1.
+    """
+
+    sentences: tuple[SentenceAttribution, ...]
+    attribution: float | None
+    threshold: float = 0.5
+
+    @property
+    def applicable(self) -> tuple[SentenceAttribution, ...]:
+        """The sentences that were scored."""
+        return tuple(s for s in self.sentences if s.applicable)
+
+    @property
+    def attributable_share(self) -> float | None:
+        """Share of applicable sentences whose attribution reached ``threshold`` (binary AIS)."""
+        scored = self.applicable
+        return sum(bool(s.attributable) for s in scored) / len(scored) if scored else None

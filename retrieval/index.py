@@ -117,15 +117,15 @@ class Index:
                 f"{out} exists and is not empty; pass --overwrite to replace it or --append to add to it"
             )
         tmp = _temp_sibling(out)
+        enc = encoder or (build_encoder(cfg.dense) if cfg.dense_enabled else None)
         try:
-            enc = encoder or (build_encoder(cfg.dense) if cfg.dense_enabled else None)
             _write_all(
                 tmp, docs, cfg, enc, existing=None, extra_config=extra_config, progress=progress
             )
             _swap_in(tmp, out)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        return cls.open(out, encoder=encoder)
+        return cls.open(out, encoder=enc)
 
     def append(self, docs: Iterable[Document], progress: bool = True) -> int:
         """Add documents whose ids are not indexed yet; returns the number of new passages.

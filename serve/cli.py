@@ -97,12 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
     from editor.bench import add_bench_parser as add_research_bench
     from retrieval.bench import add_bench_parser as add_retrieval_bench
     from training.retrieval_eval import add_eval_retrieval_parser
+    from training.scoring import add_score_parser
 
     bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
     bsub = bench.add_subparsers(dest="bench", required=True)
     add_retrieval_bench(bsub)
     add_research_bench(bsub)
     add_eval_retrieval_parser(sub)
+    add_score_parser(sub)
     return parser
 
 

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tiny_models import save_tiny_bert_nli as _save_bert
 
 from editor.attribution import (
     AttributionModel,
@@ -31,36 +32,13 @@ from editor.config import (
     load_config,
 )
 from editor.types import Evidence
-from retrieval.assets import AssetNotFoundError, packaged_path
+from retrieval.assets import AssetNotFoundError
 from retrieval.settings import Settings
 
 MNLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
 
 # -- tiny models, built once per session ------------------------------------------------------
-
-
-def _save_bert(path: Path, id2label: dict[int, str], seed: int = 0) -> Path:
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    tokenizer = BertTokenizerFast.from_pretrained(str(packaged_path("ms-marco-minilm-l12")))
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        initializer_range=0.3,  # random logits far enough apart to tell labels apart
-        num_labels=len(id2label),
-        id2label=id2label,
-        label2id={v: k for k, v in id2label.items()},
-    )
-    torch.manual_seed(seed)
-    BertForSequenceClassification(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
 
 
 @pytest.fixture(scope="session")

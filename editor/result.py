@@ -1,0 +1,68 @@
+"""The result contract of ``Pipeline.edit`` (DESIGN.md), serialised identically by CLI and API."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from editor.types import Evidence
+
+Status = Literal["edited", "unchanged", "degraded"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One revision step: the agreement decision for a (query, evidence) pair and the edit."""
+
+    query: str
+    evidence_id: str
+    agrees: bool | None
+    reason: str
+    before: str
+    after: str
+    accepted: bool
+
+
+@dataclass(frozen=True)
+class SentenceReport:
+    """A sentence of the revised text in the attribution report."""
+
+    text: str
+    decontextualized: str
+    attribution: float | None
+    evidence_id: str | None
+    applicable: bool
+
+
+@dataclass(frozen=True)
+class AttributionReport:
+    """At most M evidence ids, per-sentence AIS records and the passage scores."""
+
+    evidence_ids: tuple[str, ...]
+    sentences: tuple[SentenceReport, ...]
+    attribution_before: float | None
+    attribution_after: float | None
+    preservation: float
+    f1_ap: float | None
+
+
+@dataclass(frozen=True)
+class EditResult:
+    """What ``Pipeline.edit`` returns. ``degraded``: a stage failed and ``revised == original``."""
+
+    original: str
+    revised: str
+    context: str | None
+    queries: tuple[str, ...]
+    evidence: tuple[Evidence, ...]
+    steps: tuple[Step, ...]
+    report: AttributionReport | None
+    status: Status
+    warnings: tuple[str, ...] = ()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of the contract (lists, not tuples; rounded timings)."""
+        data = asdict(self)
+        data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
+        return data

@@ -1,0 +1,307 @@
+"""``purr eval``: run the pipeline over a dataset and write metrics, per-row results and plots.
+
+Rows: ``{id, text, context?, reference?, evidence?}`` (aliases: ``original`` for text,
+``gold`` for reference; ``evidence`` a string or a list). Evidence in a row replaces research.
+Other fields are carried through untouched. Resumable: ids already in results.jsonl are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from editor.metrics import (
+    EDIT_CATEGORIES,
+    edit_category,
+    f1_ap,
+    levenshtein_closer,
+    levenshtein_closer_chars,
+)
+
+log = logging.getLogger(__name__)
+EDITORS = ("identity", "oracle")
+
+
+def normalise_row(row: Any, lineno: int) -> dict[str, Any]:
+    """The row with canonical keys, or ValueError naming the problem."""
+    if not isinstance(row, dict):
+        raise ValueError(f"line {lineno}: expected a JSON object")
+    text = row.get("text", row.get("original"))
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"line {lineno}: field 'text' (or 'original') is missing or empty")
+    evidence = row.get("evidence")
+    if isinstance(evidence, str):
+        evidence = [evidence]
+    if evidence is not None and not (
+        isinstance(evidence, list) and all(isinstance(e, str) for e in evidence)
+    ):
+        raise ValueError(f"line {lineno}: field 'evidence' must be a string or a list of strings")
+    reference = row.get("reference", row.get("gold"))
+    if reference is not None and not isinstance(reference, str):
+        raise ValueError(f"line {lineno}: field 'reference' must be a string")
+    return {
+        "id": str(row.get("id", lineno)),
+        "text": text,
+        "context": row.get("context"),
+        "reference": reference,
+        "evidence": evidence,
+    }
+
+
+def read_rows(path: Path) -> tuple[list[tuple[dict, dict]], list[str]]:
+    """``(canonical, original)`` row pairs and the errors of the rows that could not be read."""
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise ValueError(
+            f"{path}: not valid UTF-8 (byte {e.start}); re-encode the file as UTF-8"
+        ) from None
+    rows, errors = [], []
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            rows.append((normalise_row(raw, lineno), raw))
+        except json.JSONDecodeError as e:
+            errors.append(f"line {lineno}: invalid JSON ({e.msg})")
+        except ValueError as e:
+            errors.append(str(e))
+    return rows, errors
+
+
+def evaluate_row(pipeline, row: dict, editor: str) -> dict[str, Any]:
+    if editor == "oracle":
+        if row["reference"] is None:
+            raise ValueError(f"row {row['id']}: the oracle editor needs a 'reference' (or 'gold')")
+        result = pipeline.edit(row["text"], row["context"], row["evidence"])
+        if result.status != "degraded":
+            queries = pipeline.components.querygen.generate(row["text"], row["context"])
+            report = pipeline.report(
+                row["text"], row["reference"], queries, result.evidence, row["context"]
+            )
+            status = "edited" if row["reference"] != row["text"] else "unchanged"
+            result = replace(result, revised=row["reference"], report=report, status=status)
+    else:
+        result = pipeline.edit(row["text"], row["context"], row["evidence"])
+    return result.to_json()
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Corpus-level metrics; ``f1_ap`` (harmonic mean of mean attribution after and mean
+    preservation, as RARR/PURR report it) is primary."""
+    scored = [
+        r for r in results if r.get("report") and r["report"]["attribution_after"] is not None
+    ]
+    before = [
+        r["report"]["attribution_before"]
+        for r in scored
+        if r["report"]["attribution_before"] is not None
+    ]
+    after = [r["report"]["attribution_after"] for r in scored]
+    pres = [r["report"]["preservation"] for r in scored]
+    cats = [
+        edit_category(
+            r["report"]["attribution_before"] or 0.0,
+            r["report"]["attribution_after"],
+            r["report"]["preservation"],
+            changed=r["revised"] != r["original"],
+        )
+        for r in scored
+    ]
+    totals = [sum(r["timings_ms"].values()) for r in results if r.get("timings_ms")]
+    m_after = float(np.mean(after)) if after else math.nan
+    m_pres = float(np.mean(pres)) if pres else math.nan
+    out: dict[str, Any] = {
+        "primary": "f1_ap",
+        "rows": len(results),
+        "scored_rows": len(scored),
+        "degraded_rows": sum(r.get("status") == "degraded" for r in results),
+        "attribution_before": round(float(np.mean(before)), 4) if before else None,
+        "attribution_after": round(m_after, 4) if after else None,
+        "preservation": round(m_pres, 4) if pres else None,
+        "f1_ap": round(f1_ap(m_after, m_pres), 4) if after else None,
+        "edit_categories": {
+            c: round(cats.count(c) / len(cats), 4) if cats else 0.0 for c in EDIT_CATEGORIES
+        },
+        "latency_ms": {
+            "p50": round(float(np.percentile(totals, 50)), 1),
+            "p95": round(float(np.percentile(totals, 95)), 1),
+        }
+        if totals
+        else None,
+    }
+    with_ref = [
+        r for r in results if r.get("reference") is not None and r.get("revised") is not None
+    ]
+    if with_ref:
+        out["reference"] = {
+            "closer_relative": round(
+                float(
+                    np.mean(
+                        [
+                            levenshtein_closer(r["original"], r["revised"], r["reference"])
+                            for r in with_ref
+                        ]
+                    )
+                ),
+                4,
+            ),
+            "closer_chars": round(
+                float(
+                    np.mean(
+                        [
+                            levenshtein_closer_chars(r["original"], r["revised"], r["reference"])
+                            for r in with_ref
+                        ]
+                    )
+                ),
+                2,
+            ),
+        }
+    return out
+
+
+def run_eval(
+    pipeline, src: Path, out: Path, editor: str, limit: int | None, progress: bool = True
+) -> dict[str, Any]:
+    rows, errors = read_rows(src)
+    rows = rows[:limit] if limit else rows
+    out.mkdir(parents=True, exist_ok=True)
+    results_path = out / "results.jsonl"
+    done: dict[str, dict] = {}
+    if results_path.exists():
+        for line in results_path.read_text("utf-8").splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                done[str(rec["id"])] = rec
+    with open(results_path, "a", encoding="utf-8") as f:
+        for row, raw in tqdm(rows, desc=f"eval ({editor})", unit="row", disable=not progress):
+            if row["id"] in done:
+                continue
+            try:
+                rec = {
+                    **raw,
+                    "id": row["id"],
+                    "reference": row["reference"],
+                    **evaluate_row(pipeline, row, editor),
+                }
+            except ValueError as e:
+                errors.append(str(e))
+                continue
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            f.flush()
+            done[row["id"]] = rec
+    wanted = {row["id"] for row, _ in rows}
+    results = [r for i, r in done.items() if i in wanted]
+    metrics = {"data": str(src), "editor": editor, **summarise(results), "bad_rows": errors}
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    plot(results, metrics, out)
+    return metrics
+
+
+def plot(results: list[dict[str, Any]], metrics: dict[str, Any], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    scored = [
+        r["report"]
+        for r in results
+        if r.get("report") and r["report"]["attribution_after"] is not None
+    ]
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    grid = np.linspace(0.001, 1, 200)
+    p, a = np.meshgrid(grid, grid)
+    f = 2 * p * a / (p + a)
+    cs = ax.contour(p, a, f, levels=[0.2, 0.4, 0.6, 0.7, 0.8, 0.9], colors="grey", linewidths=0.6)
+    ax.clabel(cs, fmt="F1_AP %.1f", fontsize=6)
+    ax.scatter(
+        [r["preservation"] for r in scored],
+        [r["attribution_after"] for r in scored],
+        s=8,
+        alpha=0.4,
+        label="rows",
+    )
+    if metrics.get("preservation") is not None:
+        ax.scatter(
+            [metrics["preservation"]],
+            [metrics["attribution_after"]],
+            marker="*",
+            s=200,
+            c="red",
+            label=f"mean ({metrics['editor']})",
+        )
+    ax.set(
+        xlim=(0, 1.02),
+        ylim=(0, 1.02),
+        xlabel="preservation (Pres_Lev)",
+        ylabel="attribution after (auto-AIS)",
+    )
+    ax.legend(fontsize=7, loc="lower left")
+    fig.tight_layout()
+    fig.savefig(out / "attribution_vs_preservation.png", dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(5, 3))
+    cats = metrics["edit_categories"]
+    ax.bar(list(cats), list(cats.values()), color="tab:blue")
+    ax.set(ylim=(0, 1), ylabel="share of rows", title=f"edit categories ({metrics['editor']})")
+    fig.tight_layout()
+    fig.savefig(out / "edit_categories.png", dpi=120)
+    plt.close(fig)
+
+
+def add_eval_parser(sub) -> None:
+    p = sub.add_parser(
+        "eval", help="run the pipeline over a dataset: metrics.json, results.jsonl, plots"
+    )
+    p.add_argument("data", help="JSONL rows {id, text, context?, reference?, evidence?}")
+    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--index",
+        default=None,
+        help="index for rows without evidence (default: the Wikipedia index)",
+    )
+    p.add_argument(
+        "--editor",
+        choices=EDITORS,
+        default="identity",
+        help="oracle: the row's reference as the revision",
+    )
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(handler=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from editor.config import dump_config, load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {args.limit}")
+    src = Path(args.data)
+    if not src.is_file():
+        raise ValueError(f"{src}: no such file")
+    cfg = load_config(args.config, args.overrides)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(dump_config(cfg))
+    pipeline = Pipeline(Components(cfg, index_path=args.index))
+    metrics = run_eval(pipeline, src, out, args.editor, args.limit)
+    shown = {k: v for k, v in metrics.items() if k != "bad_rows"}
+    print(json.dumps(shown, indent=2))
+    if metrics["bad_rows"]:
+        print(f"{len(metrics['bad_rows'])} rows skipped: {metrics['bad_rows'][:3]}")
+    return 0

@@ -2,13 +2,18 @@
 
 Both are ``ChunkedNLI`` models (long premises are scored in windows and max-pooled, see
 ``editor.nli``). They load lazily on the first call, once, from a local folder or the local
-Hugging Face cache (never downloading unless ``local_files_only=False``).
+Hugging Face cache (never downloading unless ``local_files_only=False``). A local folder that
+holds a peft adapter (``adapter_config.json``, no full weights; what ``training.train_attribution``
+writes with LoRA) is loaded as its base (``base_model_name_or_path``, resolved like any model
+reference) with the folder's config and the adapter merged in.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -51,7 +56,10 @@ class _HFModel(ChunkedNLI):
         local = resolved.source != "hub" or self.local_files_only
         try:
             tokenizer = AutoTokenizer.from_pretrained(resolved.load_id, local_files_only=local)
-            model = model_class.from_pretrained(resolved.load_id, local_files_only=local)
+            if _is_adapter_folder(resolved.load_id):
+                model = _from_adapter_folder(model_class, resolved.load_id)
+            else:
+                model = model_class.from_pretrained(resolved.load_id, local_files_only=local)
         except OSError as e:
             raise AssetNotFoundError(
                 f"cannot load NLI model '{self.model_ref}' ({e}); offline, only local folders "
@@ -66,6 +74,37 @@ class _HFModel(ChunkedNLI):
         self.load()
         ids = self._tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
+
+
+_WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+
+def _is_adapter_folder(path: str) -> bool:
+    """A local folder with a peft adapter (``adapter_config.json``) and no full weights."""
+    folder = Path(path)
+    return (folder / "adapter_config.json").is_file() and not any(
+        (folder / name).is_file() for name in _WEIGHT_FILES
+    )
+
+
+def _from_adapter_folder(model_class: Any, path: str) -> Any:
+    """Base model (``base_model_name_or_path``: packaged:, path or cached hub id) with the
+    folder's config (its labels), the adapter and saved modules applied, merged."""
+    from transformers import AutoConfig
+
+    try:
+        from peft import PeftModel
+    except ImportError as e:
+        raise ImportError(
+            f"'{path}' holds a LoRA adapter; loading it needs peft: pip install peft"
+        ) from e
+    base_ref = json.loads((Path(path) / "adapter_config.json").read_text())[
+        "base_model_name_or_path"
+    ]
+    config = AutoConfig.from_pretrained(path, local_files_only=True)
+    base_id = resolve(base_ref).load_id
+    base = model_class.from_pretrained(base_id, config=config, local_files_only=True)
+    return PeftModel.from_pretrained(base, path).merge_and_unload()
 
 
 class HFSequenceClassificationNLI(_HFModel):

@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from editor.bench import add_bench_parser as add_research_bench
     from retrieval.bench import add_bench_parser as add_retrieval_bench
+    from training.cli_train import add_train_parser
     from training.evaluate import add_eval_parser
     from training.retrieval_eval import add_eval_retrieval_parser
     from training.scoring import add_score_parser
@@ -105,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_retrieval_bench(bsub)
     add_research_bench(bsub)
     add_eval_parser(sub)
+    add_train_parser(sub)
     add_eval_retrieval_parser(sub)
     add_score_parser(sub)
     return parser

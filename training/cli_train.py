@@ -1,0 +1,140 @@
+"""CLI hooks for training and evaluating the attribution model (wired into ``serve.cli``).
+
+    purr train attribution --out runs/nli [--data-dir ../shared/data] [--base packaged:...]
+        [--lora] [--max-steps N] [--epochs E] [--batch-size B] [--lr LR] [--max-length L]
+        [--limit-per-source N] [--wiki-articles N] [--seed S]
+    purr eval-attribution --model runs/nli --out runs/nli-eval [--data-dir ..] [--limit N]
+
+Handlers take the parsed ``argparse.Namespace``, print a JSON summary and return 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def add_train_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``train attribution`` and ``eval-attribution`` on a subparsers object."""
+    train = sub.add_parser("train", help="train the project's models")
+    tsub = train.add_subparsers(dest="train_command", required=True)
+    p = tsub.add_parser("attribution", help="fine-tune the attribution (NLI) model")
+    p.add_argument("--out", required=True, help="output folder for the model and its metrics")
+    p.add_argument(
+        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
+    )
+    p.add_argument("--base", default="packaged:all-minilm-l6-v2", help="base encoder reference")
+    p.add_argument("--lora", action="store_true", help="train a LoRA adapter + head (small files)")
+    p.add_argument("--merge-lora", action="store_true", help="save the LoRA model merged")
+    p.add_argument("--max-steps", type=_positive_int, default=None)
+    p.add_argument("--epochs", type=float, default=1.0)
+    p.add_argument("--batch-size", type=_positive_int, default=16)
+    p.add_argument("--lr", type=float, default=None, help="default 3e-5 (full) / 5e-4 (LoRA)")
+    p.add_argument("--max-length", type=_positive_int, default=256)
+    p.add_argument("--limit-per-source", type=_positive_int, default=None)
+    p.add_argument("--dev-limit-per-source", type=_positive_int, default=600)
+    p.add_argument("--wiki-articles", type=int, default=3000, help="synthetic pairs; 0 = none")
+    p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
+    p.add_argument("--eval-every", type=_positive_int, default=200)
+    p.add_argument("--patience", type=_positive_int, default=5)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=run_train_attribution)
+
+    e = sub.add_parser("eval-attribution", help="evaluate an attribution model on the dev splits")
+    e.add_argument("--model", required=True, help="trained folder, or an HF NLI model path / id")
+    e.add_argument("--out", required=True, help="folder for metrics.json and metrics.png")
+    e.add_argument(
+        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
+    )
+    e.add_argument("--limit", type=_positive_int, default=None, help="dev rows per source")
+    e.add_argument("--max-length", type=_positive_int, default=256)
+    e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
+    e.add_argument("--device", default="auto")
+    e.set_defaults(handler=run_eval_attribution)
+
+
+def _check_data_dir(path: str | None) -> None:
+    if path is not None and not Path(path).is_dir():
+        raise ValueError(f"--data-dir {path} is not a folder; point it at shared/data")
+
+
+def run_train_attribution(args: argparse.Namespace) -> int:
+    from training.train_attribution import TrainAttributionConfig, train_attribution
+
+    _check_data_dir(args.data_dir)
+    if args.lr is not None and args.lr <= 0:
+        raise ValueError(f"--lr must be > 0, got {args.lr}")
+    if args.epochs <= 0:
+        raise ValueError(f"--epochs must be > 0, got {args.epochs}")
+    if args.wiki_articles < 0:
+        raise ValueError(f"--wiki-articles must be >= 0, got {args.wiki_articles}")
+    cfg = TrainAttributionConfig(
+        out=args.out,
+        base=args.base,
+        data_dir=args.data_dir,
+        lora=args.lora,
+        merge_lora=args.merge_lora,
+        max_steps=args.max_steps,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        max_length=args.max_length,
+        limit_per_source=args.limit_per_source,
+        dev_limit_per_source=args.dev_limit_per_source,
+        wiki_articles=args.wiki_articles,
+        balance=args.balance,
+        eval_every=args.eval_every,
+        patience=args.patience,
+        device=args.device,
+        seed=args.seed,
+    )
+    result = train_attribution(cfg)
+    summary = {
+        "out": str(result.out),
+        "steps": result.steps,
+        "best_step": result.best_step,
+        "dev": result.metrics["dev"],
+        "steps_per_s": result.metrics["steps_per_s"],
+    }
+    json.dump(summary, sys.stdout, indent=2, default=float)
+    sys.stdout.write("\n")
+    return 0
+
+
+def run_eval_attribution(args: argparse.Namespace) -> int:
+    from training.eval_attribution import run_eval
+
+    _check_data_dir(args.data_dir)
+    model = Path(args.model).expanduser()
+    if not args.model.startswith("packaged:") and not model.exists() and "/" not in args.model:
+        raise ValueError(f"--model {args.model} is neither a folder nor a hub id (org/name)")
+    report = run_eval(
+        args.model,
+        args.out,
+        data_dir=args.data_dir,
+        limit=args.limit,
+        max_length=args.max_length,
+        windowed=args.windowed,
+        device=args.device,
+    )
+    json.dump(
+        {"out": args.out, "rows": report["rows"], "metrics": report["metrics"]},
+        sys.stdout,
+        indent=2,
+        default=float,
+    )
+    sys.stdout.write("\n")
+    return 0

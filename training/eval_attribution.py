@@ -1,0 +1,186 @@
+"""Evaluate an attribution (NLI) model on the dev split of each shared NLI source.
+
+Targets are binary (supported vs rest, as auto-AIS uses them); the score is P(supported) from
+``model.score_batch``, so long premises go through the model's own chunking (``ChunkedNLI``)
+unless ``windowed=True`` (the training-time sentence selection). Per source:
+``balanced_accuracy`` at 0.5 (primary), at the best threshold, ``roc_auc``, and 3-way accuracy
+(argmax over the three scores); ``mean/*`` averages over sources. Throughput is pairs/s of
+``score_batch`` on dev pairs windowed to fill ``max_length`` tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from editor.attribution import AttributionModel, build
+from editor.config import AttributionConfig
+from training.nli_data import DEV_FRACTION, LABELS, NLI_FILES, NLIExample, load_nli_sets
+from training.nli_data import split_by_group as _split
+from training.nli_metrics import binary_report
+
+log = logging.getLogger(__name__)
+
+
+def load_dev_sets(
+    data_dir: str | Path | None = None,
+    sources: Sequence[str] | None = None,
+    *,
+    limit: int | None = None,
+    max_length: int | None = None,
+    dev_fraction: float = DEV_FRACTION,
+) -> dict[str, list[NLIExample]]:
+    """The dev split (by document, as in training) of each source, first ``limit`` rows each;
+    ``max_length`` windows premises (None keeps them whole)."""
+    sets = load_nli_sets(data_dir, sources, max_length=max_length)
+    dev = {name: _split(rows, dev_fraction).dev for name, rows in sets.items()}
+    return {name: rows[:limit] if limit else rows for name, rows in dev.items()}
+
+
+def build_model(
+    ref: str | AttributionConfig, device: str = "auto", max_length: int = 256
+) -> AttributionModel:
+    """An attribution model from a config, a trained folder (type purr) or an HF reference."""
+    if isinstance(ref, AttributionConfig):
+        return build(ref)
+    if device == "auto":
+        import torch
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    kind = "purr" if (Path(ref).expanduser() / "config.json").is_file() else "hf"
+    return build(AttributionConfig(type=kind, model=ref, device=device, max_length=max_length))
+
+
+def score_rows(
+    model: AttributionModel,
+    rows: Sequence[NLIExample],
+    batch: int = 64,
+    progress: bool = True,
+    desc: str = "score",
+) -> np.ndarray:
+    """(n, 3) scores in ``LABELS`` order."""
+    out = np.zeros((len(rows), 3))
+    for i in tqdm(range(0, len(rows), batch), desc=desc, disable=not progress, leave=False):
+        chunk = rows[i : i + batch]
+        scores = model.score_batch([(r.premise, r.hypothesis) for r in chunk])
+        out[i : i + len(chunk)] = [[s.supported, s.contradicted, s.not_supported] for s in scores]
+    return out
+
+
+def evaluate_model(
+    model: AttributionModel, dev: Mapping[str, Sequence[NLIExample]], progress: bool = True
+) -> dict[str, float]:
+    """Metrics per source (``source/name``) and averaged (``mean/name``); primary
+    ``mean/balanced_accuracy``."""
+    out: dict[str, float] = {}
+    for name, rows in dev.items():
+        if not rows:
+            log.warning("source %s has no dev rows, skipped", name)
+            continue
+        scores = score_rows(model, rows, progress=progress, desc=f"eval {name}")
+        y = np.array([r.label == "supported" for r in rows], dtype=int)
+        for key, value in binary_report(y, scores[:, 0]).items():
+            out[f"{name}/{key}"] = value
+        gold = np.array([LABELS.index(r.label) for r in rows])
+        out[f"{name}/accuracy_3way"] = float((scores.argmax(1) == gold).mean())
+    for key in ("balanced_accuracy", "balanced_accuracy_best", "roc_auc", "accuracy_3way"):
+        values = [v for k, v in out.items() if k.endswith("/" + key) and not math.isnan(v)]
+        out[f"mean/{key}"] = float(np.mean(values)) if values else float("nan")
+    return out
+
+
+def measure_throughput(
+    model: AttributionModel,
+    pairs: Sequence[tuple[str, str]],
+    max_seconds: float = 20.0,
+    batch: int = 64,
+) -> float:
+    """Pairs per second of ``score_batch`` over ``pairs`` (stops after ``max_seconds``)."""
+    if not pairs:
+        return float("nan")
+    model.score_batch([pairs[0]])  # load the model outside the timing
+    done, t0 = 0, time.perf_counter()
+    for i in range(0, len(pairs), batch):
+        model.score_batch(list(pairs[i : i + batch]))
+        done += len(pairs[i : i + batch])
+        if time.perf_counter() - t0 > max_seconds:
+            break
+    return done / (time.perf_counter() - t0)
+
+
+def plot_metrics(metrics: Mapping[str, float], path: str | Path, title: str = "") -> Path:
+    """Bar chart of balanced accuracy (0.5 and best threshold) and ROC-AUC per source."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted({k.split("/")[0] for k in metrics if "/" in k} - {"mean"}) + ["mean"]
+    keys = ("balanced_accuracy", "balanced_accuracy_best", "roc_auc")
+    x = np.arange(len(names))
+    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2, 4))
+    for j, key in enumerate(keys):
+        values = [metrics.get(f"{n}/{key}", float("nan")) for n in names]
+        ax.bar(x + (j - 1) * 0.27, values, 0.27, label=key)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(x, names)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("supported vs rest")
+    ax.set_title(title or "attribution model, dev split")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path = Path(path)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def run_eval(
+    model_ref: str | AttributionConfig,
+    out: str | Path,
+    *,
+    data_dir: str | Path | None = None,
+    sources: Sequence[str] | None = None,
+    limit: int | None = None,
+    max_length: int = 256,
+    windowed: bool = False,
+    device: str = "auto",
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Evaluate, measure throughput, write ``metrics.json`` and ``metrics.png`` into ``out``."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1 row per source, got {limit}")
+    model = build_model(model_ref, device, max_length)
+    dev = load_dev_sets(
+        data_dir,
+        sources or list(NLI_FILES),
+        limit=limit,
+        max_length=max_length if windowed else None,
+    )
+    metrics = evaluate_model(model, dev, progress=progress)
+    windows = load_dev_sets(data_dir, list(dev), limit=limit, max_length=max_length)
+    pairs = [(r.premise, r.hypothesis) for rows in windows.values() for r in rows]
+    pairs = sorted(pairs, key=lambda p: -len(p[0]) - len(p[1]))[:256]  # the ones that fill 256
+    metrics["throughput/pairs_per_s"] = measure_throughput(model, pairs)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    report = {
+        "primary": "mean/balanced_accuracy",
+        "model": model_ref if isinstance(model_ref, str) else model_ref.model_dump(mode="json"),
+        "data_dir": str(data_dir) if data_dir else None,
+        "rows": {name: len(rows) for name, rows in dev.items()},
+        "premises": "windowed" if windowed else "whole (model chunking)",
+        "max_length": max_length,
+        "metrics": metrics,
+    }
+    (out / "metrics.json").write_text(json.dumps(report, indent=2, default=float))
+    plot_metrics(metrics, out / "metrics.png", title=str(model_ref)[-60:])
+    return report

@@ -1,0 +1,387 @@
+"""Fine-tune the project's attribution model: a 3-way cross-encoder NLI classifier.
+
+Input ``[CLS] premise [SEP] hypothesis [SEP]``; outputs ``supported / contradicted /
+not_supported`` (``config.id2label``, so ``editor.nli_hf.HFSequenceClassificationNLI`` and
+``attribution.type=purr`` read it without a label map). Base: any BERT-like folder, by default
+the packaged ``all-minilm-l6-v2`` (a new classification head is initialised).
+
+Full fine-tuning saves a standard ``save_pretrained`` folder. LoRA (peft) saves the adapter plus
+the trained head and pooler (``adapter_model.safetensors``, a few MB) next to ``config.json``
+and the tokenizer; ``adapter_config.json`` names the base by its reference (e.g.
+``packaged:all-minilm-l6-v2``), and ``editor.nli_hf`` merges it on load. ``merge_lora`` writes
+a merged standard folder instead (the word embeddings alone are 47 MB in fp32).
+
+Data: ``training.nli_data`` (the shared NLI sets, windowed to the model's length, split by
+document) plus ``training.nli_synthetic`` pairs from the packaged Wikipedia summaries. Dev is
+scored every ``eval_every`` steps; the primary number is the mean over sources of balanced
+accuracy (supported vs rest, P(supported) >= 0.5); the best state is kept (early stopping).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from tqdm.auto import tqdm
+
+from training.nli_data import (
+    LABELS,
+    NLI_FILES,
+    NLIExample,
+    NLISplits,
+    build_mixture,
+    label_counts,
+    load_nli_sets,
+    split_by_group,
+)
+from training.nli_metrics import balanced_accuracy, roc_auc
+
+log = logging.getLogger(__name__)
+
+LORA_MAX_FILE_BYTES = 20 * 1024 * 1024
+
+
+class TrainAttributionConfig(BaseModel):
+    """Everything a training run depends on; saved as ``training_config.json`` in ``out``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    out: str = Field(description="Output folder (created).")
+    base: str = Field(
+        "packaged:all-minilm-l6-v2", description="Base encoder: packaged:, path or hub id."
+    )
+    data_dir: str | None = Field(None, description="shared/data folder; None = ../shared/data.")
+    sources: list[str] = Field(default_factory=lambda: list(NLI_FILES), description="NLI sets.")
+    wiki_articles: int = Field(3000, ge=0, description="Articles for synthetic pairs (0 = none).")
+    limit_per_source: int | None = Field(None, ge=1, description="Cap on train rows per source.")
+    dev_limit_per_source: int | None = Field(600, ge=1, description="Cap on dev rows per source.")
+    dev_fraction: float = Field(0.15, gt=0, lt=1, description="Share of documents held out.")
+    lora: bool = Field(False, description="Train a LoRA adapter + head instead of all weights.")
+    lora_r: int = Field(16, ge=1)
+    lora_alpha: int = Field(32, ge=1)
+    lora_dropout: float = Field(0.1, ge=0, lt=1)
+    merge_lora: bool = Field(False, description="Save the LoRA model merged (a full folder).")
+    max_length: int = Field(256, ge=16, le=8192, description="Tokens per pair.")
+    batch_size: int = Field(16, ge=1)
+    lr: float | None = Field(None, gt=0, description="None: 3e-5 full, 5e-4 LoRA.")
+    epochs: float = Field(1.0, gt=0)
+    max_steps: int | None = Field(None, ge=1, description="Overrides epochs when set.")
+    warmup_ratio: float = Field(0.06, ge=0, lt=1)
+    weight_decay: float = Field(0.01, ge=0)
+    grad_clip: float = Field(1.0, gt=0)
+    balance: Literal["sampler", "loss", "none"] = Field(
+        "sampler", description="Class balance: weighted sampling, weighted loss, or none."
+    )
+    eval_every: int = Field(200, ge=1, description="Steps between dev evaluations.")
+    patience: int = Field(5, ge=1, description="Evaluations without improvement before stopping.")
+    seed: int = 0
+    device: str = Field("auto", description="auto = cuda when available, else cpu.")
+    bf16: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU).")
+    progress: bool = True
+
+    @model_validator(mode="after")
+    def _check(self) -> TrainAttributionConfig:
+        unknown = [s for s in self.sources if s not in NLI_FILES]
+        if unknown:
+            raise ValueError(f"sources {unknown} unknown; choose from {list(NLI_FILES)}")
+        if self.merge_lora and not self.lora:
+            raise ValueError("merge_lora needs lora=True; drop merge_lora or pass lora")
+        return self
+
+    @property
+    def resolved_lr(self) -> float:
+        return self.lr if self.lr is not None else (5e-4 if self.lora else 3e-5)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Where the model went, and its numbers (``metrics["dev"]["mean_balanced_accuracy"]``)."""
+
+    out: Path
+    best_step: int
+    steps: int
+    metrics: dict[str, Any]
+
+
+def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
+    """Train/dev examples: shared sets split by document, synthetic Wikipedia pairs by article,
+    train capped per source (seeded), dev capped per source."""
+    sets = load_nli_sets(cfg.data_dir, cfg.sources, max_length=cfg.max_length)
+    if cfg.wiki_articles:
+        from retrieval.corpus import read_wiki_summaries
+        from training.nli_synthetic import synthetic_pairs
+
+        sets["wiki-synthetic"] = synthetic_pairs(
+            read_wiki_summaries(),
+            max_articles=cfg.wiki_articles,
+            seed=cfg.seed,
+            progress=cfg.progress,
+        )
+    train: dict[str, list[NLIExample]] = {}
+    dev: dict[str, list[NLIExample]] = {}
+    for name, rows in sets.items():
+        s = split_by_group(rows, cfg.dev_fraction)
+        train[name], dev[name] = s.train, s.dev
+    return NLISplits(
+        build_mixture(train, cfg.limit_per_source, cfg.seed),
+        build_mixture(dev, cfg.dev_limit_per_source, cfg.seed),
+    )
+
+
+def resolve_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return device
+
+
+def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
+    """Tokenizer and a 3-label sequence classifier over ``base`` (LoRA-wrapped if asked)."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from retrieval.assets import resolve
+
+    load_id = resolve(base).load_id
+    tokenizer = AutoTokenizer.from_pretrained(load_id)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        load_id,
+        num_labels=len(LABELS),
+        id2label=dict(enumerate(LABELS)),
+        label2id={label: i for i, label in enumerate(LABELS)},
+        ignore_mismatched_sizes=True,  # a base with another head gets a fresh 3-way head
+    )
+    if cfg.lora:
+        try:
+            from peft import LoraConfig, TaskType, get_peft_model
+        except ImportError as e:
+            raise ImportError("LoRA training needs peft: pip install 'peft>=0.17'") from e
+        names = {n.rsplit(".", 1)[-1] for n, _ in model.named_modules()}
+        extra = ["pooler"] if "pooler" in names else []
+        lora = LoraConfig(
+            task_type=TaskType.SEQ_CLS,
+            r=cfg.lora_r,
+            lora_alpha=cfg.lora_alpha,
+            lora_dropout=cfg.lora_dropout,
+            modules_to_save=extra or None,  # the classifier head is added by SEQ_CLS
+        )
+        model = get_peft_model(model, lora)
+    return tokenizer, model
+
+
+def _batches(tokenizer: Any, rows: list[NLIExample], max_length: int, batch_size: int):
+    for i in range(0, len(rows), batch_size):
+        chunk = rows[i : i + batch_size]
+        enc = tokenizer(
+            [r.premise for r in chunk],
+            [r.hypothesis for r in chunk],
+            truncation="longest_first",
+            max_length=max_length,
+            padding=True,
+            return_tensors="pt",
+        )
+        yield chunk, enc
+
+
+def predict_supported(
+    model: Any,
+    tokenizer: Any,
+    rows: list[NLIExample],
+    max_length: int,
+    batch_size: int,
+    device: str,
+    progress: bool = False,
+) -> np.ndarray:
+    """P(supported) of each row (premises as given, truncated to ``max_length``)."""
+    import torch
+
+    model.eval()
+    out: list[np.ndarray] = []
+    batches = _batches(tokenizer, rows, max_length, batch_size)
+    total = math.ceil(len(rows) / batch_size)
+    with torch.inference_mode():
+        for _, enc in tqdm(batches, total=total, desc="dev", disable=not progress, leave=False):
+            logits = model(**enc.to(device)).logits.float()  # (batch, 3)
+            out.append(torch.softmax(logits, -1)[:, 0].cpu().numpy())
+    return np.concatenate(out) if out else np.zeros(0)
+
+
+def dev_metrics(rows: list[NLIExample], p_supported: np.ndarray) -> dict[str, float]:
+    """Per-source balanced accuracy (0.5) and ROC-AUC, supported vs rest, and their means;
+    primary: ``mean_balanced_accuracy``."""
+    out: dict[str, float] = {}
+    for source in sorted({r.source for r in rows}):
+        idx = [i for i, r in enumerate(rows) if r.source == source]
+        y = np.array([rows[i].label == "supported" for i in idx], dtype=int)
+        out[f"{source}/balanced_accuracy"] = balanced_accuracy(y, p_supported[idx])
+        out[f"{source}/roc_auc"] = roc_auc(y, p_supported[idx])
+    for name in ("balanced_accuracy", "roc_auc"):
+        values = [v for k, v in out.items() if k.endswith(name) and not math.isnan(v)]
+        out[f"mean_{name}"] = float(np.mean(values)) if values else float("nan")
+    return out
+
+
+def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = None) -> TrainResult:
+    """Train, keep the best dev state, save model + tokenizer + config + metrics to ``cfg.out``."""
+    import torch
+    from transformers import get_linear_schedule_with_warmup
+
+    random.seed(cfg.seed)
+    np.random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    splits = splits or prepare_splits(cfg)
+    if not splits.train:
+        raise ValueError("no training examples; check --data-dir, sources and limits")
+    device = resolve_device(cfg.device)
+    tokenizer, model = load_classifier(cfg.base, cfg)
+    model.to(device)
+    train = splits.train
+    counts = label_counts(train)
+    labels = torch.tensor([LABELS.index(r.label) for r in train])
+    class_w = torch.tensor([len(train) / (3 * max(1, counts[c])) for c in LABELS])
+    steps_per_epoch = math.ceil(len(train) / cfg.batch_size)
+    total = cfg.max_steps or max(1, math.ceil(cfg.epochs * steps_per_epoch))
+    params = [p for p in model.parameters() if p.requires_grad]
+    optim = torch.optim.AdamW(params, lr=cfg.resolved_lr, weight_decay=cfg.weight_decay)
+    sched = get_linear_schedule_with_warmup(optim, int(cfg.warmup_ratio * total), total)
+    loss_fn = torch.nn.CrossEntropyLoss(
+        weight=class_w.to(device) if cfg.balance == "loss" else None
+    )
+    use_bf16 = cfg.bf16 and device.startswith("cuda") and torch.cuda.is_bf16_supported()
+    gen = torch.Generator().manual_seed(cfg.seed)
+
+    def epoch_order() -> list[int]:
+        if cfg.balance == "sampler":
+            w = class_w[labels]
+            return torch.multinomial(w, len(train), replacement=True, generator=gen).tolist()
+        return torch.randperm(len(train), generator=gen).tolist()
+
+    history: list[dict[str, Any]] = []
+    best: dict[str, Any] = {"score": -1.0, "step": 0, "state": None, "dev": {}}
+    bad_evals, step, running, t0 = 0, 0, 0.0, time.perf_counter()
+    train_time = 0.0
+
+    def evaluate() -> bool:
+        """Score dev, keep the best state; True when patience has run out."""
+        nonlocal bad_evals
+        if not splits.dev:
+            return False
+        p = predict_supported(
+            model, tokenizer, splits.dev, cfg.max_length, cfg.batch_size * 2, device
+        )
+        m = dev_metrics(splits.dev, p)
+        history.append({"step": step, "train_loss": running, "dev": m})
+        score = m["mean_balanced_accuracy"]
+        log.info("step %d: dev mean balanced accuracy %.4f", step, score)
+        if score > best["score"]:
+            state = {
+                n: t.detach().cpu().clone() for n, t in model.named_parameters() if t.requires_grad
+            }
+            best.update(score=score, step=step, state=state, dev=m)
+            bad_evals = 0
+        else:
+            bad_evals += 1
+        model.train()
+        return bad_evals >= cfg.patience
+
+    bar = tqdm(total=total, desc="train attribution", disable=not cfg.progress)
+    model.train()
+    stop = False
+    while step < total and not stop:
+        order = epoch_order()
+        rows = [train[i] for i in order]
+        for chunk, enc in _batches(tokenizer, rows, cfg.max_length, cfg.batch_size):
+            t_step = time.perf_counter()
+            y = torch.tensor([LABELS.index(r.label) for r in chunk], device=device)
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
+                logits = model(**enc.to(device)).logits  # (batch, 3)
+            loss = loss_fn(logits.float(), y)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
+            optim.step()
+            sched.step()
+            optim.zero_grad(set_to_none=True)
+            train_time += time.perf_counter() - t_step
+            step += 1
+            running = loss.item() if step == 1 else 0.98 * running + 0.02 * loss.item()
+            bar.update(1)
+            bar.set_postfix(loss=f"{running:.3f}")
+            if step % cfg.eval_every == 0 and evaluate():
+                stop = True
+            if step >= total or stop:
+                break
+    bar.close()
+    if splits.dev and (not history or history[-1]["step"] != step):
+        evaluate()
+    if best["state"] is not None:
+        model.load_state_dict(best["state"], strict=False)
+    metrics = {
+        "primary": "dev/mean_balanced_accuracy",
+        "best_step": best["step"] if best["state"] is not None else step,
+        "steps": step,
+        "dev": best["dev"],
+        "history": history,
+        "train_rows": {"total": len(train), "by_label": counts, "by_source": _by_source(train)},
+        "dev_rows": {
+            "total": len(splits.dev),
+            "by_label": label_counts(splits.dev),
+            "by_source": _by_source(splits.dev),
+        },
+        "steps_per_s": step / train_time if train_time else float("nan"),
+        "examples_per_s": step * cfg.batch_size / train_time if train_time else float("nan"),
+        "wall_s": time.perf_counter() - t0,
+        "device": device,
+        "bf16": use_bf16,
+        "trainable_params": sum(p.numel() for p in params),
+        "total_params": sum(p.numel() for p in model.parameters()),
+    }
+    out = save_model(model, tokenizer, cfg)
+    resolved = cfg.model_dump(mode="json") | {
+        "lr": cfg.resolved_lr,
+        "device": device,
+        "total_steps": total,
+        "labels": list(LABELS),
+    }
+    (out / "training_config.json").write_text(json.dumps(resolved, indent=2))
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
+    return TrainResult(out, metrics["best_step"], step, metrics)
+
+
+def _by_source(rows: list[NLIExample]) -> dict[str, int]:
+    c: dict[str, int] = {}
+    for r in rows:
+        c[r.source] = c.get(r.source, 0) + 1
+    return dict(sorted(c.items()))
+
+
+def save_model(model: Any, tokenizer: Any, cfg: TrainAttributionConfig) -> Path:
+    """Save a folder that ``HFSequenceClassificationNLI`` loads (see the module doc)."""
+    out = Path(cfg.out)
+    out.mkdir(parents=True, exist_ok=True)
+    model = model.cpu()
+    if cfg.lora and not cfg.merge_lora:
+        model.save_pretrained(out)  # adapter_config.json + adapter_model.safetensors
+        model.get_base_model().config.save_pretrained(out)
+        adapter_cfg = json.loads((out / "adapter_config.json").read_text())
+        adapter_cfg["base_model_name_or_path"] = cfg.base  # a reference, resolved on load
+        (out / "adapter_config.json").write_text(json.dumps(adapter_cfg, indent=2))
+    else:
+        if cfg.lora:
+            model = model.merge_and_unload()
+        model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    if cfg.lora:
+        big = [
+            p.name for p in out.iterdir() if p.is_file() and p.stat().st_size > LORA_MAX_FILE_BYTES
+        ]
+        if big:
+            log.warning("LoRA output files over 20 MB: %s (merge_lora=%s)", big, cfg.merge_lora)
+    return out

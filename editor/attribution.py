@@ -45,6 +45,7 @@ from editor.decontext import Decontextualized, decontextualize, decontextualize_
 from editor.nli import LABELS, ChunkedNLI, canonical_label, infer_label_map, premise_windows
 from editor.nli_hf import HFSequenceClassificationNLI, T5TrueNLI
 from editor.nlp import get_nlp, is_claim
+from editor.registry import Registry
 from editor.types import EntailmentScores, Evidence, PassageAttribution, SentenceAttribution
 from retrieval.assets import AssetNotFoundError
 from retrieval.settings import Settings
@@ -94,35 +95,22 @@ class AttributionModel(Protocol):
 
 AttributionFactory = Callable[[AttributionConfig, Settings], AttributionModel]
 
-_MODELS: dict[str, AttributionFactory] = {}
+_MODELS: Registry[AttributionFactory] = Registry("attribution model type", "attribution.type")
 
 
 def register(name: str, factory: AttributionFactory) -> None:
     """Make ``factory(cfg, settings)`` buildable as ``attribution.type=name``; refuses duplicates."""
-    if not name or not name.strip():
-        raise ValueError("attribution model type is empty; pass a name such as 'my-nli'")
-    if name in _MODELS:
-        raise ValueError(
-            f"attribution model type '{name}' is already registered; pick another name "
-            f"(registered: {', '.join(sorted(_MODELS))})"
-        )
-    _MODELS[name] = factory
+    _MODELS.register(name, factory)
 
 
 def available() -> list[str]:
     """Types that ``build`` accepts."""
-    return sorted(_MODELS)
+    return _MODELS.available()
 
 
 def build(cfg: AttributionConfig, settings: Settings | None = None) -> AttributionModel:
     """The attribution model of ``cfg.type``. Nothing is loaded until the first score."""
-    factory = _MODELS.get(cfg.type)
-    if factory is None:
-        raise ValueError(
-            f"unknown attribution model type '{cfg.type}'; use one of {', '.join(available())} "
-            "or register() your own"
-        )
-    return factory(cfg, settings or Settings())
+    return _MODELS.get(cfg.type)(cfg, settings or Settings())
 
 
 def default_purr_path(settings: Settings | None = None) -> Path:

@@ -29,6 +29,7 @@ from editor.questions import (
     normalize_question,
     parse_questions,
 )
+from editor.registry import Registry
 from editor.types import Query
 
 if TYPE_CHECKING:
@@ -265,26 +266,17 @@ def _stop_words() -> frozenset[str]:
 
 QueryGenFactory = Callable[[QueryGenConfig, LLMBackend | None], QueryGenerator]
 
-_GENERATORS: dict[str, QueryGenFactory] = {}
+_GENERATORS: Registry[QueryGenFactory] = Registry("query generator", "querygen.type")
 
 
 def register(name: str, factory: QueryGenFactory) -> None:
     """Make ``factory(cfg, llm)`` buildable as ``querygen.type=name``; refuses duplicates."""
-    if name in _GENERATORS:
-        raise ValueError(
-            f"query generator '{name}' is already registered; pick another name "
-            f"(registered: {', '.join(sorted(_GENERATORS))})"
-        )
-    _GENERATORS[name] = factory
+    _GENERATORS.register(name, factory)
 
 
 def build(cfg: QueryGenConfig, llm: LLMBackend | None = None) -> QueryGenerator:
     """The generator named by ``cfg.type``; ``llm`` is required for ``type=llm``."""
-    factory = _GENERATORS.get(cfg.type)
-    if factory is None:
-        known = ", ".join(sorted(_GENERATORS))
-        raise ValueError(f"unknown querygen.type '{cfg.type}'; use one of {known}")
-    return factory(cfg, llm)
+    return _GENERATORS.get(cfg.type)(cfg, llm)
 
 
 def _build_llm(cfg: QueryGenConfig, llm: LLMBackend | None) -> QueryGenerator:

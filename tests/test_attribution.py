@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from tiny_models import save_tiny_bert_nli as _save_bert
+from helpers import save_tiny_bert_nli as _save_bert
 
 from editor.attribution import (
     AttributionModel,

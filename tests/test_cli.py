@@ -1,22 +1,9 @@
 """The real `purr` command, run as a subprocess like a user would."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-
-
-def purr(*args, env_extra=None, timeout=300):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", **(env_extra or {})}
-    return subprocess.run(
-        [sys.executable, "-m", "serve.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+from helpers import run_purr as purr
 
 
 def test_index_then_search_json(tmp_path, resources):

@@ -1,9 +1,8 @@
 """Retrieval evaluation and benchmark commands on tiny data (numbers are checked, not timed)."""
 
 import json
-import os
-import subprocess
-import sys
+
+from helpers import run_purr as purr
 
 from training.retrieval_eval import EvalQuery, evaluate, load_beir
 
@@ -40,21 +39,10 @@ def test_load_beir_accepts_both_row_styles(tmp_path):
     assert qs == {"1": {"d1": 1}, "2": {"d2": 1, "d3": 2}}
 
 
-def _purr(*args):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "serve.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-
-
 def test_eval_retrieval_command_writes_metrics_and_plot(tmp_path, _built_index, resources):
     (tmp_path / "q.jsonl").write_text(json.dumps({"_id": "a", "text": "black tea oxidised"}) + "\n")
     (tmp_path / "qrels.tsv").write_text("a\tguide.md\t1\n")
-    r = _purr(
+    r = purr(
         "eval-retrieval",
         "--index",
         str(_built_index),
@@ -74,7 +62,7 @@ def test_eval_retrieval_command_writes_metrics_and_plot(tmp_path, _built_index, 
 
 
 def test_bench_retrieval_command_small(tmp_path):
-    r = _purr(
+    r = purr(
         "bench",
         "retrieval",
         "--sizes",

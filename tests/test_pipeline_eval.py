@@ -1,13 +1,11 @@
 """Pipeline (identity editor) and `purr eval` on the tiny index with a tiny NLI model."""
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from tiny_models import save_tiny_bert_nli
+from helpers import run_purr as purr
+from helpers import save_tiny_bert_nli
 
 from editor.config import load_config
 from editor.factory import Components
@@ -85,17 +83,6 @@ def test_evidence_selection_maximises_coverage():
     assert coverage(rel, best) == max(coverage(rel, s) for s in combinations(range(9), 3))
 
 
-def _purr(*args):
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "serve.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
-
-
 def test_eval_command_identity_and_oracle_resumable(tiny_nli, _built_index, tmp_path):
     rows = [
         {
@@ -125,7 +112,7 @@ def test_eval_command_identity_and_oracle_resumable(tiny_nli, _built_index, tmp_
     ]
     for editor in ("identity", "oracle"):
         out = tmp_path / editor
-        r = _purr("eval", str(data), "--out", str(out), "--editor", editor, *sets)
+        r = purr("eval", str(data), "--out", str(out), "--editor", editor, *sets)
         assert r.returncode == 0, r.stderr
         metrics = json.loads((out / "metrics.json").read_text())
         assert (
@@ -145,7 +132,7 @@ def test_eval_command_identity_and_oracle_resumable(tiny_nli, _built_index, tmp_
                 and metrics["reference"]["closer_relative"] == 0.5
             )
             assert metrics["edit_categories"]["unchanged"] == 0.5
-        r = _purr(
+        r = purr(
             "eval", str(data), "--out", str(out), "--editor", editor, *sets
         )  # resume: nothing redone
         assert len((out / "results.jsonl").read_text().splitlines()) == 2

@@ -1,12 +1,9 @@
 """`purr score`: single texts and JSONL batches, through the real CLI, on a tiny NLI model."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from tiny_models import save_tiny_bert_nli
+from helpers import run_purr, save_tiny_bert_nli
 
 
 @pytest.fixture(scope="module")
@@ -17,14 +14,7 @@ def tiny_nli(tmp_path_factory):
 
 def purr(*args, model=None):
     sets = ["--set", "attribution.type=hf", "--set", f"attribution.model={model}"] if model else []
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "serve.cli", *args, *sets],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    return run_purr(*args, *sets)
 
 
 def test_score_one_text_json(tiny_nli, tmp_path):
@@ -97,12 +87,5 @@ def test_score_user_errors(tiny_nli, tmp_path, args, message):
 
 
 def test_default_model_missing_says_how_to_get_one(tmp_path):
-    env = {**os.environ, "PURR_CACHE_DIR": str(tmp_path)}
-    r = subprocess.run(
-        [sys.executable, "-m", "serve.cli", "score", "A claim.", "--evidence", "x"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    r = run_purr("score", "A claim.", "--evidence", "x", env={"PURR_CACHE_DIR": str(tmp_path)})
     assert r.returncode == 2 and "attribution" in r.stderr and "Traceback" not in r.stderr

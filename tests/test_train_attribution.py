@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import save_tiny_bert_nli
 
 from retrieval.types import Document
 from training.nli_data import (
@@ -70,25 +71,7 @@ def data_dir(tmp_path) -> Path:
 @pytest.fixture(scope="session")
 def tiny_base(tmp_path_factory) -> Path:
     """A tiny random BERT encoder (no head) with a real WordPiece tokenizer, like the base."""
-    import torch
-    from transformers import BertConfig, BertModel, BertTokenizerFast
-
-    from retrieval.assets import packaged_path
-
-    tokenizer = BertTokenizerFast.from_pretrained(str(packaged_path("ms-marco-minilm-l12")))
-    config = BertConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-    )
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("tiny-base")
-    BertModel(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
+    return save_tiny_bert_nli(tmp_path_factory.mktemp("tiny-base"), None)
 
 
 # -- data -------------------------------------------------------------------------------------

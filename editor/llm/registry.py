@@ -10,28 +10,22 @@ from collections.abc import Callable
 
 from editor.config import LLMConfig
 from editor.llm.base import LLMBackend
+from editor.registry import Registry
 from retrieval.settings import Settings
 
 LLMFactory = Callable[[LLMConfig, Settings], LLMBackend]
 
-_BACKENDS: dict[str, LLMFactory] = {}
+_BACKENDS: Registry[LLMFactory] = Registry("LLM backend", "llm.backend")
 
 
 def register(name: str, factory: LLMFactory) -> None:
     """Make ``factory(cfg, settings)`` buildable as ``llm.backend=name``; refuses duplicates."""
-    if not name or not name.strip():
-        raise ValueError("backend name is empty; pass a name such as 'my-backend'")
-    if name in _BACKENDS:
-        raise ValueError(
-            f"LLM backend '{name}' is already registered; pick another name "
-            f"(registered: {', '.join(sorted(_BACKENDS))})"
-        )
-    _BACKENDS[name] = factory
+    _BACKENDS.register(name, factory)
 
 
 def available() -> list[str]:
     """Names that ``build`` accepts."""
-    return sorted(_BACKENDS)
+    return _BACKENDS.available()
 
 
 def build(cfg: LLMConfig, settings: Settings | None = None) -> LLMBackend:
@@ -39,13 +33,7 @@ def build(cfg: LLMConfig, settings: Settings | None = None) -> LLMBackend:
 
     Building never loads a model or opens a connection; that happens on the first call.
     """
-    factory = _BACKENDS.get(cfg.backend)
-    if factory is None:
-        raise ValueError(
-            f"unknown LLM backend '{cfg.backend}'; use one of {', '.join(available())} "
-            "or register() your own"
-        )
-    return factory(cfg, settings or Settings())
+    return _BACKENDS.get(cfg.backend)(cfg, settings or Settings())
 
 
 def _transformers(cfg: LLMConfig, settings: Settings) -> LLMBackend:

@@ -66,7 +66,7 @@ def _read_file(path: Path, id_prefix: str) -> Iterator[Document]:
         raise CorpusError(
             f"{path}: unsupported file type '{suffix}'; use .jsonl, .txt, .md or .html"
         )
-    text = _decode(path)
+    text = read_utf8(path)
     kind = TEXT_SUFFIXES[suffix]
     if kind == "html":
         title, body, headings = _html_to_text(text)
@@ -82,7 +82,9 @@ def _read_file(path: Path, id_prefix: str) -> Iterator[Document]:
     )
 
 
-def _decode(path: Path) -> str:
+def read_utf8(path: Path) -> str:
+    """A text file's content; CorpusError (a ValueError) naming the file and line when it is
+    binary or not UTF-8."""
     data = path.read_bytes()
     if b"\x00" in data[:8192]:
         raise CorpusError(f"{path}: binary file (NUL bytes); corpus files must be UTF-8 text")
@@ -102,7 +104,7 @@ def read_jsonl(path: str | Path) -> Iterator[Document]:
     the command before any index file is written.
     """
     path = Path(path)
-    text = _decode(path)
+    text = read_utf8(path)
     docs: list[Document] = []
     seen: dict[str, int] = {}
     for lineno, line in enumerate(text.splitlines(), 1):

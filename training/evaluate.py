@@ -25,6 +25,7 @@ from editor.metrics import (
     levenshtein_closer,
     levenshtein_closer_chars,
 )
+from retrieval.corpus import read_utf8
 
 log = logging.getLogger(__name__)
 EDITORS = ("identity", "oracle")
@@ -58,12 +59,7 @@ def normalise_row(row: Any, lineno: int) -> dict[str, Any]:
 
 def read_rows(path: Path) -> tuple[list[tuple[dict, dict]], list[str]]:
     """``(canonical, original)`` row pairs and the errors of the rows that could not be read."""
-    try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise ValueError(
-            f"{path}: not valid UTF-8 (byte {e.start}); re-encode the file as UTF-8"
-        ) from None
+    lines = read_utf8(path).splitlines()
     rows, errors = [], []
     for lineno, line in enumerate(lines, 1):
         if not line.strip():

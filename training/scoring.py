@@ -13,6 +13,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from editor.types import PassageAttribution
+from retrieval.corpus import read_utf8
 
 log = logging.getLogger(__name__)
 
@@ -29,12 +30,7 @@ def read_evidence_arg(value: str) -> list[str]:
     path = Path(value)
     if not (len(value) < 4096 and path.is_file()):
         return [value]
-    try:
-        content = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(
-            f"{path}: not valid UTF-8 (byte {e.start}); re-encode the file as UTF-8"
-        ) from None
+    content = read_utf8(path)
     if path.suffix.lower() == ".jsonl":
         out = []
         for lineno, line in enumerate(content.splitlines(), 1):
@@ -107,12 +103,7 @@ def score_file(
 ) -> dict[str, int]:
     """Score every row of ``src`` into ``dst``. Bad rows are written as ``{id, error}`` and
     counted; the rest of the file is still processed."""
-    try:
-        lines = src.read_bytes().decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise ValueError(
-            f"{src}: not valid UTF-8 (byte {e.start}); re-encode the file as UTF-8"
-        ) from None
+    lines = read_utf8(src).splitlines()
     counts = {"scored": 0, "errors": 0}
     dst.parent.mkdir(parents=True, exist_ok=True)
     with open(dst, "w", encoding="utf-8") as out:

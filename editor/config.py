@@ -137,6 +137,93 @@ class AttributionConfig(_Cfg):
         return self
 
 
+class AgreementConfig(_Cfg):
+    """Agreement model: does the text imply the same answer to a query as the evidence?"""
+
+    type: Literal["nli", "llm"] = Field(
+        "nli",
+        description="nli: question-guided NLI with the attribution model's P(contradicted); "
+        "llm: RARR's prompted chain-of-thought check through the LLM backend.",
+    )
+    contradiction_threshold: float = Field(
+        0.5, ge=0, le=1, description="nli: P(contradicted) from which the evidence disagrees."
+    )
+    support_threshold: float = Field(
+        0.5, ge=0, le=1, description="nli: P(supported) from which the evidence agrees."
+    )
+    sentences_per_query: int = Field(
+        1, ge=1, le=10, description="nli: sentences of the text judged per query."
+    )
+    prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
+    max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
+
+
+class EditorConfig(_Cfg):
+    """The editor that fixes what the evidence contradicts."""
+
+    type: Literal["identity", "substitute", "prompted", "fid", "causal"] = Field(
+        "substitute",
+        description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
+        "numbers and dates for the evidence's; prompted: RARR's few-shot LLM editor; fid: "
+        "fusion-in-decoder T5 (PURR); causal: a causal LM denoising editor (LoRA adapter).",
+    )
+    model: str | None = Field(
+        None,
+        description="fid: T5 hub id or local path (required); causal: base model (None = "
+        "the LLM config's model).",
+    )
+    adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
+    prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
+    max_evidence: int = Field(4, ge=1, le=16, description="fid/causal: evidence per input.")
+    max_input_tokens: int = Field(256, ge=16, le=4096, description="fid: tokens per pair.")
+    max_new_tokens: int = Field(96, ge=4, le=1024, description="Tokens of the revision.")
+    num_beams: int = Field(1, ge=1, le=16, description="fid/causal: beam search width.")
+    device: str = Field("cpu", description="fid/causal: torch device.")
+    min_gain: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="substitute: how much P(supported) - P(contradicted) must rise to keep a swap.",
+    )
+
+
+class RevisionConfig(_Cfg):
+    """The revision loop: agreement gate, then edit; iterative (RARR) or one pass (PURR)."""
+
+    mode: Literal["iterative", "one-pass"] = Field(
+        "iterative",
+        description="iterative: each (query, evidence) gated and edited in turn (RARR); "
+        "one-pass: all evidence given to the editor at once (PURR).",
+    )
+    gate: bool = Field(True, description="Call the editor only where the evidence disagrees.")
+    scope: Literal["sentence", "passage"] = Field(
+        "sentence",
+        description="sentence: the editor sees the sentence the agreement model judged, "
+        "spliced back after; passage: the whole text.",
+    )
+    max_edit_chars: int = Field(
+        50, ge=1, description="Reject an edit whose Levenshtein distance exceeds this (RARR: 50)."
+    )
+    max_edit_ratio: float = Field(
+        0.5, gt=0, le=1, description="Reject an edit larger than this share of the text (RARR)."
+    )
+    max_steps: int = Field(16, ge=1, le=100, description="Cap on (query, evidence) steps.")
+
+
+class LimitsConfig(_Cfg):
+    """Input limits and per-stage timeouts of ``Pipeline.edit``."""
+
+    max_chars: int = Field(20_000, ge=1, description="Longest text accepted (characters).")
+    max_sentences: int = Field(100, ge=1, description="Most sentences accepted.")
+    max_context_chars: int = Field(20_000, ge=0, description="Longest dialogue context.")
+    research_timeout_s: float = Field(120.0, gt=0, description="Research stage timeout.")
+    revision_timeout_s: float = Field(300.0, gt=0, description="Revision stage timeout.")
+    report_timeout_s: float = Field(120.0, gt=0, description="Attribution report timeout.")
+    english_only: bool = Field(
+        True, description="Return non-English text unchanged with a warning."
+    )
+
+
 class PipelineConfig(_Cfg):
     """The whole pipeline, as saved beside every index, checkpoint and evaluation run."""
 
@@ -147,6 +234,10 @@ class PipelineConfig(_Cfg):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     research: ResearchConfig = Field(default_factory=ResearchConfig)
     attribution: AttributionConfig = Field(default_factory=AttributionConfig)
+    agreement: AgreementConfig = Field(default_factory=AgreementConfig)
+    editor: EditorConfig = Field(default_factory=EditorConfig)
+    revision: RevisionConfig = Field(default_factory=RevisionConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
 
     @model_validator(mode="after")
     def _llm_needed(self) -> PipelineConfig:
@@ -158,6 +249,11 @@ class PipelineConfig(_Cfg):
             raise ValueError(
                 "querygen.type=llm with llm.backend=openai needs llm.model set to the served model "
                 f"name, not '{self.llm.model}'; set --set llm.model=NAME"
+            )
+        if self.editor.type == "fid" and not self.editor.model:
+            raise ValueError(
+                "editor.type=fid needs editor.model (a T5 hub id in the local cache or a local "
+                "folder); set --set editor.model=PATH"
             )
         return self
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -103,8 +104,19 @@ def _from_adapter_folder(model_class: Any, path: str) -> Any:
     ]
     config = AutoConfig.from_pretrained(path, local_files_only=True)
     base_id = resolve(base_ref).load_id
-    base = model_class.from_pretrained(base_id, config=config, local_files_only=True)
-    return PeftModel.from_pretrained(base, path).merge_and_unload()
+    from transformers.utils import logging as hf_logging
+
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the base lacks the head the adapter brings: not news
+    hf_logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # peft calls a deprecated alias
+            base = model_class.from_pretrained(base_id, config=config, local_files_only=True)
+            return PeftModel.from_pretrained(base, path).merge_and_unload()
+    finally:
+        hf_logging.set_verbosity(level)
+        hf_logging.enable_progress_bar()
 
 
 class HFSequenceClassificationNLI(_HFModel):

@@ -1,49 +1,60 @@
 """``Pipeline``: research -> revision -> attribution report, with graceful degradation.
 
-The revision stage (agreement model and editors) lands in its own issue; until then the
-pipeline runs the identity editor, which is what ``purr eval`` measures as the baseline.
+``Pipeline.edit(text, context=None, evidence=None) -> EditResult`` (the result contract of
+DESIGN.md) and ``edit_batch``. Input limits (``limits.*``) are checked first and raise
+``InputError`` with what to do; after that nothing raises: a stage that fails or runs past its
+timeout gives status ``degraded`` with the original text and the reason. Non-English text is
+returned unchanged with a warning (the models here are English-only).
+
+The revision stage is a ``Reviser`` (agreement gate + editor, ``editor.revision``) built from
+``cfg.editor``, ``cfg.agreement`` and ``cfg.revision`` unless one is passed in. The attribution
+model is loaded once and shared by the agreement model, the ``substitute`` editor and the report.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from editor.attribution import AttributionModel, auto_ais
 from editor.attribution import build as build_attribution
 from editor.factory import Components
 from editor.metrics import f1_ap, preservation
+from editor.nlp import looks_english
 from editor.report import select_evidence
 from editor.research import unique_evidence
 from editor.result import AttributionReport, EditResult, SentenceReport, Step
 from editor.types import Evidence, Query
+from retrieval.sentences import split
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
 
-class Editor(Protocol):
-    """Revises a text given evidence; returns the new text and the steps taken."""
+# Stages run here so a timeout can return control; a timed-out stage finishes in the
+# background and its result is dropped.
+_STAGES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="purr-stage")
+
+
+class InputError(ValueError):
+    """The caller's input breaks a limit or a type; the message says what to do."""
+
+
+class Revises(Protocol):
+    """The revision stage: the revised text and the steps taken."""
 
     name: str
 
     def revise(
         self, text: str, evidence: Sequence[Evidence], context: str | None = None
     ) -> tuple[str, list[Step]]: ...
-
-
-class IdentityEditor:
-    """Changes nothing: the baseline every editor is measured against."""
-
-    name = "identity"
-
-    def revise(
-        self, text: str, evidence: Sequence[Evidence], context: str | None = None
-    ) -> tuple[str, list[Step]]:
-        return text, []
 
 
 def given_evidence(texts: Sequence[str], source: str = "given") -> list[Evidence]:
@@ -56,55 +67,133 @@ def given_evidence(texts: Sequence[str], source: str = "given") -> list[Evidence
     ]
 
 
+class _StageTimeout(RuntimeError):
+    pass
+
+
+def _run_stage(fn: Callable[[], T], timeout_s: float, stage: str) -> T:
+    future = _STAGES.submit(fn)
+    try:
+        return future.result(timeout=timeout_s)
+    except FutureTimeout:
+        raise _StageTimeout(f"{stage} timed out after {timeout_s:g} s") from None
+
+
 class Pipeline:
     """Composes the shared components with an editor and an attribution model."""
 
     def __init__(
         self,
         components: Components,
-        editor: Editor | None = None,
+        editor: Revises | None = None,
         attribution: AttributionModel | None = None,
         max_evidence: int = 5,
     ):
         self.components = components
-        self.editor = editor or IdentityEditor()
         self._attribution = attribution
+        self._editor = editor
         self.max_evidence = max_evidence
+
+    @property
+    def cfg(self):
+        return self.components.cfg
 
     @property
     def attribution(self) -> AttributionModel:
         if self._attribution is None:
-            self._attribution = build_attribution(
-                self.components.cfg.attribution, self.components.settings
-            )
+            self._attribution = build_attribution(self.cfg.attribution, self.components.settings)
         return self._attribution
+
+    @property
+    def editor(self) -> Revises:
+        """The revision stage (built from the config on first use)."""
+        if self._editor is None:
+            from editor.agreement import build as build_agreement
+            from editor.editors import build as build_editor
+            from editor.revision import Reviser
+
+            def llm() -> Any:
+                return self.components.llm
+
+            def attribution() -> AttributionModel:
+                return self.attribution
+
+            editor = build_editor(self.cfg.editor, attribution, llm, self.cfg.llm)
+            gate = self.cfg.revision.gate and self.cfg.editor.type != "identity"
+            agreement = build_agreement(self.cfg.agreement, attribution, llm) if gate else None
+            self._editor = Reviser(
+                editor, agreement, self.cfg.revision.model_copy(update={"gate": gate})
+            )
+        return self._editor
+
+    def check_input(self, text: Any, context: Any = None, evidence: Any = None) -> None:
+        """Raise ``InputError`` saying what is wrong with the input and what to do."""
+        lim = self.cfg.limits
+        if not isinstance(text, str):
+            raise InputError(f"text must be a string, got {type(text).__name__}")
+        if not text.strip():
+            raise InputError("text is empty; pass the passage to edit")
+        if len(text) > lim.max_chars:
+            raise InputError(
+                f"text has {len(text):,} characters, over the limit of {lim.max_chars:,}; "
+                "split it into smaller passages or raise limits.max_chars"
+            )
+        n = len(split(text))
+        if n > lim.max_sentences:
+            raise InputError(
+                f"text has {n} sentences, over the limit of {lim.max_sentences}; split it or "
+                "raise limits.max_sentences"
+            )
+        if context is not None:
+            if not isinstance(context, str):
+                raise InputError(f"context must be a string, got {type(context).__name__}")
+            if len(context) > lim.max_context_chars:
+                raise InputError(
+                    f"context has {len(context):,} characters, over the limit of "
+                    f"{lim.max_context_chars:,}; pass the last turns only or raise "
+                    "limits.max_context_chars"
+                )
+        if evidence is not None and not (
+            isinstance(evidence, (list, tuple)) and all(isinstance(e, str) for e in evidence)
+        ):
+            raise InputError("evidence must be a list of strings")
 
     def edit(
         self, text: str, context: str | None = None, evidence: Sequence[str] | None = None
     ) -> EditResult:
-        """Research (unless ``evidence`` is given), revise, and report. Never raises for a
-        failing stage: the result is ``degraded`` with the original text and the reason."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("text is empty; pass the passage to edit")
+        """Research (unless ``evidence`` is given), revise, and report.
+
+        Raises ``InputError`` for input that breaks the limits; never raises for a failing
+        stage: the result is then ``degraded`` with the original text and the reason."""
+        self.check_input(text, context, evidence)
+        lim = self.cfg.limits
         timings: dict[str, float] = {}
         warnings: list[str] = []
         queries: list[Query] = []
         found: list[Evidence] = []
+        if lim.english_only and not looks_english(text):
+            warnings.append("the text does not look like English; returned unchanged")
+            return EditResult(
+                text, text, context, (), (), (), None, "unchanged", tuple(warnings), timings
+            )
         t = time.perf_counter()
         try:
-            if evidence is None:
-                results = self.components.researcher.research(text, context)
-                queries = [qe.query for qe in results]
-                found = unique_evidence(results)
-            else:
-                queries = self.components.querygen.generate(text, context)
-                found = given_evidence(evidence)
+
+            def research() -> tuple[list[Query], list[Evidence]]:
+                if evidence is None:
+                    results = self.components.researcher.research(text, context)
+                    return [qe.query for qe in results], unique_evidence(results)
+                return self.components.querygen.generate(text, context), given_evidence(evidence)
+
+            queries, found = _run_stage(research, lim.research_timeout_s, "research")
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
             return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
         timings["research"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            revised, steps = self.editor.revise(text, found, context)
+            revised, steps = _run_stage(
+                lambda: self.editor.revise(text, found, context), lim.revision_timeout_s, "revision"
+            )
         except Exception as e:  # noqa: BLE001
             return self._degraded(
                 text, context, f"revision failed: {e}", timings, t, "revision", queries, found
@@ -112,11 +201,17 @@ class Pipeline:
         timings["revision"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            report = self.report(text, revised, queries, found, context)
+            report = _run_stage(
+                lambda: self.report(text, revised, queries, found, context),
+                lim.report_timeout_s,
+                "report",
+            )
         except Exception as e:  # noqa: BLE001
             warnings.append(f"attribution report failed: {e}")
             report = None
         timings["report"] = (time.perf_counter() - t) * 1000
+        if not found:
+            warnings.append("no evidence found; nothing could be checked")
         status = "edited" if revised != text else "unchanged"
         return EditResult(
             text,
@@ -130,6 +225,29 @@ class Pipeline:
             tuple(warnings),
             timings,
         )
+
+    def edit_batch(
+        self,
+        texts: Sequence[str],
+        contexts: Sequence[str | None] | None = None,
+        evidence: Sequence[Sequence[str] | None] | None = None,
+        progress: bool = False,
+    ) -> list[EditResult | InputError]:
+        """``edit`` over many passages, in order; a row with bad input gives its ``InputError``
+        in its place instead of stopping the batch."""
+        contexts = contexts if contexts is not None else [None] * len(texts)
+        evidence = evidence if evidence is not None else [None] * len(texts)
+        if not (len(texts) == len(contexts) == len(evidence)):
+            raise InputError("texts, contexts and evidence must have the same length")
+        out: list[EditResult | InputError] = []
+        for text, ctx, ev in tqdm(
+            list(zip(texts, contexts, evidence, strict=True)), desc="edit", disable=not progress
+        ):
+            try:
+                out.append(self.edit(text, ctx, ev))
+            except InputError as e:
+                out.append(e)
+        return out
 
     def report(
         self,

@@ -34,6 +34,17 @@ class Evidence:
     relevance: float
 
 
+def evidence_text(e: Evidence) -> str:
+    """The evidence as a premise: its title first when the snippet does not start with it.
+
+    >>> evidence_text(Evidence("d-0", "It opened in 1889.", "Eiffel Tower", "wiki", None, "", 1.0))
+    'Eiffel Tower. It opened in 1889.'
+    """
+    if e.title and not e.text.startswith(e.title):
+        return f"{e.title}. {e.text}"
+    return e.text
+
+
 @dataclass(frozen=True)
 class QueryEvidence:
     """One query and the evidence kept for it (top J snippets, best first)."""

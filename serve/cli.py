@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_train_parser(sub)
     add_eval_retrieval_parser(sub)
     add_score_parser(sub)
+    from serve.edit_cli import add_edit_parser
+
+    add_edit_parser(sub, _common)
     return parser
 
 

@@ -42,6 +42,43 @@ def save_tiny_bert_nli(path: Path, id2label: dict[int, str] | None, seed: int = 
     return path
 
 
+def save_tiny_t5(
+    path: Path, words: list[str], seed: int = 0, d_model: int = 32, init: float = 3.0
+) -> Path:
+    """A tiny random T5 (2 layers, d_model 32) with a lower-casing word-level tokenizer over
+    ``words`` (which must start with ``<pad> </s> <unk>``), saved to ``path``."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    assert words[:3] == ["<pad>", "</s>", "<unk>"], "words must start with <pad> </s> <unk>"
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.normalizer = normalizers.Lowercase()
+    backend.pre_tokenizer = pre_tokenizers.Whitespace()
+    backend.post_processor = processors.TemplateProcessing(  # like T5: append </s>
+        single="$A </s>", pair="$A $B </s>", special_tokens=[("</s>", 1)]
+    )
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=backend, pad_token="<pad>", eos_token="</s>", unk_token="<unk>"
+    )
+    config = T5Config(
+        vocab_size=len(words),
+        d_model=d_model,
+        d_ff=2 * d_model,
+        d_kv=d_model // 2,
+        num_layers=2,
+        num_heads=2,
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=1,
+        initializer_factor=init,
+    )
+    torch.manual_seed(seed)
+    T5ForConditionalGeneration(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
 def run_purr(
     *args: str, env: dict[str, str] | None = None, timeout: int = 600
 ) -> subprocess.CompletedProcess:

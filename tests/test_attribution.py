@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from helpers import save_tiny_bert_nli as _save_bert
+from helpers import save_tiny_t5
 
 from editor.attribution import (
     AttributionModel,
@@ -67,37 +68,7 @@ paris is france marie curie a physicist won two nobel prizes she born warsaw""".
 @pytest.fixture(scope="session")
 def t5_dir(tmp_path_factory) -> Path:
     """A tiny random T5 with a word-level tokenizer trained in-process (no downloads)."""
-    import torch
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
-
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(T5_WORDS)}, unk_token="<unk>"))
-    backend.normalizer = normalizers.Lowercase()
-    backend.pre_tokenizer = pre_tokenizers.Whitespace()
-    eos = T5_WORDS.index("</s>")
-    backend.post_processor = processors.TemplateProcessing(  # like T5: append </s>
-        single="$A </s>", pair="$A $B </s>", special_tokens=[("</s>", eos)]
-    )
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=backend, pad_token="<pad>", eos_token="</s>", unk_token="<unk>"
-    )
-    config = T5Config(
-        vocab_size=len(T5_WORDS),
-        d_model=32,
-        d_ff=64,
-        d_kv=16,
-        num_layers=2,
-        num_heads=2,
-        decoder_start_token_id=0,
-        pad_token_id=0,
-        eos_token_id=1,
-        initializer_factor=3.0,
-    )
-    torch.manual_seed(0)
-    path = tmp_path_factory.mktemp("t5-true")
-    T5ForConditionalGeneration(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return path
+    return save_tiny_t5(tmp_path_factory.mktemp("t5-true"), T5_WORDS)
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,12 @@ def add_train_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--base", default="packaged:all-minilm-l6-v2", help="base encoder reference")
     p.add_argument("--lora", action="store_true", help="train a LoRA adapter + head (small files)")
+    p.add_argument("--lora-r", type=_positive_int, default=16, help="LoRA rank")
+    p.add_argument(
+        "--lora-targets",
+        default="all-linear",
+        help="'all-linear' or comma-separated module names (e.g. query,value)",
+    )
     p.add_argument("--merge-lora", action="store_true", help="save the LoRA model merged")
     p.add_argument("--max-steps", type=_positive_int, default=None)
     p.add_argument("--epochs", type=float, default=1.0)
@@ -86,6 +92,13 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         base=args.base,
         data_dir=args.data_dir,
         lora=args.lora,
+        lora_r=args.lora_r,
+        lora_alpha=2 * args.lora_r,
+        lora_targets=(
+            args.lora_targets
+            if args.lora_targets == "all-linear"
+            else [t.strip() for t in args.lora_targets.split(",") if t.strip()]
+        ),
         merge_lora=args.merge_lora,
         max_steps=args.max_steps,
         epochs=args.epochs,

@@ -28,7 +28,8 @@ from editor.metrics import (
 from retrieval.corpus import read_utf8
 
 log = logging.getLogger(__name__)
-EDITORS = ("identity", "oracle")
+EDITORS = ("oracle", "identity", "substitute", "prompted", "fid", "causal")
+"""``--editor`` choices: the oracle (the row's reference as the revision) or an editor type."""
 
 
 def normalise_row(row: Any, lineno: int) -> dict[str, Any]:
@@ -270,8 +271,9 @@ def add_eval_parser(sub) -> None:
     p.add_argument(
         "--editor",
         choices=EDITORS,
-        default="identity",
-        help="oracle: the row's reference as the revision",
+        default=None,
+        help="editor type (default: the config's editor.type); oracle: the row's reference "
+        "as the revision",
     )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument("--config", default="default")
@@ -290,12 +292,16 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     src = Path(args.data)
     if not src.is_file():
         raise ValueError(f"{src}: no such file")
-    cfg = load_config(args.config, args.overrides)
+    overrides = list(args.overrides)
+    if args.editor is not None:
+        overrides.append(f"editor.type={'identity' if args.editor == 'oracle' else args.editor}")
+    cfg = load_config(args.config, overrides)
+    editor = args.editor if args.editor == "oracle" else cfg.editor.type
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(dump_config(cfg))
     pipeline = Pipeline(Components(cfg, index_path=args.index))
-    metrics = run_eval(pipeline, src, out, args.editor, args.limit)
+    metrics = run_eval(pipeline, src, out, editor, args.limit)
     shown = {k: v for k, v in metrics.items() if k != "bad_rows"}
     print(json.dumps(shown, indent=2))
     if metrics["bad_rows"]:

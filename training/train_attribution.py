@@ -68,6 +68,11 @@ class TrainAttributionConfig(BaseModel):
     lora_r: int = Field(16, ge=1)
     lora_alpha: int = Field(32, ge=1)
     lora_dropout: float = Field(0.1, ge=0, lt=1)
+    lora_targets: list[str] | str = Field(
+        "all-linear",
+        description="LoRA target modules: 'all-linear' (every Linear but the head) or names "
+        "such as ['query', 'value'].",
+    )
     merge_lora: bool = Field(False, description="Save the LoRA model merged (a full folder).")
     max_length: int = Field(256, ge=16, le=8192, description="Tokens per pair.")
     batch_size: int = Field(16, ge=1)
@@ -171,6 +176,7 @@ def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
             r=cfg.lora_r,
             lora_alpha=cfg.lora_alpha,
             lora_dropout=cfg.lora_dropout,
+            target_modules=cfg.lora_targets,
             modules_to_save=extra or None,  # the classifier head is added by SEQ_CLS
         )
         model = get_peft_model(model, lora)

@@ -1,0 +1,161 @@
+"""Causal-LM denoising editor: evidence and claim in, revision out, over a packaged (or any)
+causal LM with an optional peft LoRA adapter (trained by ``purr train editor --arch causal``).
+
+The prompt (``prompts/editor_causal.txt`` by default, shared with the trainer) lists up to N
+evidence snippets, the dialogue context and the claim, and ends at ``Revision:``; the model
+continues with the revised claim on one line. Greedy or beam search. An empty or runaway
+answer (no line, or more than twice the claim's length) leaves the claim unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from editor.agreement import load_template
+from editor.editors import Revision
+from editor.types import Evidence, evidence_text
+from retrieval.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DEFAULT_PROMPT = "editor_causal.txt"
+
+
+def render_causal(
+    template: str, text: str, evidence: Sequence[str], context: str | None = None
+) -> str:
+    """The editor prompt for one claim.
+
+    >>> t = "Evidence:\\n{{evidence}}\\n{{context}}Claim: {{text}}\\nRevision:"
+    >>> print(render_causal(t, "Paris is in Spain.", ["Paris is in France."]))
+    Evidence:
+    [1] Paris is in France.
+    Claim: Paris is in Spain.
+    Revision:
+    """
+    lines = "\n".join(f"[{i}] {' '.join(e.split())}" for i, e in enumerate(evidence, 1)) or "(none)"
+    ctx = f"Context: {' '.join(context.split())}\n" if context and context.strip() else ""
+    return (
+        template.replace("{{evidence}}", lines)
+        .replace("{{context}}", ctx)
+        .replace("{{text}}", " ".join(text.split()))
+    )
+
+
+def load_causal(
+    ref: str, adapter: str | None, device: str, cache_dir: Path | None = None
+) -> tuple[Any, Any]:
+    """Tokenizer and causal LM (packaged GGUF models converted once into the cache), with a
+    LoRA adapter merged in when given."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from editor.llm.model_files import locate_model
+
+    location = locate_model(ref, cache_dir or Settings().cache_dir)
+    local_only = True
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(location.load_id, local_files_only=local_only)
+        model = AutoModelForCausalLM.from_pretrained(location.load_id, local_files_only=local_only)
+    except OSError as e:
+        raise OSError(
+            f"cannot load the causal editor base '{ref}' ({e}); use packaged:gemma-3-270m, "
+            "a local folder, or a hub id already in the local cache"
+        ) from None
+    if adapter:
+        from peft import PeftModel
+
+        if not (Path(adapter) / "adapter_config.json").is_file():
+            raise FileNotFoundError(
+                f"editor.adapter {adapter} has no adapter_config.json; pass the folder that "
+                "`purr train editor --arch causal` wrote"
+            )
+        model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+    tokenizer.padding_side = "left"
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model.to(device)
+    model.eval()
+    return tokenizer, model
+
+
+class CausalEditor:
+    """Denoising editor over a causal LM (see the module doc)."""
+
+    name = "causal"
+
+    def __init__(
+        self,
+        model: str | Any,
+        tokenizer: Any = None,
+        adapter: str | None = None,
+        prompt: str | None = None,
+        max_evidence: int = 4,
+        max_new_tokens: int = 96,
+        num_beams: int = 1,
+        device: str = "cpu",
+    ) -> None:
+        if isinstance(model, str):
+            self.ref, self._model, self._tokenizer = model, None, None
+        else:
+            if tokenizer is None:
+                raise ValueError("pass the tokenizer with a loaded model")
+            self.ref, self._model, self._tokenizer = "model", model, tokenizer
+        self.adapter = adapter
+        self.template = load_template(prompt, DEFAULT_PROMPT, ["evidence", "text"])
+        self.max_evidence = max_evidence
+        self.max_new_tokens = max_new_tokens
+        self.num_beams = num_beams
+        self.device = device
+        self._lock = threading.Lock()
+        if adapter is None and isinstance(model, str):
+            log.warning("causal editor over %s without a trained adapter: expect poor edits", model)
+
+    def load(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._model is None:
+                self._tokenizer, self._model = load_causal(self.ref, self.adapter, self.device)
+        return self._tokenizer, self._model
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        return self.edit_batch([(text, evidence)], context)[0]
+
+    def edit_batch(
+        self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
+    ) -> list[Revision]:
+        import torch
+
+        if not items:
+            return []
+        tokenizer, model = self.load()
+        prompts = [
+            render_causal(
+                self.template, t, [evidence_text(e) for e in ev[: self.max_evidence]], context
+            )
+            for t, ev in items
+        ]
+        enc = tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
+        with torch.inference_mode():
+            out = model.generate(
+                **enc,
+                max_new_tokens=self.max_new_tokens,
+                num_beams=self.num_beams,
+                do_sample=False,
+                pad_token_id=tokenizer.pad_token_id,
+            )
+        new_tokens = out[:, enc.input_ids.shape[1] :]
+        result = []
+        for (text, _), gen in zip(
+            items, tokenizer.batch_decode(new_tokens, skip_special_tokens=True), strict=True
+        ):
+            line = gen.strip().split("\n", 1)[0].strip()
+            if not line:
+                result.append(Revision(text, "the causal editor produced nothing"))
+            elif len(line) > 2 * len(text) + 20:
+                result.append(Revision(text, "the causal editor's answer ran away; kept the text"))
+            else:
+                result.append(Revision(line, "causal editor revision"))
+        return result

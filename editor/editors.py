@@ -1,0 +1,354 @@
+"""Editors: revise a text so it agrees with evidence, minimally. One interface, chosen in config.
+
+``edit(text, evidence, context) -> Revision`` (and ``edit_batch``): the revised text and a short
+reason. The revision loop (``editor.revision``) decides *when* to call an editor (the agreement
+gate), on which span (sentence or passage) and rejects edits that are too large; an editor only
+decides *how* to fix.
+
+- ``identity``: changes nothing (the baseline).
+- ``substitute``: the offline default until a trained editor ships. Candidate minimal edits swap
+  one name, number or date of the text for a same-type one the evidence states (or swap two
+  same-type names of the text, for role errors); the attribution model scores every candidate
+  against the evidence and the best is kept if it raises P(supported) - P(contradicted) by at
+  least ``min_gain`` and ends up supported more than contradicted.
+- ``prompted``: RARR's editor: a few-shot LLM prompt per evidence ("copy the wrong words, then
+  the fix"), applied as a span replacement, so the LLM cannot rewrite what it was not asked to.
+- ``fid`` (``editor.fid``) and ``causal`` (``editor.causal``): trained seq2seq / causal editors.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from editor.agreement import load_template, quote
+from editor.attribution import AttributionModel
+from editor.config import EditorConfig
+from editor.registry import Registry
+from editor.types import Evidence, evidence_text
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Revision:
+    """An editor's answer: the revised text (``text`` itself when nothing changed) and why."""
+
+    text: str
+    reason: str
+
+
+class Editor(Protocol):
+    """Revises a text so that it agrees with the evidence."""
+
+    name: str
+
+    def edit(
+        self, text: str, evidence: Sequence[Evidence], context: str | None = None
+    ) -> Revision: ...
+
+    def edit_batch(
+        self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
+    ) -> list[Revision]: ...
+
+
+class _OneByOne:
+    """``edit_batch`` as a loop over ``edit``."""
+
+    def edit_batch(
+        self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
+    ) -> list[Revision]:
+        return [self.edit(t, e, context) for t, e in items]  # type: ignore[attr-defined]
+
+
+class IdentityEditor(_OneByOne):
+    """Changes nothing: the baseline every editor is measured against."""
+
+    name = "identity"
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        return Revision(text, "identity editor: no edits")
+
+
+# -- substitute -------------------------------------------------------------------------------
+
+_TYPES = {
+    "PERSON": "person",
+    "ORG": "org",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "NORP": "norp",
+    "DATE": "date",
+    "TIME": "date",
+    "CARDINAL": "number",
+    "QUANTITY": "number",
+    "MONEY": "number",
+    "PERCENT": "number",
+    "ORDINAL": "ordinal",
+    "EVENT": "other",
+    "WORK_OF_ART": "other",
+    "PRODUCT": "other",
+    "LANGUAGE": "other",
+}
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    text: str
+    kind: str
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def typed_spans(doc: Any) -> list[_Span]:
+    """Named entities (coarse types) and bare numbers of a parsed text; numbers that look like
+    years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
+    the whole date and '1887'."""
+    spans = [
+        _Span(e.start_char, e.end_char, e.text, _TYPES[e.label_])
+        for e in doc.ents
+        if e.label_ in _TYPES
+    ]
+    seen = {(s.start, s.end) for s in spans}
+    for m in _NUMBER.finditer(doc.text):
+        if (m.start(), m.end()) in seen:
+            continue
+        kind = "date" if _YEAR.match(m.group()) else "number"
+        spans.append(_Span(m.start(), m.end(), m.group(), kind))
+    return spans
+
+
+class SubstituteEditor(_OneByOne):
+    """NLI-verified span substitution (see the module doc)."""
+
+    name = "substitute"
+
+    def __init__(
+        self,
+        attribution: AttributionModel,
+        min_gain: float = 0.2,
+        max_candidates: int = 48,
+        nlp: Any = None,
+    ) -> None:
+        self.attribution = attribution
+        self.min_gain = min_gain
+        self.max_candidates = max_candidates
+        self._nlp = nlp
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from editor.nlp import get_nlp
+
+            self._nlp = get_nlp()
+        return self._nlp
+
+    def candidates(self, text: str, evidence: Sequence[Evidence]) -> list[tuple[str, str]]:
+        """(revised text, description) of every single swap worth scoring."""
+        doc = self.nlp(text)
+        mine = typed_spans(doc)
+        theirs: list[_Span] = []
+        for d in self.nlp.pipe([evidence_text(e) for e in evidence]):
+            theirs.extend(typed_spans(d))
+        ev_norm = " " + " ".join(_norm(evidence_text(e)) for e in evidence) + " "
+        text_norm = " " + _norm(text) + " "
+        out: dict[str, str] = {}
+        for s in mine:
+            if f" {_norm(s.text)} " in ev_norm:
+                continue  # the evidence states it too
+            for t in theirs:
+                if t.kind != s.kind or f" {_norm(t.text)} " in text_norm:
+                    continue
+                new = text[: s.start] + t.text + text[s.end :]
+                out.setdefault(new, f"{s.text!r} -> {t.text!r}")
+        for i, a in enumerate(mine):  # role swaps: two same-type names trade places
+            for b in mine[i + 1 :]:
+                if a.kind != b.kind or a.kind in {"number", "date"} or a.end > b.start:
+                    continue
+                new = text[: a.start] + b.text + text[a.end : b.start] + a.text + text[b.end :]
+                out.setdefault(new, f"swapped {a.text!r} and {b.text!r}")
+        return list(out.items())[: self.max_candidates]
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        if not evidence or not text.strip():
+            return Revision(text, "no evidence to edit against")
+        cands = self.candidates(text, evidence)
+        if not cands:
+            return Revision(text, "no name, number or date of the evidence fits the text")
+        premises = [evidence_text(e) for e in evidence]
+        texts = [text] + [c for c, _ in cands]
+        pairs = [(p, t) for t in texts for p in premises]
+        scores = self.attribution.score_batch(pairs)
+        n = len(premises)
+
+        def margin(i: int) -> tuple[float, float, float]:
+            group = scores[i * n : (i + 1) * n]
+            best = max(group, key=lambda s: s.supported - s.contradicted)
+            return best.supported - best.contradicted, best.supported, best.contradicted
+
+        base, _, _ = margin(0)
+        ranked = sorted(range(1, len(texts)), key=lambda i: -margin(i)[0])
+        best_i = ranked[0]
+        gain, sup, con = margin(best_i)
+        if gain - base >= self.min_gain and sup > con:
+            return Revision(
+                texts[best_i],
+                f"{cands[best_i - 1][1]}: support - contradiction {base:.2f} -> {gain:.2f}",
+            )
+        return Revision(
+            text,
+            f"no swap helped enough (best {cands[best_i - 1][1]}: {base:.2f} -> {gain:.2f})",
+        )
+
+
+# -- prompted (RARR) --------------------------------------------------------------------------
+
+_WRONG = re.compile(r"^\s*(.*?)\s*(?:\n|$)", re.S)
+_FIX = re.compile(r"^\s*Fix:\s*(.*?)\s*$", re.M | re.I)
+
+
+def apply_fix(text: str, completion: str) -> tuple[str, str]:
+    """Apply a ``Wrong: SPAN / Fix: NEW`` completion (the prompt ends at ``Wrong:``) to ``text``.
+
+    >>> apply_fix("It was built in 1887.", " 1887\\nFix: 1889")
+    ('It was built in 1889.', "'1887' -> '1889'")
+    >>> apply_fix("It was built in 1887.", " none")[1]
+    'the LLM found nothing wrong'
+    >>> apply_fix("It was built in 1887.", " 1850\\nFix: 1889")[1]
+    "the LLM's span '1850' is not in the text"
+    """
+    m = _WRONG.match(completion)
+    wrong = (m.group(1) if m else "").strip().strip('"').strip()
+    if not wrong or wrong.lower().rstrip(".") in {"none", "nothing", "n/a"}:
+        return text, "the LLM found nothing wrong"
+    fix = _FIX.search(completion)
+    if fix is None:
+        return text, f"the LLM named {wrong!r} but gave no fix"
+    new = fix.group(1).strip().strip('"').strip()
+    if wrong not in text:
+        return text, f"the LLM's span {wrong!r} is not in the text"
+    if new == wrong:
+        return text, "the LLM's fix equals the span"
+    return text.replace(wrong, new, 1), f"{wrong!r} -> {new!r}"
+
+
+class PromptedEditor:
+    """RARR's few-shot prompted editor over any LLM backend; one evidence per call (the best
+    one when given several), greedy, the fix applied as a span replacement."""
+
+    name = "prompted"
+
+    def __init__(self, llm: Any, prompt: str | None = None, max_new_tokens: int = 48) -> None:
+        self.llm = llm
+        self.template = load_template(prompt, "editor_rarr.txt", ["evidence", "text"])
+        self.max_new_tokens = max_new_tokens
+
+    def render(self, text: str, evidence: Evidence, context: str | None) -> str:
+        ctx = f'Conversation: """{quote(context)}"""\n' if context and context.strip() else ""
+        return (
+            self.template.replace("{{context}}", ctx)
+            .replace("{{evidence}}", quote(evidence_text(evidence)))
+            .replace("{{text}}", quote(text))
+        )
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        return self.edit_batch([(text, evidence)], context)[0]
+
+    def edit_batch(
+        self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
+    ) -> list[Revision]:
+        todo = [(i, t, ev[0]) for i, (t, ev) in enumerate(items) if ev and t.strip()]
+        out = [Revision(t, "no evidence to edit against") for t, _ in items]
+        if not todo:
+            return out
+        prompts = [self.render(t, e, context) for _, t, e in todo]
+        completions = self.llm.complete(
+            prompts,
+            max_new_tokens=self.max_new_tokens,
+            temperature=0.0,
+            stop=["\n\nEvidence:", "\nEvidence:", "\nText:"],
+        )
+        for (i, text, _), comp in zip(todo, completions, strict=True):
+            new, reason = apply_fix(text, comp[0] if comp else "")
+            out[i] = Revision(new, reason)
+        return out
+
+
+# -- registry ---------------------------------------------------------------------------------
+
+EditorFactory = Callable[..., Editor]
+
+_EDITORS: Registry[EditorFactory] = Registry("editor type", "editor.type")
+
+
+def register(name: str, factory: EditorFactory) -> None:
+    """Make ``factory(cfg, attribution=..., llm=..., llm_cfg=...)`` buildable as
+    ``editor.type=name``; ``attribution`` and ``llm`` are zero-argument loaders."""
+    _EDITORS.register(name, factory)
+
+
+def available() -> list[str]:
+    return _EDITORS.available()
+
+
+def build(
+    cfg: EditorConfig,
+    attribution: Callable[[], AttributionModel],
+    llm: Callable[[], Any],
+    llm_cfg: Any = None,
+) -> Editor:
+    """The editor of ``cfg.type``; models load lazily on first use."""
+    return _EDITORS.get(cfg.type)(cfg, attribution=attribution, llm=llm, llm_cfg=llm_cfg)
+
+
+def _fid(cfg: EditorConfig, **_: Any) -> Editor:
+    from editor.fid import FiDEditor
+
+    assert cfg.model is not None  # PipelineConfig refuses editor.type=fid without a model
+    return FiDEditor(
+        cfg.model,
+        adapter=cfg.adapter,
+        max_evidence=cfg.max_evidence,
+        max_input_tokens=cfg.max_input_tokens,
+        max_new_tokens=cfg.max_new_tokens,
+        num_beams=cfg.num_beams,
+        device=cfg.device,
+    )
+
+
+def _causal(cfg: EditorConfig, llm_cfg: Any = None, **_: Any) -> Editor:
+    from editor.causal import CausalEditor
+
+    base = cfg.model or (llm_cfg.model if llm_cfg is not None else "packaged:gemma-3-270m")
+    return CausalEditor(
+        base,
+        adapter=cfg.adapter,
+        prompt=cfg.prompt,
+        max_evidence=cfg.max_evidence,
+        max_new_tokens=cfg.max_new_tokens,
+        num_beams=cfg.num_beams,
+        device=cfg.device,
+    )
+
+
+register("identity", lambda cfg, **_: IdentityEditor())
+register(
+    "substitute",
+    lambda cfg, attribution, **_: SubstituteEditor(attribution(), min_gain=cfg.min_gain),
+)
+register(
+    "prompted",
+    lambda cfg, llm, **_: PromptedEditor(llm(), cfg.prompt, max_new_tokens=cfg.max_new_tokens),
+)
+register("fid", _fid)
+register("causal", _causal)

@@ -1,0 +1,231 @@
+"""FiD-T5 and causal editors on tiny models built from configs: fusion, masking, training
+signal, LoRA adapters, loading through the config registry."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import save_tiny_t5
+
+from editor.causal import CausalEditor, load_causal, render_causal
+from editor.config import EditorConfig, load_config
+from editor.editors import build as build_editor
+from editor.fid import FiDEditor, encode_fid, fid_loss, fid_passages, load_seq2seq
+from editor.pipeline import given_evidence
+
+YEARS = [str(y) for y in range(1900, 1920)]
+THINGS = ["tower", "bridge", "castle", "museum"]
+WORDS = [
+    "<pad>",
+    "</s>",
+    "<unk>",
+    "claim",
+    "evidence",
+    "context",
+    ":",
+    ".",
+    "the",
+    "was",
+    "built",
+    "in",
+    "is",
+    "old",
+    *THINGS,
+    *YEARS,
+]
+
+
+@pytest.fixture(scope="module")
+def t5_path(tmp_path_factory):
+    return save_tiny_t5(tmp_path_factory.mktemp("fid-t5"), WORDS, d_model=64, init=1.0)
+
+
+def test_fid_passages_pair_the_claim_with_each_snippet():
+    got = fid_passages("the tower was built in 1901 .", ["a", "b"], context="user : hi")
+    assert got == [
+        "claim: the tower was built in 1901 . context: user : hi evidence: a",
+        "claim: the tower was built in 1901 . context: user : hi evidence: b",
+    ]
+    assert fid_passages("x", []) == ["claim: x"]
+
+
+def test_encode_fid_masks_missing_passages_and_is_batch_invariant(t5_path):
+    import torch
+
+    tok, model = load_seq2seq(str(t5_path), None, "cpu")
+    one = ["claim: the tower was built in 1901 evidence: the tower was built in 1905"]
+    two = [one[0], "claim: the tower was built in 1901 evidence: the bridge was built in 1907"]
+    with torch.inference_mode():
+        s_alone, m_alone = encode_fid(model, tok, [one], 64)
+        s_batch, m_batch = encode_fid(model, tok, [one, two], 64)
+    n = m_alone.shape[1]
+    width = s_batch.shape[1] // 2  # tokens per passage in the batch
+    assert m_batch[0, width:].sum() == 0  # the first example's missing second passage
+    assert m_batch[1].sum() == 2 * m_alone.sum()  # both passages of the second are real
+    assert torch.allclose(s_batch[0, :n], s_alone[0], atol=1e-5)
+    # generation does not depend on what else is in the batch
+    editor = FiDEditor(model, tok, max_new_tokens=8)
+    ev1 = given_evidence(["the tower was built in 1905"])
+    ev2 = given_evidence(["the tower was built in 1905", "the bridge was built in 1907"])
+    alone = editor.edit("the tower was built in 1901", ev1)
+    both = editor.edit_batch(
+        [("the tower was built in 1901", ev1), ("the tower was built in 1901", ev2)]
+    )
+    assert both[0].text == alone.text
+
+
+def test_fid_training_signal_reaches_the_passages(t5_path):
+    """The same claim with different evidence must come out differently: after fitting four
+    examples whose only difference is a year in one of the separately encoded passages (in
+    varying positions, beside distractors), the editor writes each one's year."""
+    import torch
+
+    torch.manual_seed(0)
+    tok, model = load_seq2seq(str(t5_path), None, "cpu")
+    claim = "the tower was built in 1901"
+    cases = [
+        (["the tower was built in 1905"], "the tower was built in 1905"),
+        (["the bridge is old", "the tower was built in 1907"], "the tower was built in 1907"),
+        (["the tower was built in 1909", "the castle is old"], "the tower was built in 1909"),
+        (
+            ["the museum is old", "the bridge is old", "the tower was built in 1911"],
+            "the tower was built in 1911",
+        ),
+    ]
+    inputs = [fid_passages(claim, ps) for ps, _ in cases]
+    targets = [t for _, t in cases]
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=3e-3)
+    losses = []
+    for _ in range(300):
+        loss = fid_loss(model, tok, inputs, targets, max_length=32)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        losses.append(loss.item())
+        if loss.item() < 0.02:
+            break
+    assert losses[-1] < 0.1 * losses[0]
+    editor = FiDEditor(model.eval(), tok, max_new_tokens=12)
+    got = [r.text for r in editor.edit_batch([(claim, given_evidence(ps)) for ps, _ in cases])]
+    assert got == targets
+
+
+def test_fid_lora_adapter_loads_through_the_config_registry(t5_path, tmp_path):
+    from peft import LoraConfig, TaskType, get_peft_model
+    from transformers import AutoModelForSeq2SeqLM
+
+    base = AutoModelForSeq2SeqLM.from_pretrained(str(t5_path))
+    lora = get_peft_model(
+        base, LoraConfig(task_type=TaskType.SEQ_2_SEQ_LM, r=4, target_modules=["q", "v"])
+    )
+    lora.save_pretrained(tmp_path / "adapter")
+    cfg = load_config(
+        "default",
+        ["editor.type=fid", f"editor.model={t5_path}", f"editor.adapter={tmp_path / 'adapter'}"],
+    )
+    editor = build_editor(cfg.editor, attribution=lambda: None, llm=lambda: None)
+    assert isinstance(editor, FiDEditor)
+    out = editor.edit(
+        "the tower was built in 1901", given_evidence(["the tower was built in 1905"])
+    )
+    assert isinstance(out.text, str) and out.reason
+    with pytest.raises(ValueError, match="editor.model"):
+        load_config("default", ["editor.type=fid"])
+
+
+def test_fid_missing_model_says_what_to_do(tmp_path):
+    editor = build_editor(
+        EditorConfig(type="fid", model=str(tmp_path / "nope")), lambda: None, lambda: None
+    )
+    with pytest.raises(Exception, match="does not exist|cannot load"):
+        editor.edit("x", given_evidence(["y"]))
+
+
+# -- causal -----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tiny_causal(tmp_path_factory):
+    """A tiny random Llama with a word-level tokenizer, saved to a folder."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = [
+        "<pad>",
+        "</s>",
+        "<unk>",
+        "[",
+        "]",
+        "1",
+        "2",
+        "evidence",
+        "claim",
+        "revision",
+        "context",
+        ":",
+        ".",
+        "the",
+        "was",
+        "built",
+        "in",
+        *THINGS,
+        *YEARS,
+        "\n",
+    ]
+    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
+    backend.normalizer = normalizers.Lowercase()
+    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    tok = PreTrainedTokenizerFast(
+        tokenizer_object=backend, pad_token="<pad>", eos_token="</s>", unk_token="<unk>"
+    )
+    torch.manual_seed(0)
+    cfg = LlamaConfig(
+        vocab_size=len(words),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        pad_token_id=0,
+        eos_token_id=1,
+        bos_token_id=1,
+        max_position_embeddings=256,
+    )
+    path = tmp_path_factory.mktemp("tiny-llama")
+    LlamaForCausalLM(cfg).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def test_causal_editor_prompt_generation_and_lora_adapter(tiny_causal, tmp_path):
+    from peft import LoraConfig, TaskType, get_peft_model
+    from transformers import AutoModelForCausalLM
+
+    prompt = render_causal(
+        "Evidence:\n{{evidence}}\n{{context}}Claim: {{text}}\nRevision:",
+        "the tower was built in 1901",
+        ["the tower was built in 1905", "the bridge was built in 1907"],
+        context="when was the tower built",
+    )
+    assert prompt.splitlines() == [
+        "Evidence:",
+        "[1] the tower was built in 1905",
+        "[2] the bridge was built in 1907",
+        "Context: when was the tower built",
+        "Claim: the tower was built in 1901",
+        "Revision:",
+    ]
+    base = AutoModelForCausalLM.from_pretrained(str(tiny_causal))
+    get_peft_model(base, LoraConfig(task_type=TaskType.CAUSAL_LM, r=4)).save_pretrained(
+        tmp_path / "adapter"
+    )
+    tok, model = load_causal(str(tiny_causal), str(tmp_path / "adapter"), "cpu")
+    editor = CausalEditor(model, tok, max_new_tokens=6)
+    ev = given_evidence(["the tower was built in 1905"])
+    out = editor.edit_batch(
+        [("the tower was built in 1901", ev), ("the bridge was built in 1902", ev)]
+    )
+    assert len(out) == 2 and all(r.reason for r in out)
+    with pytest.raises(FileNotFoundError, match="adapter_config.json"):
+        load_causal(str(tiny_causal), str(tmp_path), "cpu")

@@ -140,9 +140,10 @@ class NLIAgreement:
     ) -> list[Agreement]:
         plans: list[list[tuple[tuple[int, int], str]]] = []
         pairs: list[tuple[str, str]] = []
+        standalone: dict[str, dict[str, str]] = {}  # text -> sentence -> decontextualised
         for text, query, ev in items:
             spans = answering_sentences(text, query, self.sentences_per_query)
-            hyps = self._hypotheses(text, spans, context)
+            hyps = self._hypotheses(text, spans, context, standalone)
             plans.append(list(zip(spans, hyps, strict=True)))
             pairs.extend((evidence_text(ev), h) for h in hyps)
         scores = iter(self.attribution.score_batch(pairs) if pairs else [])
@@ -156,16 +157,21 @@ class NLIAgreement:
         return out
 
     def _hypotheses(
-        self, text: str, spans: list[tuple[int, int]], context: str | None
+        self,
+        text: str,
+        spans: list[tuple[int, int]],
+        context: str | None,
+        cache: dict[str, dict[str, str]],
     ) -> list[str]:
         sentences = [text[a:b] for a, b in spans]
         if not self.decontextualize or not sentences:
             return sentences
-        from editor.decontext import decontextualize_passage
+        if text not in cache:
+            from editor.decontext import decontextualize_passage
 
-        full = decontextualize_passage(text, context)
-        by_text = {d.original: d.decontextualized for d in full}
-        return [by_text.get(s, s) for s in sentences]
+            full = decontextualize_passage(text, context)
+            cache[text] = {d.original: d.decontextualized for d in full}
+        return [cache[text].get(s, s) for s in sentences]
 
     def _decide(self, judged) -> Agreement:
         # the sentence the evidence speaks to most clearly, contradiction first

@@ -75,7 +75,10 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 PURR_ARTEFACT = "purr-attribution"
-"""Folder name of the trained attribution model under ``<cache_dir>/models``."""
+"""Folder name of the shipped attribution model (``editor/models/purr-attribution``: a LoRA
+adapter and head over the packaged all-MiniLM-L6-v2, with its model card)."""
+
+SHIPPED_MODELS = Path(__file__).resolve().parent / "models"
 
 
 @runtime_checkable
@@ -114,8 +117,9 @@ def build(cfg: AttributionConfig, settings: Settings | None = None) -> Attributi
 
 
 def default_purr_path(settings: Settings | None = None) -> Path:
-    """Where the trained attribution model is looked for when ``attribution.model`` is unset."""
-    return (settings or Settings()).cache_dir / "models" / PURR_ARTEFACT
+    """The attribution model used when ``attribution.model`` is unset: the one shipped with
+    purr. (``settings`` is accepted for symmetry with the other factories.)"""
+    return SHIPPED_MODELS / PURR_ARTEFACT
 
 
 def _hf(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
@@ -128,6 +132,7 @@ def _hf(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
         overlap=cfg.overlap,
         device=cfg.device,
         local_files_only=settings.offline,
+        quantize=cfg.quantize,
     )
 
 
@@ -159,6 +164,7 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
         overlap=cfg.overlap,
         device=cfg.device,
         local_files_only=True,
+        quantize=cfg.quantize,
     )
 
 

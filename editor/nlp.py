@@ -77,7 +77,8 @@ def is_claim(doc: Doc) -> bool:
 
 _ENGLISH_MARKERS = frozenset(
     """the and of to is was that with for it on as are by this which from were has have be at
-    or an not his her they he she their been would will its who also than""".split()
+    or an not his her they he she their been would will its who also than i you we my your me
+    can how what do does did here there if so just any all some more most""".split()
 )
 
 
@@ -92,6 +93,8 @@ def looks_english(text: str, min_words: int = 5) -> bool:
     >>> looks_english("東京タワーは1958年に完成した。")
     False
     >>> looks_english("OK")
+    True
+    >>> looks_english("Hello! How can I help you today?")
     True
     """
     letters = [c for c in text if c.isalpha()]

@@ -67,6 +67,29 @@ def given_evidence(texts: Sequence[str], source: str = "given") -> list[Evidence
     ]
 
 
+def assign_queries(queries: Sequence[Query], evidence: Sequence[Evidence]) -> list[Evidence]:
+    """Given evidence carries no query: pair each query with the given evidence that shares the
+    most content words with it (one (query, evidence) step per query, as research would give).
+
+    >>> ev = given_evidence(["Paris is the capital of France.", "The Nile is long."])
+    >>> [(e.id, e.query) for e in assign_queries([Query("How long is the Nile?", "t")], ev)]
+    [('given-1', 'How long is the Nile?')]
+    """
+    from dataclasses import replace
+
+    from editor.agreement import content_words
+
+    if not queries or not evidence:
+        return list(evidence)
+    words = [content_words(e.text) for e in evidence]
+    out = []
+    for q in queries:
+        target = content_words(q.text)
+        best = max(range(len(evidence)), key=lambda i: (len(target & words[i]), -i))
+        out.append(replace(evidence[best], query=q.text))
+    return out
+
+
 class _StageTimeout(RuntimeError):
     pass
 
@@ -191,8 +214,11 @@ class Pipeline:
         timings["research"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
+            to_revise = found if evidence is None else assign_queries(queries, found)
             revised, steps = _run_stage(
-                lambda: self.editor.revise(text, found, context), lim.revision_timeout_s, "revision"
+                lambda: self.editor.revise(text, to_revise, context),
+                lim.revision_timeout_s,
+                "revision",
             )
         except Exception as e:  # noqa: BLE001
             return self._degraded(

@@ -105,13 +105,18 @@ def build_parser() -> argparse.ArgumentParser:
     bsub = bench.add_subparsers(dest="bench", required=True)
     add_retrieval_bench(bsub)
     add_research_bench(bsub)
+    from editor.bench_models import add_bench_parser as add_model_bench
+
+    add_model_bench(bsub)
     add_eval_parser(sub)
     add_train_parser(sub)
     add_eval_retrieval_parser(sub)
     add_score_parser(sub)
     from serve.edit_cli import add_edit_parser
+    from training.planted import add_data_parser
 
     add_edit_parser(sub, _common)
+    add_data_parser(sub)
     return parser
 
 

@@ -104,7 +104,7 @@ def edit_file(pipeline, src: Path, dst: Path) -> int:
             raw = json.loads(line)
             rows.append((_row(raw, lineno), raw))
         except json.JSONDecodeError as e:
-            errors.append({"line": lineno, "error": f"invalid JSON ({e.msg})"})
+            errors.append({"line": lineno, "error": f"line {lineno}: invalid JSON ({e.msg})"})
         except ValueError as e:
             errors.append({"line": lineno, "error": str(e)})
     todo = [(r, raw) for r, raw in rows if r["id"] not in done]

@@ -34,7 +34,6 @@ from editor.config import (
 )
 from editor.types import Evidence
 from retrieval.assets import AssetNotFoundError
-from retrieval.settings import Settings
 
 MNLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 
@@ -396,14 +395,12 @@ def test_registry_builds_each_type(bert_dirs, t5_dir):
         register("hf", lambda cfg, settings: hf)
 
 
-def test_purr_artefact_default_location(monkeypatch, tmp_path, bert_dirs):
-    monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path))
-    assert default_purr_path() == tmp_path / "models" / "purr-attribution"
-    with pytest.raises(AssetNotFoundError, match="purr-attribution"):
-        build(AttributionConfig())
-    shutil.copytree(bert_dirs["mnli"], tmp_path / "models" / "purr-attribution")
-    model = build(AttributionConfig(), Settings())
-    assert isinstance(model, HFSequenceClassificationNLI)
+def test_purr_artefact_default_location_and_missing_folder(tmp_path):
+    assert default_purr_path().parts[-3:] == ("editor", "models", "purr-attribution")
+    assert (default_purr_path() / "adapter_config.json").is_file()  # shipped in the repo
+    assert (default_purr_path() / "README.md").is_file()  # with its model card
+    with pytest.raises(AssetNotFoundError, match="no config.json"):
+        build(AttributionConfig(model=str(tmp_path / "missing")))
 
 
 def test_attribution_config_validation_and_round_trip(tmp_path):

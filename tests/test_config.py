@@ -54,3 +54,16 @@ def test_environment_settings(monkeypatch, tmp_path):
     s = Settings()
     assert s.cache_dir == tmp_path and s.index_dir == tmp_path / "indexes" / "default"
     assert s.llm_base_url == "http://127.0.0.1:9/v1"
+
+
+def test_every_preset_loads_and_names_its_editor():
+    from editor.config import load_config
+
+    expected = {
+        "default": ("substitute", "iterative", "nli"),
+        "purr-hub": ("fid", "one-pass", "nli"),
+        "rarr-openai": ("prompted", "iterative", "llm"),
+    }
+    for name, (editor, mode, agreement) in expected.items():
+        cfg = load_config(name)
+        assert (cfg.editor.type, cfg.revision.mode, cfg.agreement.type) == (editor, mode, agreement)

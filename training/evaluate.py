@@ -136,6 +136,20 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         if totals
         else None,
     }
+    stages = sorted({k for r in results for k in (r.get("timings_ms") or {})})
+    out["latency_by_stage_ms"] = {
+        k: {
+            "p50": round(float(np.percentile(v, 50)), 1),
+            "p95": round(float(np.percentile(v, 95)), 1),
+        }
+        for k in stages
+        if (v := [r["timings_ms"][k] for r in results if k in (r.get("timings_ms") or {})])
+    }
+    planted = [
+        r for r in results if isinstance(r.get("planted"), bool) and r.get("status") != "degraded"
+    ]
+    if planted:
+        out["planted"] = planted_scores(planted)
     with_ref = [
         r for r in results if r.get("reference") is not None and r.get("revised") is not None
     ]
@@ -165,6 +179,39 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
             ),
         }
     return out
+
+
+def planted_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Fix rate (rows with a planted error whose revision equals the reference), touched rate
+    (rows with an error that were changed at all) and false-edit rate (correct rows that were
+    changed), overall and by error type.
+
+    >>> planted_scores([
+    ...     {"planted": True, "error_type": "date", "original": "b", "revised": "a", "reference": "a"},
+    ...     {"planted": False, "original": "a", "revised": "a", "reference": "a"}])["fix_rate"]
+    1.0
+    """
+
+    def share(xs: list[bool]) -> float | None:
+        return round(sum(xs) / len(xs), 4) if xs else None
+
+    def fixed(r):
+        return " ".join(r["revised"].split()) == " ".join(r["reference"].split())
+
+    err = [r for r in rows if r["planted"]]
+    ok = [r for r in rows if not r["planted"]]
+    by_type = {}
+    for kind in sorted({r.get("error_type") for r in err if r.get("error_type")}):
+        sub = [r for r in err if r.get("error_type") == kind]
+        by_type[kind] = {"rows": len(sub), "fix_rate": share([fixed(r) for r in sub])}
+    return {
+        "rows_with_error": len(err),
+        "rows_correct": len(ok),
+        "fix_rate": share([fixed(r) for r in err]),
+        "touched_rate": share([r["revised"] != r["original"] for r in err]),
+        "false_edit_rate": share([r["revised"] != r["original"] for r in ok]),
+        "by_type": by_type,
+    }
 
 
 def run_eval(

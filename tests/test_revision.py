@@ -1,0 +1,255 @@
+"""The revision stage with the real shipped attribution model: agreement verdicts, the
+substitute editor, the iterative and one-pass loops, edit-size limits, the pipeline's input
+limits, timeouts and degradation, and `purr edit` (single and batch)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import run_purr, save_tiny_t5
+from llm_helpers import free_port, smollm
+
+from editor.agreement import LLMAgreement, NLIAgreement
+from editor.attribution import build as build_attribution
+from editor.config import AttributionConfig, RevisionConfig, load_config
+from editor.editors import SubstituteEditor
+from editor.factory import Components
+from editor.fid import FiDEditor
+from editor.pipeline import InputError, Pipeline, given_evidence
+from editor.revision import Reviser
+from editor.types import Evidence
+
+TOWER = Evidence(
+    "wiki-1",
+    "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was designed and "
+    "built by the company of Gustave Eiffel from 1887 to 1889 for the 1889 World's Fair. "
+    "It is 330 metres tall.",
+    "Eiffel Tower",
+    "test",
+    None,
+    "",
+    1.0,
+)
+CURIE = Evidence(
+    "wiki-2",
+    "Marie Curie was a Polish-born physicist and chemist who conducted pioneering research on "
+    "radioactivity. She was the first woman to win a Nobel Prize and the only person to win "
+    "Nobel Prizes in two scientific fields.",
+    "Marie Curie",
+    "test",
+    None,
+    "",
+    1.0,
+)
+
+
+@pytest.fixture(scope="module")
+def nli():
+    model = build_attribution(AttributionConfig())  # the shipped model
+    model.load()
+    return model
+
+
+def _q(e: Evidence, query: str) -> Evidence:
+    return Evidence(e.id, e.text, e.title, e.source, e.url, query, e.relevance)
+
+
+def test_nli_agreement_verdicts_and_span(nli):
+    ag = NLIAgreement(nli)
+    text = "Marie Curie was a physicist. The Eiffel Tower was built by Thomas Edison's company."
+    a = ag.check(text, "Who built the Eiffel Tower?", TOWER)
+    assert a.verdict == "disagrees", a.reason
+    assert text[a.span[0] : a.span[1]] == "The Eiffel Tower was built by Thomas Edison's company."
+    ok = ag.check("The Eiffel Tower is in Paris.", "Where is the Eiffel Tower?", TOWER)
+    assert ok.verdict == "agrees", ok.reason
+    none = ag.check(text, "What is the boiling point of water?", TOWER)
+    assert none.verdict == "irrelevant" and none.span is None
+
+
+def test_substitute_editor_swaps_in_the_evidence_span(nli):
+    ed = SubstituteEditor(nli)
+    assert ed.edit("The Eiffel Tower is 250 metres tall.", [TOWER]).text == (
+        "The Eiffel Tower is 330 metres tall."
+    )
+    out = ed.edit("The Eiffel Tower was designed by the company of Thomas Edison.", [TOWER])
+    assert out.text == "The Eiffel Tower was designed by the company of Gustave Eiffel.", out.reason
+    same = ed.edit("The Eiffel Tower is in Paris.", [TOWER])
+    assert same.text == "The Eiffel Tower is in Paris."  # nothing to fix
+    assert ed.edit("The Eiffel Tower is in Paris.", []).reason == "no evidence to edit against"
+
+
+@pytest.mark.parametrize("mode", ["iterative", "one-pass"])
+def test_reviser_fixes_only_the_contradicted_sentence(nli, mode):
+    text = (
+        "Marie Curie was a Polish-born physicist. The Eiffel Tower was completed in 1925. "
+        "It is in Paris."
+    )
+    evidence = [
+        _q(CURIE, "Marie Curie was a Polish-born physicist."),
+        _q(TOWER, "The Eiffel Tower was completed in 1925."),
+    ]
+    reviser = Reviser(SubstituteEditor(nli), NLIAgreement(nli), RevisionConfig(mode=mode))
+    revised, steps = reviser.revise(text, evidence)
+    assert revised == text.replace("1925", "1889")
+    by_id = {s.evidence_id: s for s in steps}
+    assert by_id["wiki-1"].accepted and by_id["wiki-1"].agrees is False  # the tower: fixed
+    assert not by_id["wiki-2"].accepted and by_id["wiki-2"].agrees is True  # Curie: agrees
+
+
+def test_edit_size_limit_rejects_a_runaway_editor(nli, tmp_path):
+    words = ["<pad>", "</s>", "<unk>", *"the eiffel tower was completed in 1925 .".split()]
+    path = save_tiny_t5(tmp_path / "t5", words)
+    tok_model = FiDEditor(str(path), max_new_tokens=40)  # random weights: a long garbage answer
+    text = "The Eiffel Tower was completed in 1925."
+    reviser = Reviser(tok_model, None, RevisionConfig(gate=False, max_edit_chars=10))
+    revised, steps = reviser.revise(text, [_q(TOWER, text)])
+    assert revised == text
+    assert len(steps) == 1 and not steps[0].accepted
+    assert "exceeds" in steps[0].reason or "no change" in steps[0].reason
+
+
+def test_llm_agreement_runs_through_a_real_backend():
+    ag = LLMAgreement(smollm(), max_new_tokens=48)
+    out = ag.check_batch(
+        [
+            ("The Eiffel Tower was completed in 1925.", "When was it completed?", TOWER),
+            ("The Eiffel Tower is in Paris.", "Where is it?", TOWER),
+        ]
+    )
+    assert [a.verdict in {"agrees", "disagrees", "irrelevant"} for a in out] == [True, True]
+    assert all(a.reason for a in out)
+
+
+def _pipeline(*overrides, attribution=None) -> Pipeline:
+    cfg = load_config("default", list(overrides))
+    return Pipeline(Components(cfg, progress=False), attribution=attribution)
+
+
+def test_pipeline_edit_result_contract(nli):
+    pipe = _pipeline(attribution=nli)
+    r = pipe.edit(
+        "The Eiffel Tower was completed in 1925. It is 330 metres tall.", evidence=[TOWER.text]
+    )
+    data = r.to_json()
+    assert r.status == "edited" and "1889" in r.revised and r.revised.endswith("330 metres tall.")
+    assert set(data) == {
+        "original",
+        "revised",
+        "context",
+        "queries",
+        "evidence",
+        "steps",
+        "report",
+        "status",
+        "warnings",
+        "timings_ms",
+    }
+    rep = data["report"]
+    assert rep["attribution_after"] > rep["attribution_before"]
+    assert 0.9 < rep["preservation"] < 1.0 and rep["f1_ap"] is not None
+    assert set(data["timings_ms"]) == {"research", "revision", "report"}
+    assert any(s["accepted"] for s in data["steps"])
+
+
+def test_pipeline_no_claims_and_non_english_are_unchanged(nli):
+    pipe = _pipeline(attribution=nli)
+    r = pipe.edit("Hello! How can I help you today?", evidence=[TOWER.text])
+    assert r.status == "unchanged" and r.report.attribution_after is None
+    assert all(not s.applicable for s in r.report.sentences)
+    de = pipe.edit("Der Eiffelturm wurde von 1887 bis 1889 von Gustave Eiffel gebaut.")
+    assert de.status == "unchanged" and "English" in de.warnings[0]
+
+
+def test_pipeline_input_limits_say_what_to_do(nli):
+    pipe = _pipeline("limits.max_chars=200", "limits.max_sentences=3", attribution=nli)
+    cases = [
+        ("", "empty"),
+        ("   ", "empty"),
+        (42, "must be a string"),
+        ("x" * 201, "over the limit of 200"),
+        ("Paris is big. Rome is old. Oslo is cold. Bern is small.", "4 sentences"),
+    ]
+    for text, message in cases:
+        with pytest.raises(InputError, match=message):
+            pipe.edit(text)
+    with pytest.raises(InputError, match="context must be a string"):
+        pipe.edit("Paris is in France.", context=["not", "text"])
+    with pytest.raises(InputError, match="evidence must be a list of strings"):
+        pipe.edit("Paris is in France.", evidence=[1, 2])
+    out = pipe.edit_batch(["", "Paris is in France."], evidence=[None, ["Paris is in France."]])
+    assert isinstance(out[0], InputError) and out[1].status == "unchanged"
+
+
+def test_unreachable_llm_degrades_with_the_reason(nli):
+    port = free_port()  # nothing listens there
+    pipe = _pipeline(
+        "editor.type=prompted",
+        "revision.gate=false",
+        "llm.backend=openai",
+        f"llm.base_url=http://127.0.0.1:{port}/v1",
+        "llm.model=any",
+        "llm.max_retries=0",
+        "llm.timeout_s=2",
+        attribution=nli,
+    )
+    text = "The Eiffel Tower was completed in 1925."
+    r = pipe.edit(text, evidence=[TOWER.text])
+    assert r.status == "degraded" and r.revised == text
+    assert "revision failed" in r.warnings[0]
+
+
+def test_stage_timeout_degrades(nli):
+    pipe = _pipeline("limits.revision_timeout_s=0.001", "revision.gate=false", attribution=nli)
+    text = "The Eiffel Tower was completed in 1925."
+    r = pipe.edit(text, evidence=[TOWER.text])
+    assert r.status == "degraded" and r.revised == text and "timed out" in r.warnings[0]
+
+
+def test_cli_edit_single_and_resumable_batch(tmp_path):
+    out = run_purr(
+        "edit",
+        "The Eiffel Tower was completed in 1925.",
+        "--evidence",
+        TOWER.text,
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["status"] == "edited" and "1889" in data["revised"]
+    human = run_purr("edit", "The Eiffel Tower was completed in 1925.", "--evidence", TOWER.text)
+    assert "1889" in human.stdout and "[1]" in human.stdout and "F1_AP" in human.stdout
+    src = tmp_path / "in.jsonl"
+    src.write_text(
+        "\n".join(
+            [
+                json.dumps(
+                    {
+                        "id": "a",
+                        "text": "The Eiffel Tower is 250 metres tall.",
+                        "evidence": [TOWER.text],
+                        "keep": 1,
+                    }
+                ),
+                json.dumps({"id": "b", "text": ""}),
+                "{not json",
+                json.dumps(
+                    {"id": "c", "text": "The Eiffel Tower is in Paris.", "evidence": TOWER.text}
+                ),
+            ]
+        )
+        + "\n"
+    )
+    dst = tmp_path / "out.jsonl"
+    first = run_purr("edit", "--input", str(src), "--output", str(dst))
+    assert first.returncode == 0, first.stderr
+    rows = [json.loads(x) for x in dst.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "c"] and rows[0]["keep"] == 1
+    assert "330" in rows[0]["revised"]
+    errors = (tmp_path / "out.jsonl.errors.jsonl").read_text()
+    assert "line 2" in errors and "line 3" in errors
+    again = run_purr("edit", "--input", str(src), "--output", str(dst))
+    assert json.loads(again.stdout)["skipped_already_done"] == 2
+    assert len(dst.read_text().splitlines()) == 2
+    bad = run_purr("edit")
+    assert bad.returncode == 2 and "pass a passage" in bad.stderr

@@ -1,0 +1,184 @@
+"""A dev set of short passages with one planted factual error, and passages left correct.
+
+``purr data planted --out dev.jsonl [--n 200] [--seed 0] [--sentences 3]``: passages are the
+first sentences of packaged Wikipedia summaries (the default corpus, so research finds their
+source). Half the rows (``--error-share``) get one error in one sentence:
+
+- ``date``: a year or date moved (e.g. 1889 -> 1874),
+- ``number``: a count, quantity, money or percentage changed,
+- ``entity``: a person, place, organisation or group swapped for another of the same type
+  drawn from other articles,
+- ``role``: two same-type names of the sentence trade places ("X defeated Y" -> "Y defeated X").
+
+Rows: ``{id, text, reference, planted, error_type, wrong, right, title}`` where ``reference``
+is the original passage. ``purr eval`` then reports the fix rate (planted rows whose revision
+equals the reference) and the false-edit rate (correct rows that were changed).
+
+Only articles in the attribution model's dev split (``training.nli_data.is_dev`` on the
+article) are used, so the model that judges the edits never trained on these passages.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from retrieval.sentences import split
+from retrieval.types import Document
+from training.nli_data import is_dev
+from training.nli_synthetic import NUMBER_LABELS, SWAP_LABELS, perturb_number
+
+ERROR_TYPES = ("date", "number", "entity", "role")
+_ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
+
+
+def _plant(sentence: str, ents, pool, rng: random.Random, kind: str) -> tuple[str, str, str] | None:
+    """(new sentence, wrong span, right span) with one error of ``kind``, or None."""
+    if kind == "date":
+        for text, a, b, label in rng.sample(ents, len(ents)):
+            if label in {"DATE", "TIME"}:
+                new = perturb_number(text, rng)
+                if new and new != text:
+                    return sentence[:a] + new + sentence[b:], new, text
+        return None
+    if kind == "number":
+        for text, a, b, label in rng.sample(ents, len(ents)):
+            if label in NUMBER_LABELS - {"DATE", "TIME"}:
+                new = perturb_number(text, rng)
+                if new and new != text:
+                    return sentence[:a] + new + sentence[b:], new, text
+        return None
+    if kind == "entity":
+        for text, a, b, label in rng.sample(ents, len(ents)):
+            if label in SWAP_LABELS and pool.get(label):
+                for _ in range(20):
+                    c = rng.choice(pool[label])
+                    if c.lower() != text.lower() and c.lower() not in sentence.lower():
+                        return sentence[:a] + c + sentence[b:], c, text
+        return None
+    # role: two same-type names trade places
+    by_label: dict[str, list] = defaultdict(list)
+    for e in ents:
+        if e[3] in _ROLE_LABELS:
+            by_label[e[3]].append(e)
+    pairs = [
+        (x, y)
+        for group in by_label.values()
+        for i, x in enumerate(group)
+        for y in group[i + 1 :]
+        if x[0].lower() != y[0].lower() and x[2] <= y[1]
+    ]
+    if not pairs:
+        return None
+    (t1, a1, b1, _), (t2, a2, b2, _) = rng.choice(pairs)
+    new = sentence[:a1] + t2 + sentence[b1:a2] + t1 + sentence[b2:]
+    return new, f"{t2} ... {t1}", f"{t1} ... {t2}"
+
+
+def make_planted(
+    docs: Iterable[Document],
+    n: int = 200,
+    seed: int = 0,
+    error_share: float = 0.5,
+    sentences: int = 3,
+    progress: bool = True,
+) -> list[dict[str, Any]]:
+    """``n`` rows (see the module doc), deterministic for a seed; error types rotate evenly."""
+    from editor.nlp import get_nlp
+
+    rng = random.Random(seed)
+    pool_docs = list(docs)
+    candidates = [d for d in pool_docs if is_dev(f"wiki-synthetic:{d.id}")]
+    rng.shuffle(candidates)
+    nlp = get_nlp()
+    pool: dict[str, list[str]] = defaultdict(list)
+    for d in pool_docs[:: max(1, len(pool_docs) // 1500)]:
+        for e in nlp(d.text[:600]).ents:
+            pool[e.label_].append(e.text)
+    rows: list[dict[str, Any]] = []
+    n_err = round(n * error_share)
+    bar = tqdm(total=n, desc="planted dev set", disable=not progress)
+    for d in candidates:
+        if len(rows) >= n:
+            break
+        sents = [s for s in split(d.text)][:sentences]
+        if len(sents) < sentences or not all(5 <= len(s.split()) <= 45 for s in sents):
+            continue
+        passage = " ".join(sents)
+        want_error = sum(r["planted"] for r in rows) < n_err and (
+            len(rows) % 2 == 0 or len(rows) - sum(r["planted"] for r in rows) >= n - n_err
+        )
+        row: dict[str, Any] = {
+            "id": f"planted-{len(rows):04d}",
+            "text": passage,
+            "reference": passage,
+            "planted": False,
+            "error_type": None,
+            "wrong": None,
+            "right": None,
+            "title": d.title,
+        }
+        if want_error:
+            kind = ERROR_TYPES[sum(r["planted"] for r in rows) % len(ERROR_TYPES)]
+            order = list(range(len(sents)))
+            rng.shuffle(order)
+            planted = None
+            for i in order:
+                doc = nlp(sents[i])
+                ents = [(e.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
+                got = _plant(sents[i], ents, pool, rng, kind) if ents else None
+                if got:
+                    planted = (i, *got)
+                    break
+            if planted is None:
+                continue
+            i, new_sentence, wrong, right = planted
+            row.update(
+                text=" ".join(sents[:i] + [new_sentence] + sents[i + 1 :]),
+                planted=True,
+                error_type=kind,
+                wrong=wrong,
+                right=right,
+            )
+        rows.append(row)
+        bar.update(1)
+    bar.close()
+    return rows
+
+
+def add_data_parser(sub) -> None:
+    data = sub.add_parser("data", help="make datasets (dev sets, training data)")
+    dsub = data.add_subparsers(dest="data_command", required=True)
+    p = dsub.add_parser("planted", help="dev set: Wikipedia passages with one planted error")
+    p.add_argument("--out", required=True, help="JSONL file to write")
+    p.add_argument("--n", type=int, default=200, help="rows (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--error-share", type=float, default=0.5, help="share of rows with an error")
+    p.add_argument("--sentences", type=int, default=3, help="sentences per passage")
+    p.set_defaults(handler=_cmd_planted)
+
+
+def _cmd_planted(args) -> int:
+    from retrieval.corpus import read_wiki_summaries
+
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    if not 0 <= args.error_share <= 1:
+        raise ValueError(f"--error-share must be within [0, 1], got {args.error_share}")
+    if args.sentences < 1:
+        raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
+    rows = make_planted(read_wiki_summaries(), args.n, args.seed, args.error_share, args.sentences)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    kinds = {k: sum(r["error_type"] == k for r in rows) for k in ERROR_TYPES}
+    print(json.dumps({"out": str(out), "rows": len(rows), "with_error": kinds}, indent=2))
+    return 0

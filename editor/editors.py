@@ -110,6 +110,16 @@ def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
+def _shape(text: str) -> str:
+    """Digits as 9, letters as a, runs collapsed: '1889' -> '9', 'the 1910s' -> 'a 9a'.
+
+    >>> _shape("1,200"), _shape("the 1910s"), _shape("Gustave Eiffel")
+    ('9,9', 'a 9a', 'a a')
+    """
+    out = re.sub(r"[0-9]+", "9", text)
+    return re.sub(r"[^\W\d_]+", "a", out)
+
+
 def typed_spans(doc: Any) -> list[_Span]:
     """Named entities (coarse types) and bare numbers of a parsed text; numbers that look like
     years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
@@ -153,8 +163,9 @@ class SubstituteEditor(_OneByOne):
             self._nlp = get_nlp()
         return self._nlp
 
-    def candidates(self, text: str, evidence: Sequence[Evidence]) -> list[tuple[str, str]]:
-        """(revised text, description) of every single swap worth scoring."""
+    def candidates(self, text: str, evidence: Sequence[Evidence]) -> list[tuple[str, str, bool]]:
+        """(revised text, description, same surface shape) of every single swap worth scoring;
+        "same shape" (a year for a year, a number for a number) breaks near-ties."""
         doc = self.nlp(text)
         mine = typed_spans(doc)
         theirs: list[_Span] = []
@@ -162,7 +173,7 @@ class SubstituteEditor(_OneByOne):
             theirs.extend(typed_spans(d))
         ev_norm = " " + " ".join(_norm(evidence_text(e)) for e in evidence) + " "
         text_norm = " " + _norm(text) + " "
-        out: dict[str, str] = {}
+        out: dict[str, tuple[str, bool]] = {}
         for s in mine:
             if f" {_norm(s.text)} " in ev_norm:
                 continue  # the evidence states it too
@@ -170,14 +181,14 @@ class SubstituteEditor(_OneByOne):
                 if t.kind != s.kind or f" {_norm(t.text)} " in text_norm:
                     continue
                 new = text[: s.start] + t.text + text[s.end :]
-                out.setdefault(new, f"{s.text!r} -> {t.text!r}")
+                out.setdefault(new, (f"{s.text!r} -> {t.text!r}", _shape(s.text) == _shape(t.text)))
         for i, a in enumerate(mine):  # role swaps: two same-type names trade places
             for b in mine[i + 1 :]:
                 if a.kind != b.kind or a.kind in {"number", "date"} or a.end > b.start:
                     continue
                 new = text[: a.start] + b.text + text[a.end : b.start] + a.text + text[b.end :]
-                out.setdefault(new, f"swapped {a.text!r} and {b.text!r}")
-        return list(out.items())[: self.max_candidates]
+                out.setdefault(new, (f"swapped {a.text!r} and {b.text!r}", True))
+        return [(t, d, same) for t, (d, same) in out.items()][: self.max_candidates]
 
     def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
         if not evidence or not text.strip():
@@ -186,7 +197,7 @@ class SubstituteEditor(_OneByOne):
         if not cands:
             return Revision(text, "no name, number or date of the evidence fits the text")
         premises = [evidence_text(e) for e in evidence]
-        texts = [text] + [c for c, _ in cands]
+        texts = [text] + [c for c, _, _ in cands]
         pairs = [(p, t) for t in texts for p in premises]
         scores = self.attribution.score_batch(pairs)
         n = len(premises)
@@ -197,7 +208,9 @@ class SubstituteEditor(_OneByOne):
             return best.supported - best.contradicted, best.supported, best.contradicted
 
         base, _, _ = margin(0)
-        ranked = sorted(range(1, len(texts)), key=lambda i: -margin(i)[0])
+        ranked = sorted(
+            range(1, len(texts)), key=lambda i: -(margin(i)[0] + 0.05 * cands[i - 1][2])
+        )
         best_i = ranked[0]
         gain, sup, con = margin(best_i)
         if gain - base >= self.min_gain and sup > con:

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -75,8 +76,6 @@ def assign_queries(queries: Sequence[Query], evidence: Sequence[Evidence]) -> li
     >>> [(e.id, e.query) for e in assign_queries([Query("How long is the Nile?", "t")], ev)]
     [('given-1', 'How long is the Nile?')]
     """
-    from dataclasses import replace
-
     from editor.agreement import content_words
 
     if not queries or not evidence:
@@ -202,19 +201,23 @@ class Pipeline:
         t = time.perf_counter()
         try:
 
-            def research() -> tuple[list[Query], list[Evidence]]:
+            def research() -> tuple[list[Query], list[Evidence], list[Evidence]]:
                 if evidence is None:
                     results = self.components.researcher.research(text, context)
-                    return [qe.query for qe in results], unique_evidence(results)
-                return self.components.querygen.generate(text, context), given_evidence(evidence)
+                    pairs = [  # one (query, evidence) step each, even for shared snippets
+                        replace(e, query=qe.query.text) for qe in results for e in qe.evidence
+                    ]
+                    return [qe.query for qe in results], unique_evidence(results), pairs
+                qs = self.components.querygen.generate(text, context)
+                given = given_evidence(evidence)
+                return qs, given, assign_queries(qs, given)
 
-            queries, found = _run_stage(research, lim.research_timeout_s, "research")
+            queries, found, to_revise = _run_stage(research, lim.research_timeout_s, "research")
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
             return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
         timings["research"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            to_revise = found if evidence is None else assign_queries(queries, found)
             revised, steps = _run_stage(
                 lambda: self.editor.revise(text, to_revise, context),
                 lim.revision_timeout_s,

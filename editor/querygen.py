@@ -109,6 +109,20 @@ class SentenceQueryGenerator(_Batched):
         return _finish(queries, self.max_queries)
 
 
+class PassageQueryGenerator(_Batched):
+    """The whole passage as one query (the ablation RARR found poor).
+
+    >>> [q.text for q in PassageQueryGenerator().generate("Paris is big. Rome is old.")]
+    ['Paris is big. Rome is old.']
+    """
+
+    name = "passage"
+
+    def generate(self, text: str, context: str | None = None) -> list[Query]:
+        text = " ".join(text.split())
+        return [Query(text, self.name, sentence=text)] if text else []
+
+
 class EntityQueryGenerator(_Batched):
     """A wh-question per named entity, date or number of each checkable sentence; the sentence
     itself when it names none. Sentences take turns, so a cap still covers every sentence.
@@ -293,3 +307,4 @@ def _build_llm(cfg: QueryGenConfig, llm: LLMBackend | None) -> QueryGenerator:
 register("sentence", lambda cfg, llm: SentenceQueryGenerator(cfg.max_queries))
 register("entity", lambda cfg, llm: EntityQueryGenerator(cfg.max_queries))
 register("llm", _build_llm)
+register("passage", lambda cfg, llm: PassageQueryGenerator())

@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--context", default=None, help="the dialogue the passage answers")
     p.add_argument(
         "--querygen",
-        choices=["sentence", "entity", "llm"],
+        choices=["sentence", "entity", "llm", "passage"],
         default=None,
         help="query generator (overrides querygen.type)",
     )

@@ -16,7 +16,7 @@ from editor.config import AttributionConfig, RevisionConfig, load_config
 from editor.editors import SubstituteEditor
 from editor.factory import Components
 from editor.fid import FiDEditor
-from editor.pipeline import InputError, Pipeline, given_evidence
+from editor.pipeline import InputError, Pipeline
 from editor.revision import Reviser
 from editor.types import Evidence
 
@@ -253,3 +253,17 @@ def test_cli_edit_single_and_resumable_batch(tmp_path):
     assert len(dst.read_text().splitlines()) == 2
     bad = run_purr("edit")
     assert bad.returncode == 2 and "pass a passage" in bad.stderr
+
+
+def test_pipeline_researches_and_fixes_a_passage_whose_sentences_share_a_snippet(nli, _built_index):
+    """Both sentences retrieve the same Eiffel Tower snippet; each still gets its own
+    (query, evidence) step, so the second sentence's error is checked and fixed."""
+    cfg = load_config("default")
+    pipe = Pipeline(Components(cfg, index_path=_built_index, progress=False), attribution=nli)
+    text = "The Eiffel Tower is in Paris. The Eiffel Tower is 250 metres tall."
+    r = pipe.edit(text)
+    assert r.status == "edited", [s.reason for s in r.steps]
+    assert r.revised == "The Eiffel Tower is in Paris. The Eiffel Tower is 330 metres tall."
+    assert len(r.steps) >= len(r.queries) == 2
+    assert {s.query for s in r.steps} == set(r.queries)
+    assert len({e.id for e in r.evidence}) == len(r.evidence)  # the list itself stays unique

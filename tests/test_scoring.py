@@ -86,6 +86,23 @@ def test_score_user_errors(tiny_nli, tmp_path, args, message):
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
-def test_default_model_missing_says_how_to_get_one(tmp_path):
-    r = run_purr("score", "A claim.", "--evidence", "x", env={"PURR_CACHE_DIR": str(tmp_path)})
+def test_missing_model_folder_says_how_to_get_one(tmp_path):
+    missing = tmp_path / "no-model"
+    r = run_purr("score", "A claim.", "--evidence", "x", "--set", f"attribution.model={missing}")
     assert r.returncode == 2 and "attribution" in r.stderr and "Traceback" not in r.stderr
+    assert "no config.json" in r.stderr
+
+
+def test_shipped_model_scores_out_of_the_box(tmp_path):
+    r = run_purr(
+        "score",
+        "The Eiffel Tower was completed in 1889. It was completed in 1925.",
+        "--evidence",
+        "The Eiffel Tower was built from 1887 to 1889.",
+        "--json",
+        env={"PURR_CACHE_DIR": str(tmp_path)},
+    )
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    first, second = (s["attribution"] for s in data["sentences"])
+    assert first > 0.5 > second

@@ -1,0 +1,54 @@
+"""The planted-error dev set: deterministic, balanced error types, only dev-split articles,
+and `purr eval` turns it into fix and false-edit rates."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import run_purr
+
+from retrieval.corpus import read_wiki_summaries
+from training.evaluate import planted_scores
+from training.nli_data import is_dev
+from training.planted import ERROR_TYPES, make_planted
+
+
+def test_planted_rows_are_deterministic_balanced_and_dev_only():
+    docs = list(read_wiki_summaries())[:2500]
+    rows = make_planted(docs, n=16, seed=3, progress=False)
+    again = make_planted(docs, n=16, seed=3, progress=False)
+    assert rows == again and len(rows) == 16
+    with_error = [r for r in rows if r["planted"]]
+    assert len(with_error) == 8
+    assert sorted({r["error_type"] for r in with_error}) == sorted(ERROR_TYPES)
+    ids = {d.title: d.id for d in docs}
+    for r in rows:
+        assert is_dev(f"wiki-synthetic:{ids[r['title']]}")
+        assert (r["text"] != r["reference"]) == r["planted"]
+        if r["planted"] and r["error_type"] != "role":
+            assert r["wrong"] in r["text"] and r["right"] in r["reference"]
+
+
+def test_planted_scores_and_the_cli(tmp_path):
+    rows = [
+        {"planted": True, "error_type": "date", "original": "x", "revised": "y", "reference": "y"},
+        {
+            "planted": True,
+            "error_type": "entity",
+            "original": "x",
+            "revised": "z",
+            "reference": "y",
+        },
+        {"planted": False, "original": "a", "revised": "b", "reference": "a"},
+        {"planted": False, "original": "a", "revised": "a", "reference": "a"},
+    ]
+    s = planted_scores(rows)
+    assert (s["fix_rate"], s["touched_rate"], s["false_edit_rate"]) == (0.5, 1.0, 0.5)
+    assert s["by_type"]["date"]["fix_rate"] == 1.0 and s["by_type"]["entity"]["fix_rate"] == 0.0
+    out = tmp_path / "dev.jsonl"
+    r = run_purr("data", "planted", "--out", str(out), "--n", "4")
+    assert r.returncode == 0, r.stderr
+    assert len(out.read_text().splitlines()) == 4
+    assert json.loads(r.stdout)["rows"] == 4
+    bad = run_purr("data", "planted", "--out", str(out), "--n", "0")
+    assert bad.returncode == 2 and "--n must be >= 1" in bad.stderr

@@ -110,6 +110,11 @@ def _norm(text: str) -> str:
     return re.sub(r"\W+", " ", text.lower()).strip()
 
 
+def _family(kind: str) -> str:
+    """Kinds that may replace each other: spaCy often labels a person's name ORG and back."""
+    return "name" if kind in {"person", "org"} else kind
+
+
 def _shape(text: str) -> str:
     """Digits as 9, letters as a, runs collapsed: '1889' -> '9', 'the 1910s' -> 'a 9a'.
 
@@ -178,9 +183,12 @@ class SubstituteEditor(_OneByOne):
             if f" {_norm(s.text)} " in ev_norm:
                 continue  # the evidence states it too
             for t in theirs:
-                if t.kind != s.kind or f" {_norm(t.text)} " in text_norm:
+                if _family(t.kind) != _family(s.kind) or f" {_norm(t.text)} " in text_norm:
                     continue
-                new = text[: s.start] + t.text + text[s.end :]
+                replacement = t.text
+                if s.text.endswith(("'s", "’s")) and not t.text.endswith(("'s", "’s")):
+                    replacement += s.text[-2:]  # keep the possessive: "Edison's" -> "Eiffel's"
+                new = text[: s.start] + replacement + text[s.end :]
                 out.setdefault(new, (f"{s.text!r} -> {t.text!r}", _shape(s.text) == _shape(t.text)))
         for i, a in enumerate(mine):  # role swaps: two same-type names trade places
             for b in mine[i + 1 :]:

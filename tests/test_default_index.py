@@ -1,5 +1,7 @@
 """The default corpus: the packaged Wikipedia summaries, indexed automatically on first use."""
 
+from pathlib import Path
+
 import pytest
 
 from retrieval.corpus import read_wiki_summaries
@@ -26,3 +28,12 @@ def test_default_index_is_built_on_first_use(tmp_path, monkeypatch):
     assert (tmp_path / "indexes" / "default" / "config.json").exists()
     assert len(comp.index) > 14_000
     assert qe.evidence[0].title in {"Eiffel Tower", "Gustave Eiffel"}
+
+    # the README's main job: the planted error is fixed against the default corpus
+    from editor.pipeline import Pipeline
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    text = readme.split('purr edit "', 1)[1].split('"', 1)[0]
+    result = Pipeline(comp).edit(text)
+    assert result.status == "edited"
+    assert "Gustave Eiffel's company" in result.revised and "Edison" not in result.revised

@@ -14,9 +14,9 @@ from training.planted import ERROR_TYPES, make_planted
 
 
 def test_planted_rows_are_deterministic_balanced_and_dev_only():
-    docs = list(read_wiki_summaries())[:2500]
-    rows = make_planted(docs, n=16, seed=3, progress=False)
-    again = make_planted(docs, n=16, seed=3, progress=False)
+    docs = list(read_wiki_summaries())[:1500]
+    rows = make_planted(docs, n=16, seed=3, progress=False, pool_size=150)
+    again = make_planted(docs, n=16, seed=3, progress=False, pool_size=150)
     assert rows == again and len(rows) == 16
     with_error = [r for r in rows if r["planted"]]
     assert len(with_error) == 8
@@ -46,7 +46,7 @@ def test_planted_scores_and_the_cli(tmp_path):
     assert (s["fix_rate"], s["touched_rate"], s["false_edit_rate"]) == (0.5, 1.0, 0.5)
     assert s["by_type"]["date"]["fix_rate"] == 1.0 and s["by_type"]["entity"]["fix_rate"] == 0.0
     out = tmp_path / "dev.jsonl"
-    r = run_purr("data", "planted", "--out", str(out), "--n", "4")
+    r = run_purr("data", "planted", "--out", str(out), "--n", "4", "--pool-size", "100")
     assert r.returncode == 0, r.stderr
     assert len(out.read_text().splitlines()) == 4
     assert json.loads(r.stdout)["rows"] == 4

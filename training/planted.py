@@ -88,8 +88,10 @@ def make_planted(
     error_share: float = 0.5,
     sentences: int = 3,
     progress: bool = True,
+    pool_size: int = 1500,
 ) -> list[dict[str, Any]]:
-    """``n`` rows (see the module doc), deterministic for a seed; error types rotate evenly."""
+    """``n`` rows (see the module doc), deterministic for a seed; error types rotate evenly.
+    Replacement entities come from every ``len(docs) // pool_size``-th document."""
     from editor.nlp import get_nlp
 
     rng = random.Random(seed)
@@ -98,8 +100,9 @@ def make_planted(
     rng.shuffle(candidates)
     nlp = get_nlp()
     pool: dict[str, list[str]] = defaultdict(list)
-    for d in pool_docs[:: max(1, len(pool_docs) // 1500)]:
-        for e in nlp(d.text[:600]).ents:
+    step = max(1, len(pool_docs) // max(1, pool_size))
+    for doc in nlp.pipe(d.text[:600] for d in pool_docs[::step]):
+        for e in doc.ents:
             pool[e.label_].append(e.text)
     rows: list[dict[str, Any]] = []
     n_err = round(n * error_share)
@@ -161,6 +164,9 @@ def add_data_parser(sub) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--error-share", type=float, default=0.5, help="share of rows with an error")
     p.add_argument("--sentences", type=int, default=3, help="sentences per passage")
+    p.add_argument(
+        "--pool-size", type=int, default=1500, help="documents that supply replacement names"
+    )
     p.set_defaults(handler=_cmd_planted)
 
 
@@ -173,7 +179,16 @@ def _cmd_planted(args) -> int:
         raise ValueError(f"--error-share must be within [0, 1], got {args.error_share}")
     if args.sentences < 1:
         raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
-    rows = make_planted(read_wiki_summaries(), args.n, args.seed, args.error_share, args.sentences)
+    if args.pool_size < 1:
+        raise ValueError(f"--pool-size must be >= 1, got {args.pool_size}")
+    rows = make_planted(
+        read_wiki_summaries(),
+        args.n,
+        args.seed,
+        args.error_share,
+        args.sentences,
+        pool_size=args.pool_size,
+    )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as f:

@@ -188,6 +188,30 @@ def test_synthetic_pairs_from_documents():
     assert n_contradicted >= 3
 
 
+def test_role_swap_pairs_are_opt_in():
+    from training.nli_synthetic import synthetic_pairs
+
+    docs = [
+        *DOCS,
+        Document(
+            "wiki:Moscow",
+            "Moscow",
+            "Moscow is the capital and largest city of Russia, on the Moskva River. "
+            "Moscow is the capital and largest city of Russia, on the Moskva River.",
+        ),
+    ]
+    plain = synthetic_pairs(docs, max_articles=None, seed=0, progress=False)
+    assert plain == synthetic_pairs(docs, max_articles=None, seed=0, progress=False, role_swaps=0)
+    with_roles = synthetic_pairs(docs, max_articles=None, seed=0, progress=False, role_swaps=1.0)
+    roles = [ex for ex in with_roles if ex.id.endswith(":role")]
+    assert roles and not any(ex.id.endswith(":role") for ex in plain)
+    for ex in roles:
+        sup = next(e for e in with_roles if e.group == ex.group and e.label == "supported")
+        assert ex.label == "contradicted" and ex.premise == sup.premise
+        assert sorted(ex.hypothesis.split()) != sup.hypothesis.split()
+        assert len(ex.hypothesis) == len(sup.hypothesis)  # the same words, traded places
+
+
 def test_number_perturbation_changes_the_number():
     from training.nli_synthetic import perturb_number
 

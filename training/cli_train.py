@@ -52,6 +52,9 @@ def add_train_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--limit-per-source", type=_positive_int, default=None)
     p.add_argument("--dev-limit-per-source", type=_positive_int, default=600)
     p.add_argument("--wiki-articles", type=int, default=3000, help="synthetic pairs; 0 = none")
+    p.add_argument(
+        "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
+    )
     p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
     p.add_argument("--eval-every", type=_positive_int, default=200)
     p.add_argument("--patience", type=_positive_int, default=5)
@@ -108,6 +111,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         limit_per_source=args.limit_per_source,
         dev_limit_per_source=args.dev_limit_per_source,
         wiki_articles=args.wiki_articles,
+        role_swaps=args.role_swaps,
         balance=args.balance,
         eval_every=args.eval_every,
         patience=args.patience,

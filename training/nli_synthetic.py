@@ -132,6 +132,23 @@ def corrupt_sentence(
     return new_sentence
 
 
+ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
+
+
+def swap_roles(sentence: str, entities: Sequence[tuple[str, int, int, str]]) -> str | None:
+    """``sentence`` with its first two distinct same-label names traded, or None.
+
+    >>> swap_roles("Moscow is the capital of Russia.", [("Moscow", 0, 6, "GPE"), ("Russia", 25, 31, "GPE")])
+    'Russia is the capital of Moscow.'
+    """
+    ents = sorted((e for e in entities if e[3] in ROLE_LABELS), key=lambda e: e[1])
+    for i, (t1, a1, b1, l1) in enumerate(ents):
+        for t2, a2, b2, l2 in ents[i + 1 :]:
+            if l1 == l2 and t1.lower() != t2.lower() and b1 <= a2:
+                return sentence[:a1] + t2 + sentence[b1:a2] + t1 + sentence[b2:]
+    return None
+
+
 def synthetic_pairs(
     documents: Iterable[Document],
     *,
@@ -142,8 +159,13 @@ def synthetic_pairs(
     nlp: Language | None = None,
     progress: bool = True,
     source: str = "wiki-synthetic",
+    role_swaps: float = 0.0,
 ) -> list[NLIExample]:
-    """Supported / contradicted / not_supported pairs from ``documents`` (see module doc)."""
+    """Supported / contradicted / not_supported pairs from ``documents`` (see module doc).
+
+    ``role_swaps``: the share of articles whose sentence names two same-type entities that also
+    get a contradicted pair with the two swapped ("X defeated Y" -> "Y defeated X"); the
+    shipped model was trained with 0 (it scores role swaps as supported)."""
     if window < 1:
         raise ValueError(f"window must be >= 1 sentence, got {window}")
     rng = random.Random(seed)
@@ -194,6 +216,13 @@ def synthetic_pairs(
         corrupted = corrupt_sentence(sentence, es, pool, premise, rng)
         if corrupted and corrupted != sentence:
             out.append(NLIExample(f"{base}:con", source, premise, corrupted, "contradicted", group))
+        if role_swaps > 0:
+            draw = rng.random()  # only drawn when enabled, so 0 keeps the old data byte for byte
+            swapped = swap_roles(sentence, es) if draw < role_swaps else None
+            if swapped:
+                out.append(
+                    NLIExample(f"{base}:role", source, premise, swapped, "contradicted", group)
+                )
         target = content_words(sentence)
         votes: dict[int, int] = defaultdict(int)
         for w in target:

@@ -61,6 +61,9 @@ class TrainAttributionConfig(BaseModel):
     data_dir: str | None = Field(None, description="shared/data folder; None = ../shared/data.")
     sources: list[str] = Field(default_factory=lambda: list(NLI_FILES), description="NLI sets.")
     wiki_articles: int = Field(3000, ge=0, description="Articles for synthetic pairs (0 = none).")
+    role_swaps: float = Field(
+        0.0, ge=0, le=1, description="Share of synthetic articles that add a role-swap pair."
+    )
     limit_per_source: int | None = Field(None, ge=1, description="Cap on train rows per source.")
     dev_limit_per_source: int | None = Field(600, ge=1, description="Cap on dev rows per source.")
     dev_fraction: float = Field(0.15, gt=0, lt=1, description="Share of documents held out.")
@@ -128,6 +131,7 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
             read_wiki_summaries(),
             max_articles=cfg.wiki_articles,
             seed=cfg.seed,
+            role_swaps=cfg.role_swaps,
             progress=cfg.progress,
         )
     train: dict[str, list[NLIExample]] = {}

@@ -111,7 +111,16 @@ def answering_sentences(text: str, query: str, top: int = 1) -> list[tuple[int, 
     return [span for _, _, span in scored[:top]]
 
 
-class NLIAgreement:
+class _FromBatch:
+    """``check`` as a batch of one."""
+
+    def check(
+        self, text: str, query: str, evidence: Evidence, context: str | None = None
+    ) -> Agreement:
+        return self.check_batch([(text, query, evidence)], context)[0]  # type: ignore[attr-defined]
+
+
+class NLIAgreement(_FromBatch):
     """Question-guided NLI agreement over the attribution model (see the module doc)."""
 
     name = "nli"
@@ -129,11 +138,6 @@ class NLIAgreement:
         self.support_threshold = support_threshold
         self.sentences_per_query = sentences_per_query
         self.decontextualize = decontextualize
-
-    def check(
-        self, text: str, query: str, evidence: Evidence, context: str | None = None
-    ) -> Agreement:
-        return self.check_batch([(text, query, evidence)], context)[0]
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -258,7 +262,7 @@ def parse_llm_verdict(completion: str) -> tuple[Verdict, str] | None:
     return verdict, reason
 
 
-class LLMAgreement:
+class LLMAgreement(_FromBatch):
     """RARR's prompted agreement check with chain of thought, through any LLM backend.
 
     The prompt (``prompts/agreement.txt`` by default) shows the query, the text and the evidence
@@ -282,11 +286,6 @@ class LLMAgreement:
             .replace("{{text}}", quote(text))
             .replace("{{evidence}}", quote(evidence_text(evidence)))
         )
-
-    def check(
-        self, text: str, query: str, evidence: Evidence, context: str | None = None
-    ) -> Agreement:
-        return self.check_batch([(text, query, evidence)], context)[0]
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None

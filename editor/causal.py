@@ -10,13 +10,12 @@ answer (no line, or more than twice the claim's length) leaves the claim unchang
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from editor.agreement import load_template
-from editor.editors import Revision
+from editor.editors import ModelEditor, Revision
 from editor.types import Evidence, evidence_text
 from retrieval.settings import Settings
 
@@ -82,7 +81,7 @@ def load_causal(
     return tokenizer, model
 
 
-class CausalEditor:
+class CausalEditor(ModelEditor):
     """Denoising editor over a causal LM (see the module doc)."""
 
     name = "causal"
@@ -98,30 +97,17 @@ class CausalEditor:
         num_beams: int = 1,
         device: str = "cpu",
     ) -> None:
-        if isinstance(model, str):
-            self.ref, self._model, self._tokenizer = model, None, None
-        else:
-            if tokenizer is None:
-                raise ValueError("pass the tokenizer with a loaded model")
-            self.ref, self._model, self._tokenizer = "model", model, tokenizer
-        self.adapter = adapter
+        super().__init__(model, tokenizer, adapter)
         self.template = load_template(prompt, DEFAULT_PROMPT, ["evidence", "text"])
         self.max_evidence = max_evidence
         self.max_new_tokens = max_new_tokens
         self.num_beams = num_beams
         self.device = device
-        self._lock = threading.Lock()
         if adapter is None and isinstance(model, str):
             log.warning("causal editor over %s without a trained adapter: expect poor edits", model)
 
-    def load(self) -> tuple[Any, Any]:
-        with self._lock:
-            if self._model is None:
-                self._tokenizer, self._model = load_causal(self.ref, self.adapter, self.device)
-        return self._tokenizer, self._model
-
-    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
-        return self.edit_batch([(text, evidence)], context)[0]
+    def _load(self) -> tuple[Any, Any]:
+        return load_causal(self.ref, self.adapter, self.device)
 
     def edit_batch(
         self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -62,6 +63,40 @@ class _OneByOne:
         self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
     ) -> list[Revision]:
         return [self.edit(t, e, context) for t, e in items]  # type: ignore[attr-defined]
+
+
+class _FromBatch:
+    """``edit`` as a batch of one (for editors whose work is naturally batched)."""
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        return self.edit_batch([(text, evidence)], context)[0]  # type: ignore[attr-defined]
+
+
+class ModelEditor(_FromBatch):
+    """An editor over a model loaded lazily, once, under a lock: pass a reference (hub id,
+    path, ``packaged:NAME``) or an already loaded model with its tokenizer. Subclasses
+    implement ``_load() -> (tokenizer, model)`` and ``edit_batch``."""
+
+    def __init__(self, model: str | Any, tokenizer: Any = None, adapter: str | None = None):
+        if isinstance(model, str):
+            self.ref, self._model, self._tokenizer = model, None, None
+        else:
+            if tokenizer is None:
+                raise ValueError("pass the tokenizer with a loaded model")
+            self.ref = getattr(model, "name_or_path", "model")
+            self._model, self._tokenizer = model, tokenizer
+        self.adapter = adapter
+        self._lock = threading.Lock()
+
+    def load(self) -> tuple[Any, Any]:
+        """Tokenizer and model (loaded on the first call)."""
+        with self._lock:
+            if self._model is None:
+                self._tokenizer, self._model = self._load()
+        return self._tokenizer, self._model
+
+    def _load(self) -> tuple[Any, Any]:
+        raise NotImplementedError
 
 
 class IdentityEditor(_OneByOne):
@@ -263,7 +298,7 @@ def apply_fix(text: str, completion: str) -> tuple[str, str]:
     return text.replace(wrong, new, 1), f"{wrong!r} -> {new!r}"
 
 
-class PromptedEditor:
+class PromptedEditor(_FromBatch):
     """RARR's few-shot prompted editor over any LLM backend; one evidence per call (the best
     one when given several), greedy, the fix applied as a span replacement."""
 
@@ -281,9 +316,6 @@ class PromptedEditor:
             .replace("{{evidence}}", quote(evidence_text(evidence)))
             .replace("{{text}}", quote(text))
         )
-
-    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
-        return self.edit_batch([(text, evidence)], context)[0]
 
     def edit_batch(
         self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None

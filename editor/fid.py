@@ -15,11 +15,10 @@ decoder never attends to them.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Sequence
 from typing import Any
 
-from editor.editors import Revision
+from editor.editors import ModelEditor, Revision
 from editor.types import Evidence, evidence_text
 
 log = logging.getLogger(__name__)
@@ -122,7 +121,7 @@ def load_seq2seq(ref: str, adapter: str | None, device: str, offline: bool = Tru
     return tokenizer, model
 
 
-class FiDEditor:
+class FiDEditor(ModelEditor):
     """The PURR editor over a T5 checkpoint (see the module doc). Greedy or beam search."""
 
     name = "fid"
@@ -139,32 +138,16 @@ class FiDEditor:
         device: str = "cpu",
         offline: bool = True,
     ) -> None:
-        if isinstance(model, str):
-            self.ref, self._model, self._tokenizer = model, None, None
-        else:
-            if tokenizer is None:
-                raise ValueError("pass the tokenizer with a loaded model")
-            self.ref = getattr(model, "name_or_path", "model")
-            self._model, self._tokenizer = model, tokenizer
-        self.adapter = adapter
+        super().__init__(model, tokenizer, adapter)
         self.max_evidence = max_evidence
         self.max_input_tokens = max_input_tokens
         self.max_new_tokens = max_new_tokens
         self.num_beams = num_beams
         self.device = device
         self.offline = offline
-        self._lock = threading.Lock()
 
-    def load(self) -> tuple[Any, Any]:
-        with self._lock:
-            if self._model is None:
-                self._tokenizer, self._model = load_seq2seq(
-                    self.ref, self.adapter, self.device, self.offline
-                )
-        return self._tokenizer, self._model
-
-    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
-        return self.edit_batch([(text, evidence)], context)[0]
+    def _load(self) -> tuple[Any, Any]:
+        return load_seq2seq(self.ref, self.adapter, self.device, self.offline)
 
     def edit_batch(
         self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None

@@ -105,8 +105,15 @@ class Reviser:
             return a.span
         return 0, len(text)
 
-    def _check(self, before: str, after: str) -> tuple[bool, str]:
-        return edit_allowed(before, after, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
+    def _splice(
+        self, current: str, span: tuple[int, int], rev, query: str, e: Evidence, a: Agreement
+    ) -> Step:
+        """The step of putting ``rev`` in place of ``current[span]``; ``after`` is the new
+        text when the edit is within the limits, else ``current``."""
+        new = current[: span[0]] + rev.text + current[span[1] :]
+        ok, why = edit_allowed(current, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
+        reason = f"{a.reason}; {rev.reason}; {why}"
+        return Step(query, e.id, _agrees(a), reason, current, new if ok else current, ok)
 
     # -- RARR ------------------------------------------------------------------------------
 
@@ -122,24 +129,13 @@ class Reviser:
                 steps.append(Step(query, e.id, _agrees(a), a.reason, current, current, False))
                 i += 1
                 continue
-            start, end = self._target(current, a)
-            rev = self.editor.edit(current[start:end], [e], context)
-            new = current[:start] + rev.text + current[end:]
-            ok, why = self._check(current, new)
-            steps.append(
-                Step(
-                    query,
-                    e.id,
-                    _agrees(a),
-                    f"{a.reason}; {rev.reason}; {why}",
-                    current,
-                    new if ok else current,
-                    ok,
-                )
-            )
+            span = self._target(current, a)
+            rev = self.editor.edit(current[span[0] : span[1]], [e], context)
+            step = self._splice(current, span, rev, query, e, a)
+            steps.append(step)
             i += 1
-            if ok:
-                current = new
+            if step.accepted:
+                current = step.after
                 if i < len(evidence):  # the rest is judged against the edited text
                     verdicts[i:] = self._judge(current, evidence[i:], context)
         return current, steps
@@ -171,24 +167,11 @@ class Reviser:
         current = text
         # splice right to left so earlier spans keep their offsets
         for span, rev in sorted(zip(spans, revisions, strict=True), key=lambda x: -x[0][0]):
-            start, end = span
-            new = current[:start] + rev.text + current[end:]
-            ok, why = self._check(current, new)
             lead = groups[span][0]
             e, a = evidence[lead], verdicts[lead]
-            steps.append(
-                Step(
-                    _query(e, text),
-                    e.id,
-                    _agrees(a),
-                    f"{a.reason}; {rev.reason}; {why}",
-                    current,
-                    new if ok else current,
-                    ok,
-                )
-            )
-            if ok:
-                current = new
+            step = self._splice(current, span, rev, _query(e, text), e, a)
+            steps.append(step)
+            current = step.after
         return current, steps
 
 

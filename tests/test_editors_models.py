@@ -144,61 +144,7 @@ def test_fid_missing_model_says_what_to_do(tmp_path):
 # -- causal -----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def tiny_causal(tmp_path_factory):
-    """A tiny random Llama with a word-level tokenizer, saved to a folder."""
-    import torch
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
-
-    words = [
-        "<pad>",
-        "</s>",
-        "<unk>",
-        "[",
-        "]",
-        "1",
-        "2",
-        "evidence",
-        "claim",
-        "revision",
-        "context",
-        ":",
-        ".",
-        "the",
-        "was",
-        "built",
-        "in",
-        *THINGS,
-        *YEARS,
-        "\n",
-    ]
-    backend = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="<unk>"))
-    backend.normalizer = normalizers.Lowercase()
-    backend.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    tok = PreTrainedTokenizerFast(
-        tokenizer_object=backend, pad_token="<pad>", eos_token="</s>", unk_token="<unk>"
-    )
-    torch.manual_seed(0)
-    cfg = LlamaConfig(
-        vocab_size=len(words),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        pad_token_id=0,
-        eos_token_id=1,
-        bos_token_id=1,
-        max_position_embeddings=256,
-    )
-    path = tmp_path_factory.mktemp("tiny-llama")
-    LlamaForCausalLM(cfg).save_pretrained(path)
-    tok.save_pretrained(path)
-    return path
-
-
-def test_causal_editor_prompt_generation_and_lora_adapter(tiny_causal, tmp_path):
+def test_causal_editor_prompt_generation_and_lora_adapter(tiny_model_dir, tmp_path):
     from peft import LoraConfig, TaskType, get_peft_model
     from transformers import AutoModelForCausalLM
 
@@ -216,11 +162,11 @@ def test_causal_editor_prompt_generation_and_lora_adapter(tiny_causal, tmp_path)
         "Claim: the tower was built in 1901",
         "Revision:",
     ]
-    base = AutoModelForCausalLM.from_pretrained(str(tiny_causal))
+    base = AutoModelForCausalLM.from_pretrained(str(tiny_model_dir))
     get_peft_model(base, LoraConfig(task_type=TaskType.CAUSAL_LM, r=4)).save_pretrained(
         tmp_path / "adapter"
     )
-    tok, model = load_causal(str(tiny_causal), str(tmp_path / "adapter"), "cpu")
+    tok, model = load_causal(str(tiny_model_dir), str(tmp_path / "adapter"), "cpu")
     editor = CausalEditor(model, tok, max_new_tokens=6)
     ev = given_evidence(["the tower was built in 1905"])
     out = editor.edit_batch(
@@ -228,4 +174,4 @@ def test_causal_editor_prompt_generation_and_lora_adapter(tiny_causal, tmp_path)
     )
     assert len(out) == 2 and all(r.reason for r in out)
     with pytest.raises(FileNotFoundError, match="adapter_config.json"):
-        load_causal(str(tiny_causal), str(tmp_path), "cpu")
+        load_causal(str(tiny_model_dir), str(tmp_path), "cpu")

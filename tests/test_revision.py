@@ -119,6 +119,11 @@ def test_llm_agreement_runs_through_a_real_backend():
     )
     assert [a.verdict in {"agrees", "disagrees", "irrelevant"} for a in out] == [True, True]
     assert all(a.reason for a in out)
+    # the judged sentence is located for the editor, whatever the LLM said
+    assert out[0].span == (0, len("The Eiffel Tower was completed in 1925."))
+    prompt = ag.render("The text.", "The question?", TOWER, "User: hi")
+    assert prompt.endswith(f'Evidence: """Eiffel Tower. {TOWER.text}"""\n')
+    assert 'Conversation: """User: hi"""' in prompt and 'Question: """The question?"""' in prompt
 
 
 def _pipeline(*overrides, attribution=None) -> Pipeline:

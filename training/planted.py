@@ -40,16 +40,10 @@ _ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
 
 def _plant(sentence: str, ents, pool, rng: random.Random, kind: str) -> tuple[str, str, str] | None:
     """(new sentence, wrong span, right span) with one error of ``kind``, or None."""
-    if kind == "date":
+    if kind in {"date", "number"}:
+        labels = {"DATE", "TIME"} if kind == "date" else NUMBER_LABELS - {"DATE", "TIME"}
         for text, a, b, label in rng.sample(ents, len(ents)):
-            if label in {"DATE", "TIME"}:
-                new = perturb_number(text, rng)
-                if new and new != text:
-                    return sentence[:a] + new + sentence[b:], new, text
-        return None
-    if kind == "number":
-        for text, a, b, label in rng.sample(ents, len(ents)):
-            if label in NUMBER_LABELS - {"DATE", "TIME"}:
+            if label in labels:
                 new = perturb_number(text, rng)
                 if new and new != text:
                     return sentence[:a] + new + sentence[b:], new, text

@@ -160,6 +160,29 @@ def _shape(text: str) -> str:
     return re.sub(r"[^\W\d_]+", "a", out)
 
 
+def fit_replacement(replacement: str, before: str, after: str) -> str:
+    """``replacement`` without the words at its ends that the text around the span already has
+    (``'250'`` in "is 250 metres tall" swapped for the evidence's "330 metres" gives "330").
+
+    >>> fit_replacement("330 metres", "It is ", " metres tall.")
+    '330'
+    >>> fit_replacement("the Eiffel company", "built by the ", "."), fit_replacement("X", "a", "b")
+    ('Eiffel company', 'X')
+    """
+    words = replacement.split()
+    following = [_norm(w) for w in after.split()]
+    for k in range(len(words) - 1, 0, -1):
+        if [_norm(w) for w in words[-k:]] == following[:k]:
+            words = words[:-k]
+            break
+    preceding = [_norm(w) for w in before.split()]
+    for k in range(len(words) - 1, 0, -1):
+        if preceding[-k:] and [_norm(w) for w in words[:k]] == preceding[-k:]:
+            words = words[k:]
+            break
+    return " ".join(words)
+
+
 def typed_spans(doc: Any) -> list[_Span]:
     """Named entities (coarse types) and bare numbers of a parsed text; numbers that look like
     years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
@@ -220,7 +243,7 @@ class SubstituteEditor(_OneByOne):
             for t in theirs:
                 if _family(t.kind) != _family(s.kind) or f" {_norm(t.text)} " in text_norm:
                     continue
-                replacement = t.text
+                replacement = fit_replacement(t.text, text[: s.start], text[s.end :])
                 if s.text.endswith(("'s", "’s")) and not t.text.endswith(("'s", "’s")):
                     replacement += s.text[-2:]  # keep the possessive: "Edison's" -> "Eiffel's"
                 new = text[: s.start] + replacement + text[s.end :]

@@ -117,6 +117,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_edit_parser(sub, _common)
     add_data_parser(sub)
+    from serve.serve_cli import add_serve_parsers
+
+    add_serve_parsers(sub, _common)
     return parser
 
 

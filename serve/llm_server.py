@@ -18,12 +18,11 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from editor.llm.base import LLMBackend, LLMError
+from serve.errors import error_response, install_error_handlers
 from serve.llm_protocol import (
     ChatChoice,
     ChatChoiceMessage,
@@ -32,7 +31,6 @@ from serve.llm_protocol import (
     CompletionChoice,
     CompletionRequest,
     CompletionResponse,
-    ErrorInfo,
     ErrorResponse,
     ModelCard,
     ModelList,
@@ -124,11 +122,6 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-def _error(status: int, message: str, type_: str, code: str | None = None) -> JSONResponse:
-    body = ErrorResponse(error=ErrorInfo(message=message, type=type_, code=code))
-    return JSONResponse(status_code=status, content=body.model_dump())
-
-
 def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True) -> FastAPI:
     """An OpenAI-compatible app serving ``backend`` as ``model_name``.
 
@@ -162,34 +155,14 @@ def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True
     ) -> ChatCompletionResponse:
         return await run_in_threadpool(svc.chat, request)
 
-    @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
-        parts = []
-        for err in exc.errors():
-            where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-            parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
-        return _error(400, "; ".join(parts), "invalid_request_error", "invalid_request")
-
     @app.exception_handler(ModelNotFoundError)
     async def _no_model(_: Request, exc: ModelNotFoundError) -> JSONResponse:
-        return _error(404, str(exc), "invalid_request_error", "model_not_found")
-
-    @app.exception_handler(ValueError)
-    async def _bad_value(_: Request, exc: ValueError) -> JSONResponse:
-        return _error(400, str(exc), "invalid_request_error", "invalid_request")
+        return error_response(404, str(exc), "model_not_found")
 
     @app.exception_handler(LLMError)
     async def _llm_failed(_: Request, exc: LLMError) -> JSONResponse:
         logger.error("model call failed: %s", exc)
-        return _error(500, str(exc), "server_error", "llm_error")
+        return error_response(500, str(exc), "llm_error")
 
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return _error(exc.status_code, str(exc.detail), "invalid_request_error")
-
-    @app.exception_handler(Exception)
-    async def _crashed(_: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unhandled error in the LLM server")
-        return _error(500, f"internal error: {type(exc).__name__}: {exc}", "server_error")
-
+    install_error_handlers(app, status_for_validation=400)
     return app

@@ -1,0 +1,108 @@
+"""Citations and dialogue context shared by the chat wrapper (server and Python helper)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from editor.result import EditResult
+
+CitationStyle = Literal["markers", "sources", "none"]
+
+
+def message_text(content: Any) -> str:
+    """The text of an OpenAI message ``content`` (a string or a list of content parts).
+
+    >>> message_text([{"type": "text", "text": "Hi"}, {"type": "image_url"}, {"text": "there"}])
+    'Hi\\nthere'
+    """
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, Mapping)]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    raise ValueError(
+        f"message content must be a string or a list of content parts, got {type(content).__name__}"
+    )
+
+
+def dialogue_context(messages: Sequence[Mapping[str, Any]], max_chars: int = 4000) -> str | None:
+    """The conversation a reply answers, as the pipeline's context: the last turns that fit.
+
+    >>> dialogue_context([{"role": "system", "content": "Be brief."},
+    ...                   {"role": "user", "content": "Who built it?"}])
+    'user: Who built it?'
+    """
+    turns = [
+        f"{m.get('role')}: {message_text(m.get('content'))}"
+        for m in messages
+        if m.get("role") in ("user", "assistant") and message_text(m.get("content")).strip()
+    ]
+    kept: list[str] = []
+    size = 0
+    for turn in reversed(turns):
+        if size + len(turn) + 1 > max_chars:
+            if not kept:  # one long turn: keep its end
+                kept.append(turn[-max_chars:])
+            break
+        kept.append(turn)
+        size += len(turn) + 1
+    return "\n".join(reversed(kept)) or None
+
+
+def cited_text(result: EditResult, min_attribution: float = 0.5) -> str:
+    """The revised text with `` [n]`` after each sentence attributed to the report's n-th
+    evidence (attribution at least ``min_attribution``)."""
+    report = result.report
+    if report is None:
+        return result.revised
+    numbers = {eid: i + 1 for i, eid in enumerate(report.evidence_ids)}
+    text, pos, out = result.revised, 0, []
+    for s in report.sentences:
+        at = text.find(s.text, pos)
+        if at < 0:
+            continue
+        end = at + len(s.text)
+        out.append(text[pos:end])
+        if (
+            s.evidence_id in numbers
+            and s.attribution is not None
+            and s.attribution >= min_attribution
+        ):
+            out.append(f" [{numbers[s.evidence_id]}]")
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def sources_block(result: EditResult) -> str:
+    """``[n] Title: snippet (url)`` lines for the evidence the report cites."""
+    if result.report is None:
+        return ""
+    by_id = {e.id: e for e in result.evidence}
+    lines = []
+    for i, eid in enumerate(result.report.evidence_ids, 1):
+        e = by_id.get(eid)
+        if e is None:
+            continue
+        snippet = e.text if len(e.text) <= 200 else e.text[:197].rstrip() + "..."
+        title = f"{e.title}: " if e.title else ""
+        url = f" ({e.url})" if e.url else ""
+        lines.append(f"[{i}] {title}{snippet}{url}")
+    return "\n".join(lines)
+
+
+def render_reply(result: EditResult, style: CitationStyle = "sources") -> str:
+    """The reply a chat user sees: the revised text with markers, and (``sources``) the list.
+
+    The markers only appear when a sentence is attributed; ``none`` gives the plain revision."""
+    if style == "none":
+        return result.revised
+    text = cited_text(result)
+    if style == "sources" and text != result.revised:
+        block = sources_block(result)
+        if block:
+            text = f"{text}\n\nSources:\n{block}"
+    return text

@@ -1,0 +1,84 @@
+"""The OpenAI chat-completions request as the wrapper sees it: ``messages`` and ``stream`` are
+checked, every other OpenAI field is forwarded to the upstream untouched, and an optional
+``purr`` object sets how the reply is revised."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from serve.edit.protocol import EditResponse
+
+
+class ChatMessageIn(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str = Field(description="system | user | assistant | tool | developer")
+    content: str | list[dict[str, Any]] | None = Field(
+        None, description="Text, or OpenAI content parts."
+    )
+
+
+class PurrChatOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    citations: Literal["markers", "sources", "none"] = Field(
+        "sources",
+        description="markers: [n] after attributed sentences; sources: markers and a list of "
+        "the cited evidence; none: the plain revision.",
+    )
+    edit: bool = Field(True, description="False: pass the upstream reply through unedited.")
+    deadline_s: float | None = Field(
+        None, gt=0, description="Deadline of the whole call (upstream + edit)."
+    )
+
+
+class ChatRequestIn(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    model: str | None = Field(None, description="Upstream model (default PURR_UPSTREAM_MODEL).")
+    messages: list[ChatMessageIn] = Field(min_length=1, description="The conversation so far.")
+    stream: bool = Field(False, description="Stream the revised reply as server-sent events.")
+    purr: PurrChatOptions = Field(default_factory=PurrChatOptions)
+
+    def upstream_body(self, default_model: str | None) -> dict[str, Any]:
+        """What is sent upstream: the request minus ``purr``, never streamed."""
+        body = self.model_dump(exclude={"purr"}, exclude_none=True)
+        body["stream"] = False
+        if body.get("model") is None and default_model:
+            body["model"] = default_model
+        return body
+
+
+class ChatMessageOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    role: str
+    content: str | None
+
+
+class ChatChoiceOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    index: int
+    message: ChatMessageOut
+    finish_reason: str | None = None
+    purr: EditResponse | None = Field(
+        None, description="The report of this choice (only when n > 1)."
+    )
+
+
+class ChatCompletionOut(BaseModel):
+    """OpenAI's chat completion, with the reply revised and ``purr`` carrying its report."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[ChatChoiceOut]
+    purr: EditResponse | None = Field(
+        None, description="The attribution report of the (first) reply: the result contract."
+    )

@@ -1,0 +1,42 @@
+"""``POST /v1/chat/completions``: the OpenAI-compatible chatbot wrapper."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
+from serve.chat.service import ChatService
+
+
+def get_chat_service(request: Request) -> ChatService:
+    service: ChatService | None = getattr(request.app.state, "chat_service", None)
+    if service is None:
+        raise RuntimeError("chat service not started; run the app with its lifespan (uvicorn)")
+    return service
+
+
+Service = Annotated[ChatService, Depends(get_chat_service)]
+
+router = APIRouter(prefix="/v1", tags=["chat"])
+
+
+@router.post(
+    "/chat/completions",
+    summary="Chat through the upstream model; the reply comes back revised with citations",
+    response_model=ChatCompletionOut,
+    responses={200: {"content": {"text/event-stream": {}}}},
+)
+async def chat_completions(body: ChatRequestIn, svc: Service):
+    """OpenAI's chat completions: forwarded to PURR_UPSTREAM_URL, the reply revised with the
+    conversation as context. `stream: true` streams the revised reply once it is edited."""
+    completion = await svc.complete(body)
+    if body.stream:
+        return StreamingResponse(
+            svc.stream(completion),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
+        )
+    return completion

@@ -1,0 +1,177 @@
+"""``ChatService``: forwards a chat completion to the upstream, revises the reply with the
+conversation as context, and answers in OpenAI's shape (no FastAPI here).
+
+Upstream failures become OpenAI-shaped errors (502 unreachable or broken, 504 slower than the
+deadline, the upstream's own 4xx passed on). Once the upstream has answered, the reply is never
+lost: if editing fails or runs out of time, the reply comes back unedited and ``purr.status`` is
+``degraded`` with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+
+from editor.result import EditResult
+from serve.chat.citations import dialogue_context, message_text, render_reply
+from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
+from serve.edit.protocol import EditOptions, EditRequest, EditResponse
+from serve.edit.service import EditService
+from serve.errors import ApiError
+from serve.settings import ServeSettings
+
+log = logging.getLogger(__name__)
+
+
+def _upstream_message(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except ValueError:
+        return response.text[:300] or response.reason_phrase
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    if isinstance(error, str):
+        return error
+    return json.dumps(data)[:300]
+
+
+class ChatService:
+    def __init__(
+        self, edits: EditService, settings: ServeSettings, client: httpx.AsyncClient
+    ) -> None:
+        self.edits = edits
+        self.settings = settings
+        self.client = client
+
+    async def _upstream(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        base = self.settings.upstream_url
+        if not base:
+            raise ApiError(
+                503,
+                "no upstream chat model is configured; set PURR_UPSTREAM_URL to an "
+                "OpenAI-compatible server (e.g. `purr serve-llm` or vLLM) and restart",
+                "no_upstream",
+            )
+        headers = {}
+        if self.settings.upstream_api_key:
+            headers["Authorization"] = f"Bearer {self.settings.upstream_api_key}"
+        url = f"{base}/chat/completions"
+        try:
+            response = await self.client.post(url, json=body, headers=headers, timeout=timeout_s)
+        except httpx.TimeoutException:
+            raise ApiError(
+                504,
+                f"the upstream at {base} did not answer within {timeout_s:g} s; retry, or raise "
+                "purr.deadline_s / PURR_DEADLINE_S",
+                "upstream_timeout",
+            ) from None
+        except httpx.HTTPError as e:
+            raise ApiError(
+                502,
+                f"the upstream at {base} is unreachable ({type(e).__name__}: {e}); check "
+                "PURR_UPSTREAM_URL and that the server is running",
+                "upstream_unreachable",
+            ) from None
+        if response.status_code >= 400:
+            status = response.status_code if response.status_code < 500 else 502
+            raise ApiError(
+                status,
+                f"the upstream answered {response.status_code}: {_upstream_message(response)}",
+                "upstream_error",
+            )
+        try:
+            data = response.json()
+            choices = data["choices"]
+            if not isinstance(choices, list) or not choices:
+                raise ValueError("no choices")
+        except (ValueError, KeyError, TypeError) as e:
+            raise ApiError(
+                502,
+                f"the upstream's answer is not an OpenAI chat completion ({e})",
+                "upstream_invalid",
+            ) from None
+        return data
+
+    async def _revise(
+        self, reply: str, context: str | None, deadline_s: float, deadline: float
+    ) -> EditResult:
+        request = EditRequest(
+            text=reply, context=context, options=EditOptions(deadline_s=deadline_s)
+        )
+        try:
+            return await self.edits.edit_result(request, deadline)
+        except ApiError as e:  # the reply breaks an input limit: passed on unedited
+            return EditResult(
+                reply, reply, context, (), (), (), None, "degraded",
+                (f"not edited: {e.message}",), {},
+            )  # fmt: skip
+
+    async def complete(self, request: ChatRequestIn) -> ChatCompletionOut:
+        """The upstream's completion with each reply revised and ``purr`` reports attached."""
+        seconds = min(request.purr.deadline_s or self.settings.deadline_s, self.settings.deadline_s)
+        deadline = time.monotonic() + seconds
+        body = request.upstream_body(self.settings.upstream_model)
+        data = await self._upstream(body, min(self.settings.upstream_timeout_s, seconds))
+        conversation = [m.model_dump() for m in request.messages]
+        context = dialogue_context(conversation, self.pipeline_context_chars)
+        reports: list[EditResponse] = []
+        for choice in data["choices"]:
+            message = choice.get("message") if isinstance(choice, dict) else None
+            if not isinstance(message, dict):
+                raise ApiError(502, "the upstream's choice has no message", "upstream_invalid")
+            reply = message_text(message.get("content"))
+            if not request.purr.edit or not reply.strip():
+                continue
+            remaining = max(deadline - time.monotonic(), 0.001)
+            result = await self._revise(reply, context, remaining, deadline)
+            message["content"] = render_reply(result, request.purr.citations)
+            report = EditResponse.model_validate(result.to_json())
+            reports.append(report)
+            if len(data["choices"]) > 1:
+                choice["purr"] = report.model_dump()
+        data.setdefault("id", f"chatcmpl-{uuid.uuid4().hex}")
+        data.setdefault("created", int(time.time()))
+        data.setdefault("model", body.get("model") or "upstream")
+        data["object"] = "chat.completion"
+        data["purr"] = reports[0].model_dump() if reports else None
+        return ChatCompletionOut.model_validate(data)
+
+    @property
+    def pipeline_context_chars(self) -> int:
+        return self.edits.pipeline.cfg.limits.max_context_chars
+
+    @staticmethod
+    async def stream(completion: ChatCompletionOut) -> AsyncIterator[str]:
+        """The finished completion as OpenAI ``chat.completion.chunk`` server-sent events: the
+        role, the revised reply a few words at a time, then the finish reason with ``purr``."""
+        base = {
+            "id": completion.id,
+            "object": "chat.completion.chunk",
+            "created": completion.created,
+            "model": completion.model,
+        }
+
+        def event(choices: list[dict[str, Any]], **extra: Any) -> str:
+            return f"data: {json.dumps({**base, 'choices': choices, **extra})}\n\n"
+
+        for choice in completion.choices:
+            i = choice.index
+            yield event([{"index": i, "delta": {"role": "assistant"}, "finish_reason": None}])
+            words = (choice.message.content or "").split(" ")
+            for start in range(0, len(words), 4):
+                piece = " ".join(words[start : start + 4])
+                if start + 4 < len(words):
+                    piece += " "
+                yield event([{"index": i, "delta": {"content": piece}, "finish_reason": None}])
+            extra = {"purr": choice.purr.model_dump()} if choice.purr else {}
+            yield event([{"index": i, "delta": {}, "finish_reason": choice.finish_reason}], **extra)
+        purr = completion.purr.model_dump() if completion.purr else None
+        yield event([], purr=purr)
+        yield "data: [DONE]\n\n"

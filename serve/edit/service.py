@@ -1,0 +1,206 @@
+"""``EditService``: the edit, batch and score operations of the HTTP API (no FastAPI here).
+
+The models and the index load once (a warm-up edit in the background at start-up) and are
+shared by ``workers`` threads; the event loop only awaits. Every request has a deadline: past
+it the caller gets their original text back with status ``degraded`` and the reason, while the
+late work finishes in its thread and is dropped (work still queued when its deadline passes is
+never started).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from editor.pipeline import InputError, Pipeline
+from editor.result import EditResult
+from serve.edit.protocol import (
+    BatchItem,
+    BatchRequest,
+    EditOptions,
+    EditRequest,
+    EditResponse,
+    Readiness,
+    ScoreRequest,
+    ScoreResponse,
+)
+from serve.errors import ApiError, error_body
+from serve.metrics import Metrics
+from serve.settings import ServeSettings
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+WARMUP_TEXT = "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."
+
+
+class _Late(Exception):
+    """The deadline passed before the work started."""
+
+
+class EditService:
+    """Shared pipeline + worker threads + deadlines + metrics."""
+
+    def __init__(
+        self, pipeline: Pipeline, settings: ServeSettings, metrics: Metrics | None = None
+    ) -> None:
+        self.pipeline = pipeline
+        self.settings = settings
+        self.metrics = metrics or Metrics()
+        self._pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="purr-edit")
+        self._warmup: Future[None] | None = None
+        self._warmup_error: str | None = None
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Load the models and open the index in the background (``/readyz`` says when done)."""
+        if self._warmup is None:
+            self._warmup = self._pool.submit(self._warm) if self.settings.warmup else None
+
+    def _warm(self) -> None:
+        t = time.perf_counter()
+        try:
+            self.pipeline.components.index  # noqa: B018 - opens (or builds) the index
+            result = self.pipeline.edit(WARMUP_TEXT)
+            if result.status == "degraded":
+                self._warmup_error = "; ".join(result.warnings)
+        except Exception as e:  # noqa: BLE001 - reported by /readyz, the server stays up
+            self._warmup_error = f"{type(e).__name__}: {e}"
+        if self._warmup_error:
+            log.error("warm-up failed: %s", self._warmup_error)
+        else:
+            log.info("models loaded and index open in %.1f s", time.perf_counter() - t)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def readiness(self) -> Readiness:
+        cfg = self.pipeline.cfg
+        index = self.pipeline.components._index_path
+        common = {
+            "index": str(index) if index else "default",
+            "editor": cfg.editor.type,
+            "attribution": cfg.attribution.type,
+        }
+        if self._warmup is not None and not self._warmup.done():
+            return Readiness(ready=False, reason="loading models and index", **common)
+        if self._warmup_error:
+            return Readiness(ready=False, reason=self._warmup_error, **common)
+        return Readiness(ready=True, **common)
+
+    # -- operations ----------------------------------------------------------------------------
+
+    def _deadline(self, options: EditOptions) -> float:
+        cap = self.settings.deadline_s
+        return min(options.deadline_s, cap) if options.deadline_s else cap
+
+    def check(self, req: EditRequest | ScoreRequest) -> None:
+        """Raise ``ApiError`` (413 over a limit, 422 otherwise) naming the problem and the fix."""
+        limits = self.pipeline.cfg.limits
+        if len(req.text) > limits.max_chars:
+            raise ApiError(
+                413,
+                f"text has {len(req.text):,} characters, over the limit of {limits.max_chars:,}; "
+                "split it into smaller passages",
+                "text_too_long",
+                "text",
+            )
+        if req.evidence is not None and len(req.evidence) > self.settings.max_evidence:
+            raise ApiError(
+                413,
+                f"{len(req.evidence)} evidence texts, over the limit of "
+                f"{self.settings.max_evidence}; send the most relevant ones",
+                "too_much_evidence",
+                "evidence",
+            )
+        try:
+            self.pipeline.check_input(req.text, req.context, req.evidence)
+        except InputError as e:
+            raise ApiError(422, str(e), "invalid_input") from None
+
+    async def _run(self, fn: Callable[[], T], deadline: float) -> T:
+        """Run ``fn`` on a worker thread; ``TimeoutError`` past the monotonic ``deadline``."""
+
+        def job() -> T:
+            if time.monotonic() >= deadline:
+                raise _Late
+            if self._warmup is not None:
+                self._warmup.result()
+            return fn()
+
+        future = asyncio.get_running_loop().run_in_executor(self._pool, job)
+        try:
+            return await asyncio.wait_for(future, timeout=max(deadline - time.monotonic(), 0.0))
+        except _Late:
+            raise TimeoutError from None
+
+    async def edit_result(self, req: EditRequest, deadline: float | None = None) -> EditResult:
+        """The pipeline's result; past the deadline the original text, ``degraded``."""
+        self.check(req)
+        seconds = self._deadline(req.options)
+        deadline = deadline or time.monotonic() + seconds
+        try:
+            result = await self._run(
+                lambda: self.pipeline.edit(req.text, req.context, req.evidence), deadline
+            )
+        except TimeoutError:
+            reason = (
+                f"the deadline of {seconds:g} s passed before the edit finished; returned the "
+                "original text (raise options.deadline_s or retry later)"
+            )
+            result = EditResult(
+                req.text, req.text, req.context, (), (), (), None, "degraded", (reason,), {}
+            )
+        self.metrics.observe_edit(result.status, result.timings_ms)
+        return result
+
+    async def edit(self, req: EditRequest, deadline: float | None = None) -> EditResponse:
+        return EditResponse.model_validate((await self.edit_result(req, deadline)).to_json())
+
+    async def edit_batch(self, req: BatchRequest) -> list[BatchItem]:
+        if len(req.items) > self.settings.max_batch:
+            raise ApiError(
+                413,
+                f"{len(req.items)} items, over the batch limit of {self.settings.max_batch}; "
+                "send several smaller batches",
+                "batch_too_large",
+                "items",
+            )
+        deadline = time.monotonic() + self._deadline(req.options)
+
+        async def one(i: int, item: EditRequest) -> BatchItem:
+            try:
+                return BatchItem(index=i, result=await self.edit(item, deadline))
+            except ApiError as e:
+                info = error_body(e.status, e.message, e.code, e.param)["error"]
+                return BatchItem(index=i, error=info)
+
+        return list(await asyncio.gather(*(one(i, it) for i, it in enumerate(req.items))))
+
+    async def score(self, req: ScoreRequest) -> ScoreResponse:
+        from training.scoring import score_one
+
+        self.check(req)
+        threshold = self.pipeline.cfg.attribution.threshold
+        deadline = time.monotonic() + self.settings.deadline_s
+        try:
+            data: dict[str, Any] = await self._run(
+                lambda: score_one(
+                    self.pipeline.attribution, req.text, req.evidence, req.context, threshold
+                ),
+                deadline,
+            )
+        except TimeoutError:
+            raise ApiError(
+                504,
+                f"scoring did not finish within {self.settings.deadline_s:g} s; send fewer "
+                "evidence texts or retry later",
+                "deadline_exceeded",
+            ) from None
+        return ScoreResponse.model_validate(data)

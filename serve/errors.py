@@ -1,0 +1,131 @@
+"""One error shape for every failure of every purr server (OpenAI's, so OpenAI clients parse it):
+
+    {"error": {"message": "...", "type": "invalid_request_error", "param": null, "code": "..."}}
+
+``ApiError`` is raised by services and routers; ``install_error_handlers(app)`` turns it, request
+validation errors, HTTP errors, ``ValueError`` and any crash into that shape, so no request ever
+gets an HTML error page or a bare traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from serve.llm_protocol import ErrorInfo, ErrorResponse
+
+logger = logging.getLogger(__name__)
+
+# the OpenAI error types by status
+_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    405: "invalid_request_error",
+    408: "timeout_error",
+    413: "invalid_request_error",
+    415: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+    502: "upstream_error",
+    503: "service_unavailable",
+    504: "timeout_error",
+}
+
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": desc}
+    for code, desc in {
+        400: "Malformed request (invalid JSON, bad value)",
+        401: "Missing or wrong API key",
+        413: "Body, text or batch over the limit",
+        422: "A field has the wrong type or is missing",
+        500: "The server failed",
+    }.items()
+}
+
+
+class ApiError(Exception):
+    """An error with its HTTP status; the message says what was wrong and what to do."""
+
+    def __init__(
+        self, status: int, message: str, code: str | None = None, param: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.param = param
+
+
+def error_body(
+    status: int, message: str, code: str | None = None, param: str | None = None
+) -> dict[str, Any]:
+    """The JSON body of an error.
+
+    >>> error_body(401, "bad key", "invalid_api_key")["error"]["type"]
+    'authentication_error'
+    """
+    type_ = _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
+    info = ErrorInfo(message=message, type=type_, param=param, code=code)
+    return ErrorResponse(error=info).model_dump()
+
+
+def error_response(
+    status: int,
+    message: str,
+    code: str | None = None,
+    param: str | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    return JSONResponse(
+        status_code=status, content=error_body(status, message, code, param), headers=headers
+    )
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | None]:
+    parts, param = [], None
+    for err in exc.errors():
+        loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+        where = ".".join(loc)
+        param = param or where or None
+        if err.get("type") == "json_invalid":
+            ctx = err.get("ctx") or {}
+            return 400, f"the body is not valid JSON ({ctx.get('error', 'parse error')})", None
+        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+    return 422, "; ".join(parts) + " (see the schema at /docs)", param
+
+
+def install_error_handlers(app: FastAPI, status_for_validation: int | None = None) -> None:
+    """Every failure of ``app`` answers in the one error shape.
+
+    ``status_for_validation`` forces one status for invalid bodies (OpenAI servers use 400)."""
+
+    @app.exception_handler(ApiError)
+    async def _api(_: Request, exc: ApiError) -> JSONResponse:
+        return error_response(exc.status, exc.message, exc.code, exc.param)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        status, message, param = _validation_message(exc)
+        status = status_for_validation or status
+        code = "invalid_json" if message.startswith("the body is not valid JSON") else None
+        return error_response(status, message, code or "invalid_request", param)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return error_response(exc.status_code, str(exc.detail), None, None, exc.headers)
+
+    @app.exception_handler(ValueError)
+    async def _bad_value(_: Request, exc: ValueError) -> JSONResponse:
+        return error_response(400, str(exc), "invalid_request")
+
+    @app.exception_handler(Exception)
+    async def _crashed(_: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error")
+        return error_response(500, f"internal error: {type(exc).__name__}: {exc}", "internal")

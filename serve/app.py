@@ -98,7 +98,9 @@ def create_app(
     secured = [Depends(_require_key)]
     app.include_router(edit_router, dependencies=secured)
     app.include_router(chat_router, dependencies=secured)
-    app.include_router(_ops_router())
+    app.include_router(_ops_router(_page()))
+    # Guard inside CORS, so its 413 answers carry the CORS headers too
+    app.add_middleware(Guard, metrics=metrics, max_body_bytes=settings.max_body_bytes)
     if settings.origins():
         app.add_middleware(
             CORSMiddleware,
@@ -106,11 +108,21 @@ def create_app(
             allow_methods=["GET", "POST", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
         )
-    app.add_middleware(Guard, metrics=metrics, max_body_bytes=settings.max_body_bytes)
     return app
 
 
-def _ops_router() -> APIRouter:
+_PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'unsafe-inline'; "
+    "style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+def _page() -> str:
+    return files("serve.web").joinpath("index.html").read_text(encoding="utf-8")
+
+
+def _ops_router(page_html: str) -> APIRouter:
     router = APIRouter(tags=["operations"])
 
     @router.get("/healthz", summary="The process is up")
@@ -137,6 +149,6 @@ def _ops_router() -> APIRouter:
 
     @router.get("/", summary="The web page", response_class=HTMLResponse, include_in_schema=False)
     async def page() -> HTMLResponse:
-        return HTMLResponse(files("serve.web").joinpath("index.html").read_text(encoding="utf-8"))
+        return HTMLResponse(page_html, headers=_PAGE_HEADERS)
 
     return router

@@ -101,18 +101,23 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | No
     return 422, "; ".join(parts) + " (see the schema at /docs)", param
 
 
-def install_error_handlers(app: FastAPI, status_for_validation: int | None = None) -> None:
+def install_error_handlers(
+    app: FastAPI, status_for_validation: int | None = None, openai_prefix: str = "/v1/chat/"
+) -> None:
     """Every failure of ``app`` answers in the one error shape.
 
-    ``status_for_validation`` forces one status for invalid bodies (OpenAI servers use 400)."""
+    ``status_for_validation`` forces one status for invalid bodies; routes under
+    ``openai_prefix`` answer 400 for them, as OpenAI's API does (elsewhere 422)."""
 
     @app.exception_handler(ApiError)
     async def _api(_: Request, exc: ApiError) -> JSONResponse:
         return error_response(exc.status, exc.message, exc.code, exc.param)
 
     @app.exception_handler(RequestValidationError)
-    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
         status, message, param = _validation_message(exc)
+        if request.url.path.startswith(openai_prefix):
+            status = 400
         status = status_for_validation or status
         code = "invalid_json" if message.startswith("the body is not valid JSON") else None
         return error_response(status, message, code or "invalid_request", param)

@@ -191,13 +191,12 @@ def _cmd_attribution(args: argparse.Namespace) -> int:
     )
 
 
-def _cmd_edit(args: argparse.Namespace) -> int:
-    if args.n < 1:
-        raise ValueError(f"--n must be >= 1, got {args.n}")
-    if args.data:
+def bench_passages(data: str | None, n: int) -> list[str]:
+    """``n`` passages: the ``text`` of a JSONL file's rows, or the planted dev set's (seed 1)."""
+    if data:
         from retrieval.corpus import read_utf8
 
-        rows = [json.loads(x) for x in read_utf8(Path(args.data)).splitlines() if x.strip()]
+        rows = [json.loads(x) for x in read_utf8(Path(data)).splitlines() if x.strip()]
         passages = [
             r["text"] for r in rows if isinstance(r, dict) and isinstance(r.get("text"), str)
         ]
@@ -206,8 +205,16 @@ def _cmd_edit(args: argparse.Namespace) -> int:
         from training.planted import make_planted
 
         passages = [
-            r["text"] for r in make_planted(read_wiki_summaries(), args.n, seed=1, progress=False)
+            r["text"] for r in make_planted(read_wiki_summaries(), n, seed=1, progress=False)
         ]
-    passages = passages[: args.n]
+    if not passages:
+        raise ValueError(f"{data}: no rows with a 'text' string")
+    return passages[:n]
+
+
+def _cmd_edit(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    passages = bench_passages(args.data, args.n)
     editors = [e.strip() for e in args.editors.split(",") if e.strip()]
     return _emit(bench_edit(passages, editors, args.config, args.overrides, args.index), args.out)

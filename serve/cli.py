@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     from editor.bench_models import add_bench_parser as add_model_bench
 
     add_model_bench(bsub)
+    from serve.bench_serve import add_bench_serve_parser
+
+    add_bench_serve_parser(bsub)
     add_eval_parser(sub)
     add_train_parser(sub)
     add_eval_retrieval_parser(sub)

@@ -26,7 +26,7 @@ _TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
     403: "permission_error",
-    404: "not_found_error",
+    404: "invalid_request_error",
     405: "invalid_request_error",
     408: "timeout_error",
     413: "invalid_request_error",

@@ -169,7 +169,7 @@ def test_one_megabyte_body_is_refused_and_the_server_stays_up(url):
 
 
 def test_unknown_route_and_method_use_the_error_shape(url):
-    assert _error(httpx.get(f"{url}/v1/nothing"), 404)["type"] == "not_found_error"
+    assert _error(httpx.get(f"{url}/v1/nothing"), 404)["message"] == "Not Found"
     _error(httpx.get(f"{url}/v1/edit"), 405)
 
 

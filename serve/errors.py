@@ -48,6 +48,15 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         500: "The server failed",
     }.items()
 }
+UPSTREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
+    code: {"model": ErrorResponse, "description": desc}
+    for code, desc in {
+        404: "The upstream does not serve the model",
+        502: "The upstream is unreachable or answered with an error",
+        503: "No upstream is configured",
+        504: "The upstream did not answer before the deadline",
+    }.items()
+}
 
 
 class ApiError(Exception):
@@ -97,7 +106,13 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | No
         if err.get("type") == "json_invalid":
             ctx = err.get("ctx") or {}
             return 400, f"the body is not valid JSON ({ctx.get('error', 'parse error')})", None
-        parts.append(f"{where}: {err.get('msg')}" if where else str(err.get("msg")))
+        msg = err.get("msg")
+        if err.get("type") == "string_pattern_mismatch" and (err.get("ctx") or {}).get(
+            "pattern"
+        ) == r"\S":
+            parts.append(f"{where or 'text'} is empty; pass the passage to check")
+            continue
+        parts.append(f"{where}: {msg}" if where else str(msg))
     return 422, "; ".join(parts) + " (see the schema at /docs)", param
 
 

@@ -106,12 +106,14 @@ def test_edit_with_given_evidence_and_context(url):
 
 
 def test_batch_keeps_order_and_reports_bad_items_in_place(url):
-    items = [{"text": PLANTED}, {"text": "   "}, {"text": "Hello there! How are you?"}]
+    items = [{"text": PLANTED}, {"text": "word " * 5000}, {"text": "Hello there! How are you?"}]
     r = httpx.post(f"{url}/v1/edit/batch", json={"items": items}, timeout=120)
     results = r.json()["results"]
     assert [x["index"] for x in results] == [0, 1, 2]
     assert results[0]["result"]["revised"] == FIXED
-    assert results[1]["result"] is None and "empty" in results[1]["error"]["message"]
+    assert results[1]["result"] is None and "limit of 20,000" in results[1]["error"]["message"]
+    blank = httpx.post(f"{url}/v1/edit/batch", json={"items": [{"text": "a"}, {"text": " "}]})
+    assert _error(blank, 422)["message"].startswith("items.1.text is empty")
     assert results[2]["result"]["status"] == "unchanged"
     too_many = httpx.post(f"{url}/v1/edit/batch", json={"items": [{"text": "a"}] * 5})
     assert "batch limit of 4" in _error(too_many, 413)["message"]

@@ -14,7 +14,9 @@ from serve.edit.protocol import EditResponse
 class ChatMessageIn(BaseModel):
     model_config = ConfigDict(extra="allow")
 
-    role: str = Field(description="system | user | assistant | tool | developer")
+    role: Literal["system", "developer", "user", "assistant", "tool"] = Field(
+        description="Who said it."
+    )
     content: str | list[dict[str, Any]] | None = Field(
         None, description="Text, or OpenAI content parts."
     )
@@ -30,7 +32,10 @@ class PurrChatOptions(BaseModel):
     )
     edit: bool = Field(True, description="False: pass the upstream reply through unedited.")
     deadline_s: float | None = Field(
-        None, gt=0, description="Deadline of the whole call (upstream + edit)."
+        None,
+        ge=5,
+        description="Deadline of the whole call (upstream + edit), at least 5 s; capped by "
+        "PURR_DEADLINE_S.",
     )
 
 

@@ -9,6 +9,7 @@ from fastapi.responses import StreamingResponse
 
 from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
 from serve.chat.service import ChatService
+from serve.errors import UPSTREAM_RESPONSES
 
 
 def get_chat_service(request: Request) -> ChatService:
@@ -27,7 +28,7 @@ router = APIRouter(prefix="/v1", tags=["chat"])
     "/chat/completions",
     summary="Chat through the upstream model; the reply comes back revised with citations",
     response_model=ChatCompletionOut,
-    responses={200: {"content": {"text/event-stream": {}}}},
+    responses={200: {"content": {"text/event-stream": {}}}, **UPSTREAM_RESPONSES},
 )
 async def chat_completions(body: ChatRequestIn, svc: Service):
     """OpenAI's chat completions: forwarded to PURR_UPSTREAM_URL, the reply revised with the

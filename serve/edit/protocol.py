@@ -26,8 +26,11 @@ class EditOptions(_Strict):
     )
 
 
+NON_BLANK = r"\S"  # at least one non-space character (JSON Schema patterns search)
+
+
 class EditRequest(_Strict):
-    text: str = Field(description="The passage to check and revise.")
+    text: str = Field(pattern=NON_BLANK, description="The passage to check and revise.")
     context: str | None = Field(None, description="The conversation the passage answers.")
     evidence: list[str] | None = Field(
         None, description="Evidence to check against instead of researching the index."
@@ -43,7 +46,7 @@ class BatchRequest(_Strict):
 
 
 class ScoreRequest(_Strict):
-    text: str = Field(description="The passage to score.")
+    text: str = Field(pattern=NON_BLANK, description="The passage to score.")
     evidence: list[str] = Field(min_length=1, description="Evidence texts to attribute it to.")
     context: str | None = Field(None, description="The conversation the passage answers.")
 

@@ -15,6 +15,7 @@ from serve.edit.protocol import (
     ScoreResponse,
 )
 from serve.edit.service import EditService
+from serve.llm_protocol import ErrorResponse
 
 
 def get_edit_service(request: Request) -> EditService:
@@ -42,6 +43,10 @@ async def edit_batch(body: BatchRequest, svc: Service) -> BatchResponse:
     return BatchResponse(results=await svc.edit_batch(body))
 
 
-@router.post("/score", summary="auto-AIS of a passage against given evidence")
+@router.post(
+    "/score",
+    summary="auto-AIS of a passage against given evidence",
+    responses={504: {"model": ErrorResponse, "description": "Scoring ran past the deadline"}},
+)
 async def score(body: ScoreRequest, svc: Service) -> ScoreResponse:
     return await svc.score(body)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.result import EditResult
+from serve.chat.citations import cited_text
 
 
 def add_edit_parser(sub: argparse._SubParsersAction, common) -> None:
@@ -163,26 +164,6 @@ def diff_markup(before: str, after: str) -> str:
             out.append(f"[red strike]{escape(''.join(a[i1:i2]))}[/]")
         if j2 > j1:
             out.append(f"[green]{escape(''.join(b[j1:j2]))}[/]")
-    return "".join(out)
-
-
-def cited_text(result: EditResult) -> str:
-    """The revised text with [n] after each sentence attributed to the report's n-th evidence."""
-    report = result.report
-    if report is None:
-        return result.revised
-    numbers = {eid: i + 1 for i, eid in enumerate(report.evidence_ids)}
-    text, pos, out = result.revised, 0, []
-    for s in report.sentences:
-        at = text.find(s.text, pos)
-        if at < 0:
-            continue
-        end = at + len(s.text)
-        out.append(text[pos:end])
-        if s.evidence_id in numbers and s.attribution is not None and s.attribution >= 0.5:
-            out.append(f" [{numbers[s.evidence_id]}]")
-        pos = end
-    out.append(text[pos:])
     return "".join(out)
 
 

@@ -38,25 +38,29 @@ _TYPES = {
     504: "timeout_error",
 }
 
-ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse, "description": desc}
-    for code, desc in {
+
+def documented(descriptions: dict[int, str]) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` declaring the error shape for each status."""
+    return {code: {"model": ErrorResponse, "description": d} for code, d in descriptions.items()}
+
+
+ERROR_RESPONSES = documented(
+    {
         400: "Malformed request (invalid JSON, bad value)",
         401: "Missing or wrong API key",
         413: "Body, text or batch over the limit",
         422: "A field has the wrong type or is missing",
         500: "The server failed",
-    }.items()
-}
-UPSTREAM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorResponse, "description": desc}
-    for code, desc in {
+    }
+)
+UPSTREAM_RESPONSES = documented(
+    {
         404: "The upstream does not serve the model",
         502: "The upstream is unreachable or answered with an error",
         503: "No upstream is configured",
         504: "The upstream did not answer before the deadline",
-    }.items()
-}
+    }
+)
 
 
 class ApiError(Exception):
@@ -107,9 +111,10 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | No
             ctx = err.get("ctx") or {}
             return 400, f"the body is not valid JSON ({ctx.get('error', 'parse error')})", None
         msg = err.get("msg")
-        if err.get("type") == "string_pattern_mismatch" and (err.get("ctx") or {}).get(
-            "pattern"
-        ) == r"\S":
+        if (
+            err.get("type") == "string_pattern_mismatch"
+            and (err.get("ctx") or {}).get("pattern") == r"\S"
+        ):
             parts.append(f"{where or 'text'} is empty; pass the passage to check")
             continue
         parts.append(f"{where}: {msg}" if where else str(msg))

@@ -15,14 +15,14 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from editor.llm.base import LLMBackend, LLMError
-from serve.errors import error_response, install_error_handlers
+from serve.errors import documented, error_response, install_error_handlers
 from serve.llm_protocol import (
     ChatChoice,
     ChatChoiceMessage,
@@ -31,10 +31,10 @@ from serve.llm_protocol import (
     CompletionChoice,
     CompletionRequest,
     CompletionResponse,
-    ErrorResponse,
     ModelCard,
     ModelList,
 )
+from serve.state import from_state
 
 logger = logging.getLogger(__name__)
 
@@ -106,20 +106,9 @@ class LLMService:
         )
 
 
-def get_service(request: Request) -> LLMService:
-    service: LLMService | None = getattr(request.app.state, "llm_service", None)
-    if service is None:
-        raise RuntimeError("LLM service not started; run the app with its lifespan (uvicorn)")
-    return service
+Service = Annotated[LLMService, Depends(from_state("llm_service"))]
 
-
-Service = Annotated[LLMService, Depends(get_service)]
-
-_ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorResponse, "description": "Invalid request"},
-    404: {"model": ErrorResponse, "description": "Unknown model"},
-    500: {"model": ErrorResponse, "description": "The model failed"},
-}
+_ERRORS = documented({400: "Invalid request", 404: "Unknown model", 500: "The model failed"})
 
 
 def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True) -> FastAPI:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from serve.edit.protocol import EditResponse
+from editor.result import EditResult
 
 
 class ChatMessageIn(BaseModel):
@@ -69,7 +69,7 @@ class ChatChoiceOut(BaseModel):
     index: int
     message: ChatMessageOut
     finish_reason: str | None = None
-    purr: EditResponse | None = Field(
+    purr: EditResult | None = Field(
         None, description="The report of this choice (only when n > 1)."
     )
 
@@ -84,6 +84,6 @@ class ChatCompletionOut(BaseModel):
     created: int
     model: str
     choices: list[ChatChoiceOut]
-    purr: EditResponse | None = Field(
+    purr: EditResult | None = Field(
         None, description="The attribution report of the (first) reply: the result contract."
     )

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 from fastapi.responses import StreamingResponse
 
 from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
 from serve.chat.service import ChatService
 from serve.errors import UPSTREAM_RESPONSES
+from serve.state import from_state
 
-
-def get_chat_service(request: Request) -> ChatService:
-    service: ChatService | None = getattr(request.app.state, "chat_service", None)
-    if service is None:
-        raise RuntimeError("chat service not started; run the app with its lifespan (uvicorn)")
-    return service
-
-
-Service = Annotated[ChatService, Depends(get_chat_service)]
+Service = Annotated[ChatService, Depends(from_state("chat_service"))]
 
 router = APIRouter(prefix="/v1", tags=["chat"])
 

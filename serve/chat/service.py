@@ -21,7 +21,7 @@ import httpx
 from editor.result import EditResult
 from serve.chat.citations import dialogue_context, message_text, render_reply
 from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
-from serve.edit.protocol import EditOptions, EditRequest, EditResponse
+from serve.edit.protocol import EditOptions, EditRequest
 from serve.edit.service import EditService
 from serve.errors import ApiError
 from serve.settings import ServeSettings
@@ -121,7 +121,7 @@ class ChatService:
         data = await self._upstream(body, min(self.settings.upstream_timeout_s, seconds))
         conversation = [m.model_dump() for m in request.messages]
         context = dialogue_context(conversation, self.pipeline_context_chars)
-        reports: list[EditResponse] = []
+        reports: list[dict[str, Any]] = []
         for choice in data["choices"]:
             message = choice.get("message") if isinstance(choice, dict) else None
             if not isinstance(message, dict):
@@ -132,15 +132,15 @@ class ChatService:
             remaining = max(deadline - time.monotonic(), 0.001)
             result = await self._revise(reply, context, remaining, deadline)
             message["content"] = render_reply(result, request.purr.citations)
-            report = EditResponse.model_validate(result.to_json())
+            report = result.to_json()
             reports.append(report)
             if len(data["choices"]) > 1:
-                choice["purr"] = report.model_dump()
+                choice["purr"] = report
         data.setdefault("id", f"chatcmpl-{uuid.uuid4().hex}")
         data.setdefault("created", int(time.time()))
         data.setdefault("model", body.get("model") or "upstream")
         data["object"] = "chat.completion"
-        data["purr"] = reports[0].model_dump() if reports else None
+        data["purr"] = reports[0] if reports else None
         return ChatCompletionOut.model_validate(data)
 
     @property
@@ -151,27 +151,28 @@ class ChatService:
     async def stream(completion: ChatCompletionOut) -> AsyncIterator[str]:
         """The finished completion as OpenAI ``chat.completion.chunk`` server-sent events: the
         role, the revised reply a few words at a time, then the finish reason with ``purr``."""
+        data = completion.model_dump(mode="json")
         base = {
-            "id": completion.id,
+            "id": data["id"],
             "object": "chat.completion.chunk",
-            "created": completion.created,
-            "model": completion.model,
+            "created": data["created"],
+            "model": data["model"],
         }
 
         def event(choices: list[dict[str, Any]], **extra: Any) -> str:
             return f"data: {json.dumps({**base, 'choices': choices, **extra})}\n\n"
 
-        for choice in completion.choices:
-            i = choice.index
+        for choice in data["choices"]:
+            i = choice["index"]
             yield event([{"index": i, "delta": {"role": "assistant"}, "finish_reason": None}])
-            words = (choice.message.content or "").split(" ")
+            words = (choice["message"]["content"] or "").split(" ")
             for start in range(0, len(words), 4):
                 piece = " ".join(words[start : start + 4])
                 if start + 4 < len(words):
                     piece += " "
                 yield event([{"index": i, "delta": {"content": piece}, "finish_reason": None}])
-            extra = {"purr": choice.purr.model_dump()} if choice.purr else {}
-            yield event([{"index": i, "delta": {}, "finish_reason": choice.finish_reason}], **extra)
-        purr = completion.purr.model_dump() if completion.purr else None
-        yield event([], purr=purr)
+            extra = {"purr": choice["purr"]} if choice.get("purr") else {}
+            finish = choice.get("finish_reason")
+            yield event([{"index": i, "delta": {}, "finish_reason": finish}], **extra)
+        yield event([], purr=data.get("purr"))
         yield "data: [DONE]\n\n"

@@ -6,11 +6,13 @@ The response of ``/v1/edit`` is the result contract of DESIGN.md, field for fiel
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from editor.result import EditResult
 from serve.llm_protocol import ErrorInfo
+
+# the response of /v1/edit is the pipeline's own frozen dataclass (pydantic builds its schema)
+EditResponse = EditResult
 
 
 class _Strict(BaseModel):
@@ -54,63 +56,11 @@ class ScoreRequest(_Strict):
 # -- responses: the result contract ------------------------------------------------------------
 
 
-class EvidenceOut(BaseModel):
-    id: str
-    text: str
-    title: str
-    source: str
-    url: str | None
-    query: str
-    relevance: float
-
-
-class StepOut(BaseModel):
-    query: str
-    evidence_id: str
-    agrees: bool | None
-    reason: str
-    before: str
-    after: str
-    accepted: bool
-
-
-class SentenceOut(BaseModel):
-    text: str
-    decontextualized: str
-    attribution: float | None
-    evidence_id: str | None
-    applicable: bool
-
-
-class ReportOut(BaseModel):
-    evidence_ids: list[str]
-    sentences: list[SentenceOut]
-    attribution_before: float | None
-    attribution_after: float | None
-    preservation: float
-    f1_ap: float | None
-
-
-class EditResponse(BaseModel):
-    """The result contract: the revised passage, its evidence and the attribution report."""
-
-    original: str
-    revised: str
-    context: str | None
-    queries: list[str]
-    evidence: list[EvidenceOut]
-    steps: list[StepOut]
-    report: ReportOut | None
-    status: Literal["edited", "unchanged", "degraded"]
-    warnings: list[str]
-    timings_ms: dict[str, float]
-
-
 class BatchItem(BaseModel):
     """One passage of a batch: its result, or the error that kept it from being edited."""
 
     index: int
-    result: EditResponse | None = None
+    result: EditResult | None = None
     error: ErrorInfo | None = None
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends
 
 from serve.edit.protocol import (
     BatchRequest,
@@ -15,23 +15,20 @@ from serve.edit.protocol import (
     ScoreResponse,
 )
 from serve.edit.service import EditService
-from serve.llm_protocol import ErrorResponse
+from serve.errors import documented
+from serve.state import from_state
 
-
-def get_edit_service(request: Request) -> EditService:
-    service: EditService | None = getattr(request.app.state, "edit_service", None)
-    if service is None:
-        raise RuntimeError("edit service not started; run the app with its lifespan (uvicorn)")
-    return service
-
-
-Service = Annotated[EditService, Depends(get_edit_service)]
+Service = Annotated[EditService, Depends(from_state("edit_service"))]
 
 router = APIRouter(prefix="/v1", tags=["edit"])
 
 
-@router.post("/edit", summary="Research and revise a passage; the attribution report")
-async def edit(body: EditRequest, svc: Service) -> EditResponse:
+@router.post(
+    "/edit",
+    summary="Research and revise a passage; the attribution report",
+    response_model=EditResponse,
+)
+async def edit(body: EditRequest, svc: Service) -> dict[str, Any]:
     """The result contract of DESIGN.md. A failing stage or the deadline gives status
     `degraded` with the original text and the reason, never an error."""
     return await svc.edit(body)
@@ -46,7 +43,7 @@ async def edit_batch(body: BatchRequest, svc: Service) -> BatchResponse:
 @router.post(
     "/score",
     summary="auto-AIS of a passage against given evidence",
-    responses={504: {"model": ErrorResponse, "description": "Scoring ran past the deadline"}},
+    responses=documented({504: "Scoring ran past the deadline"}),
 )
 async def score(body: ScoreRequest, svc: Service) -> ScoreResponse:
     return await svc.score(body)

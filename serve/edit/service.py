@@ -23,7 +23,6 @@ from serve.edit.protocol import (
     BatchRequest,
     EditOptions,
     EditRequest,
-    EditResponse,
     Readiness,
     ScoreRequest,
     ScoreResponse,
@@ -160,8 +159,9 @@ class EditService:
         self.metrics.observe_edit(result.status, result.timings_ms)
         return result
 
-    async def edit(self, req: EditRequest, deadline: float | None = None) -> EditResponse:
-        return EditResponse.model_validate((await self.edit_result(req, deadline)).to_json())
+    async def edit(self, req: EditRequest, deadline: float | None = None) -> dict[str, Any]:
+        """The result contract as JSON (what ``purr edit --json`` prints)."""
+        return (await self.edit_result(req, deadline)).to_json()
 
     async def edit_batch(self, req: BatchRequest) -> list[BatchItem]:
         if len(req.items) > self.settings.max_batch:
@@ -176,7 +176,7 @@ class EditService:
 
         async def one(i: int, item: EditRequest) -> BatchItem:
             try:
-                return BatchItem(index=i, result=await self.edit(item, deadline))
+                return BatchItem(index=i, result=await self.edit_result(item, deadline))
             except ApiError as e:
                 info = error_body(e.status, e.message, e.code, e.param)["error"]
                 return BatchItem(index=i, error=info)

@@ -289,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
         level=level, format="%(levelname)s %(name)s: %(message)s", handlers=[stream]
     )
     handler = COMMANDS.get(args.command) or getattr(args, "handler", None)
+    if handler is None:
+        parser.error(f"no handler for '{args.command}'")
     try:
         return handler(args)
     except USER_ERRORS as e:

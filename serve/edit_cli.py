@@ -127,8 +127,8 @@ def edit_file(pipeline, src: Path, dst: Path) -> int:
             out.flush()
     if errors:
         with errors_path.open("w", encoding="utf-8") as f:
-            for e in errors:
-                f.write(json.dumps(e, ensure_ascii=False) + "\n")
+            for failure in errors:
+                f.write(json.dumps(failure, ensure_ascii=False) + "\n")
     summary = {
         "input_rows": len(rows) + len(errors),
         "skipped_already_done": len(rows) - len(todo),

@@ -10,6 +10,7 @@ gets an HTML error page or a bare traceback.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -94,10 +95,12 @@ def error_response(
     message: str,
     code: str | None = None,
     param: str | None = None,
-    headers: dict[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> JSONResponse:
     return JSONResponse(
-        status_code=status, content=error_body(status, message, code, param), headers=headers
+        status_code=status,
+        content=error_body(status, message, code, param),
+        headers=dict(headers) if headers else None,
     )
 
 

@@ -61,6 +61,7 @@ def add_train_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--device", default="auto")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=run_train_attribution)
+    _add_editor_parser(tsub)
 
     e = sub.add_parser("eval-attribution", help="evaluate an attribution model on the dev splits")
     e.add_argument("--model", required=True, help="trained folder, or an HF NLI model path / id")
@@ -154,4 +155,59 @@ def run_eval_attribution(args: argparse.Namespace) -> int:
         default=float,
     )
     sys.stdout.write("\n")
+    return 0
+
+
+def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
+    from training.train_editor import EditorTrainConfig
+
+    fields = EditorTrainConfig.model_fields
+    p = tsub.add_parser(
+        "editor", help="train a denoising editor (FiD or causal) on purr data make rows"
+    )
+    p.add_argument("--data", required=True, help="JSONL rows of `purr data make`")
+    p.add_argument("--arch", choices=["fid", "causal"], required=True)
+    p.add_argument(
+        "--base",
+        default=None,
+        help="base model: hub id, local path or packaged:NAME (causal default packaged:gemma-3-270m)",
+    )
+    p.add_argument("--out", required=True, help="folder for the adapter (or model) and its config")
+    p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
+    for name in (
+        "lora_r", "lora_alpha", "lr", "batch_size", "max_steps", "warmup_steps", "eval_every",
+        "patience", "dev_share", "dev_limit", "n_evidence", "max_length", "max_target_length",
+        "seed",
+    ):  # fmt: skip
+        default = fields[name].default
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+    p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    p.set_defaults(handler=run_train_editor)
+
+
+def run_train_editor(args: argparse.Namespace) -> int:
+    import json
+
+    import torch
+    from pydantic import ValidationError
+
+    from training.train_editor import EditorTrainConfig, train_editor
+
+    base = args.base or ("packaged:gemma-3-270m" if args.arch == "causal" else None)
+    if base is None:
+        raise ValueError(
+            "--arch fid needs --base: a T5 checkpoint (hub id in the local cache or a folder); "
+            "no pretrained T5 ships offline"
+        )
+    values = {
+        k: v
+        for k, v in vars(args).items()
+        if k in EditorTrainConfig.model_fields and k not in {"base", "device"}
+    }
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        cfg = EditorTrainConfig(**values, base=base, lora=not args.full, device=device)
+    except ValidationError as e:
+        raise ValueError(str(e)) from None
+    print(json.dumps(train_editor(cfg), indent=2))
     return 0

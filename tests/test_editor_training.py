@@ -1,0 +1,151 @@
+"""PURR's training pipeline on CPU: rule corruptions, ``purr data make`` rows from a real index
+with the shipped attribution model as the filter (deterministic, resumable), and ``purr train
+editor`` for both architectures on tiny models built from a config, whose saved adapters the
+editors then load."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from helpers import save_tiny_t5
+
+from editor.attribution import build as build_attribution
+from editor.causal import CausalEditor
+from editor.config import AttributionConfig, load_config
+from editor.factory import Components
+from editor.fid import FiDEditor
+from editor.nlp import get_nlp
+from editor.types import Evidence
+from retrieval.corpus import read_corpus
+from training.corrupt import CORRUPTION_TYPES, RuleCorruptor, negate
+from training.editor_data import EditorDataMaker, corpus_seeds, make_file, read_seeds
+from training.train_editor import EditorTrainConfig, train_editor
+
+POOL = {"PERSON": ["Thomas Edison", "Isaac Newton"], "GPE": ["London", "Berlin"]}
+
+
+@pytest.fixture(scope="module")
+def rows_file(_built_index, resources, tmp_path_factory):
+    cfg = load_config("default")
+    comp = Components(cfg, index_path=_built_index, progress=False)
+    maker = EditorDataMaker(
+        comp.researcher,
+        build_attribution(AttributionConfig()),
+        RuleCorruptor(get_nlp(), POOL),
+        relevance=0.3,
+    )
+    docs = list(read_corpus([resources / "tiny_corpus.jsonl"]))
+    out = tmp_path_factory.mktemp("data") / "rows.jsonl"
+    report = make_file(maker, corpus_seeds(docs, per_doc=3), out, n=12, progress=False)
+    return out, report, maker, docs
+
+
+def test_rule_corruptions_change_one_fact():
+    nlp = get_nlp()
+    corruptor = RuleCorruptor(nlp, POOL, two_errors=0.0)
+    clean = "Marie Curie was born in Warsaw in 1867."
+    kinds = set()
+    for i in range(30):
+        c = corruptor.corrupt(clean, ["Isaac Newton lived in London."], random.Random(i))
+        assert c is not None and c.text != clean and len(c.types) == 1
+        kinds.update(c.types)
+    assert kinds <= set(CORRUPTION_TYPES) and {"date", "entity"} <= kinds
+    assert negate("The tower is 330 metres tall.") == "The tower is not 330 metres tall."
+
+
+def test_data_make_rows_are_filtered_deterministic_and_resumable(rows_file):
+    out, report, maker, docs = rows_file
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert report["rows"] == len(rows) > 0
+    for r in rows:
+        assert r["clean"] != r["corrupted"]
+        assert 1 <= len(r["evidence_pos"]) <= 4 and len(r["evidence_neg"]) <= 4
+        assert r["corruption_types"] and set(r["corruption_types"]) <= set(CORRUPTION_TYPES)
+        assert any(r["clean"] in e for e in r["evidence_pos"])  # the source sentence is E+
+    assert sum(report["outcomes"].values()) == report["seeds_tried"]
+    # resuming adds nothing and redoes nothing
+    again = make_file(maker, corpus_seeds(docs, per_doc=3), out, n=12, progress=False)
+    assert again["new_rows"] == 0 and again["seeds_tried"] == 0
+    assert out.read_text().splitlines() == [json.dumps(r, ensure_ascii=False) for r in rows]
+
+
+def test_seed_files(tmp_path):
+    (tmp_path / "q.txt").write_text("who built the eiffel tower\n\nwho built the eiffel tower\n")
+    (tmp_path / "q.jsonl").write_text('{"question": "when was curie born", "answer": ["1867"]}\n')
+    (tmp_path / "q.json").write_text('[{"qid": "1", "question": "Is Paris in France?"}]')
+    assert [s.query for s in read_seeds(tmp_path / "q.txt")] == ["who built the eiffel tower"]
+    assert read_seeds(tmp_path / "q.jsonl")[0].query == "when was curie born"
+    assert read_seeds(tmp_path / "q.json")[0].query == "Is Paris in France?"
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ValueError, match="invalid JSON"):
+        read_seeds(tmp_path / "bad.json")
+
+
+def _rows_words(path) -> list[str]:
+    import re
+
+    words = {"<pad>", "</s>", "<unk>", "claim", "evidence", ":", "."}
+    for line in path.read_text().splitlines():
+        r = json.loads(line)
+        for t in [r["clean"], r["corrupted"], *r["evidence_pos"], *r["evidence_neg"]]:
+            words.update(re.findall(r"\w+|[^\w\s]", t.lower()))
+    rest = sorted(words - {"<pad>", "</s>", "<unk>"})
+    return ["<pad>", "</s>", "<unk>", *rest]
+
+
+def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
+    out_rows = rows_file[0]
+    base = save_tiny_t5(tmp_path / "t5", _rows_words(out_rows), d_model=32, init=1.0)
+    cfg = EditorTrainConfig(
+        data=str(out_rows),
+        arch="fid",
+        base=str(base),
+        out=str(tmp_path / "fid"),
+        lr=3e-3,
+        batch_size=4,
+        max_steps=8,
+        warmup_steps=0,
+        eval_every=4,
+        dev_share=0.3,
+    )
+    report = train_editor(cfg, progress=False)
+    assert report["curve"][0]["step"] == 0 and report["curve"][-1]["step"] == 8
+    assert report["best_dev_loss"] < report["curve"][0]["dev_loss"]  # it learned something
+    saved = tmp_path / "fid"
+    assert (saved / "adapter_config.json").is_file() and (saved / "train_config.json").is_file()
+    editor = FiDEditor(str(base), adapter=str(saved), max_new_tokens=8)
+    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
+    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+
+
+def test_train_causal_editor_saves_a_loadable_adapter(rows_file, tiny_model_dir, tmp_path):
+    cfg = EditorTrainConfig(
+        data=str(rows_file[0]),
+        arch="causal",
+        base=str(tiny_model_dir),
+        out=str(tmp_path / "causal"),
+        lr=1e-2,
+        batch_size=4,
+        max_steps=6,
+        warmup_steps=0,
+        eval_every=3,
+        dev_share=0.3,
+        max_length=192,
+    )
+    report = train_editor(cfg, progress=False)
+    assert report["best_dev_loss"] < report["curve"][0]["dev_loss"]
+    saved = tmp_path / "causal"
+    assert json.loads((saved / "train_config.json").read_text())["arch"] == "causal"
+    editor = CausalEditor(str(tiny_model_dir), adapter=str(saved), max_new_tokens=6)
+    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
+    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+
+
+def test_train_editor_explains_bad_data(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"clean": "a"}\n')
+    cfg = EditorTrainConfig(data=str(bad), arch="fid", base="x", out=str(tmp_path / "o"))
+    with pytest.raises(ValueError, match="purr data make"):
+        train_editor(cfg, progress=False)

@@ -1,0 +1,92 @@
+"""``purr data make`` (command line of training/editor_data.py)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+
+
+def add_make_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser("make", help="PURR training data: seeds -> evidence -> clean/corrupted")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--seeds", default=None, help="queries: .txt lines, .jsonl/.json 'question's")
+    src.add_argument(
+        "--corpus",
+        default=None,
+        help="trusted documents whose sentences are seeds (JSONL/files, or packaged:wiki-summaries)",
+    )
+    p.add_argument("--index", default=None, help="index to research (default: the Wikipedia one)")
+    p.add_argument("--out", required=True, help="JSONL to write (appended to when resuming)")
+    p.add_argument("--corruptor", choices=["rules", "llm"], default="rules")
+    p.add_argument(
+        "--summarizer",
+        choices=["source", "llm"],
+        default="source",
+        help="clean statement: a source sentence, or an LLM summary of E+ (query seeds)",
+    )
+    p.add_argument("--n", type=int, default=1000, help="rows to make")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--relevance", type=float, default=0.5, help="E+ threshold (cross-encoder)")
+    p.add_argument("--max-supported", type=float, default=0.5)
+    p.add_argument("--max-edit-chars", type=int, default=80)
+    p.add_argument(
+        "--include-dev",
+        action="store_true",
+        help="also use articles of the dev split (held out by default: the planted dev set)",
+    )
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.set_defaults(handler=_cmd_make)
+
+
+def _cmd_make(args: argparse.Namespace) -> int:
+    from editor.attribution import build as build_attribution
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.nlp import get_nlp
+    from retrieval.corpus import DEFAULT_CORPUS, read_corpus, read_wiki_summaries
+    from training.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
+    from training.editor_data import EditorDataMaker, corpus_seeds, make_file, read_seeds
+    from training.nli_data import is_dev
+
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    cfg = load_config(args.config, list(args.overrides))
+    comp = Components(cfg, index_path=args.index)
+    if args.seeds:
+        seeds = read_seeds(Path(args.seeds))
+        random.Random(args.seed).shuffle(seeds)
+        seed_iter = iter(seeds)
+    else:
+        docs = list(read_corpus([args.corpus]))
+        if not args.include_dev and args.corpus == DEFAULT_CORPUS:
+            docs = [d for d in docs if not is_dev(f"wiki-synthetic:{d.id}")]
+        random.Random(args.seed).shuffle(docs)
+        seed_iter = corpus_seeds(docs, seed=args.seed)
+    nlp = get_nlp()
+    pool: dict[str, list[str]] = defaultdict(list)
+    wiki = list(read_wiki_summaries())
+    for doc in nlp.pipe(d.text[:600] for d in wiki[:: max(1, len(wiki) // 1500)]):
+        for e in doc.ents:
+            pool[e.label_].append(e.text)
+    if args.corruptor == "llm":
+        corruptor = LLMCorruptor(comp.llm)
+    else:
+        corruptor = RuleCorruptor(nlp, pool)
+    summarizer = LLMSummarizer(comp.llm) if args.summarizer == "llm" else None
+    attribution = build_attribution(cfg.attribution, comp.settings)
+    maker = EditorDataMaker(
+        comp.researcher,
+        attribution,
+        corruptor,
+        summarizer,
+        relevance=args.relevance,
+        max_supported=args.max_supported,
+        max_edit_chars=args.max_edit_chars,
+    )
+    report = make_file(maker, seed_iter, Path(args.out), args.n, args.seed)
+    print(json.dumps({"out": args.out, **report}, indent=2))
+    return 0

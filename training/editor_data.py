@@ -1,0 +1,254 @@
+"""``purr data make``: PURR's synthetic denoising data for training editors.
+
+For each seed: research the query against an index; snippets the cross-encoder finds relevant
+(``relevance >= --relevance``) form the gold evidence E+ (at most 4), the others are hard
+negatives E- (at most 4, other documents first); the clean statement ``y`` is an LLM's one-line
+summary of E+ (``--summarizer llm``) or, without an LLM, a sentence of the source (corpus seeds:
+the seed sentence itself, which must be among E+; query seeds: the sentence of the best E+
+snippet sharing most words with the query); the corrupted ``x`` comes from a corruptor
+(``rules`` or ``llm``, training/corrupt.py). Kept only when ``x != y``, the edit is small
+(Levenshtein preservation >= 0.5, at most ``--max-edit-chars`` changed), the attribution model
+does *not* find ``x`` supported by E+ (P(supported) < ``--max-supported``), and ``(y, x)`` is new.
+
+Rows: ``{id, query, evidence_pos, evidence_neg, clean, corrupted, corruption_types, source}``.
+Deterministic for a ``--seed`` (each seed has its own random stream); resumable: seeds already
+written to the output, or recorded as skipped in ``<out>.skipped.jsonl``, are not redone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from editor.metrics import preservation
+from editor.types import Query
+from retrieval.corpus import read_utf8
+from retrieval.sentences import split
+from retrieval.types import Document, Hit
+from training.corrupt import Corruption
+from training.nli_data import content_words
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A seed query; ``clean`` is the trusted sentence it came from (corpus seeds)."""
+
+    id: str
+    query: str
+    clean: str | None = None
+    title: str | None = None
+
+
+def _qid(text: str) -> str:
+    return "q-" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
+def read_seeds(path: Path) -> list[Seed]:
+    """Seed queries: a text file (one per line), JSONL rows with ``question``/``query``/``text``,
+    or a JSON list of such objects (StrategyQA's format)."""
+    content = read_utf8(path)
+    items: list[Any]
+    if path.suffix.lower() == ".json":
+        try:
+            items = json.loads(content)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}: invalid JSON ({e.msg})") from None
+        if not isinstance(items, list):
+            raise ValueError(f"{path}: expected a JSON list of objects with a 'question'")
+    elif path.suffix.lower() == ".jsonl":
+        items = []
+        for lineno, line in enumerate(content.splitlines(), 1):
+            if line.strip():
+                try:
+                    items.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+    else:
+        items = [line for line in content.splitlines() if line.strip()]
+    seeds: dict[str, Seed] = {}
+    for item in items:
+        if isinstance(item, dict):
+            item = item.get("question") or item.get("query") or item.get("text")
+        if isinstance(item, str) and item.strip():
+            q = " ".join(item.split())
+            seeds.setdefault(_qid(q), Seed(_qid(q), q))
+    if not seeds:
+        raise ValueError(f"{path}: no seed queries found (one per line, or 'question' fields)")
+    return list(seeds.values())
+
+
+def corpus_seeds(docs: Iterable[Document], per_doc: int = 1, seed: int = 0) -> Iterator[Seed]:
+    """Sentences of trusted documents (6-40 words, with a name or number) as seeds: the
+    sentence is both the query and the clean statement."""
+    for doc in docs:
+        rng = random.Random(f"{seed}:{doc.id}")
+        sents = [
+            (i, s)
+            for i, s in enumerate(split(doc.text))
+            if 6 <= len(s.split()) <= 40 and any(c.isdigit() or c.isupper() for c in s[1:])
+        ]
+        for i, s in rng.sample(sents, min(per_doc, len(sents))):
+            yield Seed(f"{doc.id}#s{i}", s, s, doc.title)
+
+
+def _snippet_text(h: Hit) -> str:
+    s = h.snippet
+    return f"{s.title}. {s.text}" if s.title and not s.text.startswith(s.title) else s.text
+
+
+def _best_sentence(query: str, text: str) -> str | None:
+    target = content_words(query)
+    sents = [s for s in split(text) if 6 <= len(s.split()) <= 40]
+    if not sents:
+        return None
+    return max(sents, key=lambda s: (len(content_words(s) & target), -abs(len(s.split()) - 20)))
+
+
+class EditorDataMaker:
+    """Turns seeds into training rows (see the module doc)."""
+
+    def __init__(
+        self,
+        researcher: Any,
+        attribution: Any,
+        corruptor: Any,
+        summarizer: Any = None,
+        relevance: float = 0.5,
+        max_pos: int = 4,
+        max_neg: int = 4,
+        max_supported: float = 0.5,
+        max_edit_chars: int = 80,
+    ) -> None:
+        if not 0 <= relevance <= 1:
+            raise ValueError(f"relevance threshold must be in [0, 1], got {relevance}")
+        self.researcher = researcher
+        self.attribution = attribution
+        self.corruptor = corruptor
+        self.summarizer = summarizer
+        self.relevance = relevance
+        self.max_pos = max_pos
+        self.max_neg = max_neg
+        self.max_supported = max_supported
+        self.max_edit_chars = max_edit_chars
+        self._seen: set[tuple[str, str]] = set()
+
+    def evidence(self, query: str) -> tuple[list[Hit], list[Hit]]:
+        [qe] = self.researcher.research_queries([Query(query, "seed")])
+        ranked = list(qe.hits)
+        pos = [h for h in ranked if (h.relevance or 0.0) >= self.relevance][: self.max_pos]
+        pos_docs = {h.snippet.doc_id for h in pos}
+        rest = [h for h in ranked if h not in pos]
+        neg = [h for h in rest if h.snippet.doc_id not in pos_docs]
+        neg += [h for h in rest if h.snippet.doc_id in pos_docs]
+        return pos, neg[: self.max_neg]
+
+    def make(self, seed: Seed, rng: random.Random) -> tuple[dict[str, Any] | None, str]:
+        """One row for ``seed`` and ``"ok"``, or None and why it was skipped."""
+        pos, neg = self.evidence(seed.query)
+        if not pos:
+            return None, "no relevant evidence"
+        e_pos = [_snippet_text(h) for h in pos]
+        e_neg = [_snippet_text(h) for h in neg]
+        if seed.clean is not None:
+            clean = seed.clean
+            if not any(" ".join(clean.split()) in " ".join(h.snippet.text.split()) for h in pos):
+                return None, "source sentence not among the relevant evidence"
+        elif self.summarizer is not None:
+            clean = self.summarizer.summarize(seed.query, e_pos)
+        else:
+            clean = _best_sentence(seed.query, pos[0].snippet.text)
+        if not clean:
+            return None, "no clean statement"
+        corruption: Corruption | None = self.corruptor.corrupt(clean, e_neg, rng)
+        if corruption is None or corruption.text.strip() == clean.strip():
+            return None, "no corruption applies"
+        x = corruption.text
+        changed = round(len(clean) * (1 - preservation(clean, x)))
+        if preservation(clean, x) < 0.5 or changed > self.max_edit_chars:
+            return None, "edit too large"
+        if (clean, x) in self._seen:
+            return None, "duplicate"
+        scores = self.attribution.score_batch([(e, x) for e in e_pos])
+        if max(s.supported for s in scores) >= self.max_supported:
+            return None, "corruption still supported by the evidence"
+        self._seen.add((clean, x))
+        row = {
+            "id": seed.id,
+            "query": seed.query,
+            "evidence_pos": e_pos,
+            "evidence_neg": e_neg,
+            "clean": clean,
+            "corrupted": x,
+            "corruption_types": list(corruption.types),
+            "source": self.corruptor.name,
+        }
+        return row, "ok"
+
+
+def make_file(
+    maker: EditorDataMaker,
+    seeds: Iterable[Seed],
+    out: Path,
+    n: int,
+    seed: int = 0,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Write up to ``n`` rows to ``out`` (appending to a previous run); counts and the rate."""
+    skipped_path = out.with_name(out.name + ".skipped.jsonl")
+    done: set[str] = set()
+    made = 0
+    for path in (out, skipped_path):
+        if path.exists():
+            for line in read_utf8(path).splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    done.add(row["id"])
+                    made += path == out
+                    if path == out:
+                        maker._seen.add((row["clean"], row["corrupted"]))
+    reasons: Counter[str] = Counter()
+    types: Counter[str] = Counter()
+    started = time.perf_counter()
+    new_rows = 0
+    out.parent.mkdir(parents=True, exist_ok=True)
+    bar = tqdm(total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress)
+    with out.open("a", encoding="utf-8") as f, skipped_path.open("a", encoding="utf-8") as sk:
+        for s in seeds:
+            if made >= n:
+                break
+            if s.id in done:
+                continue
+            done.add(s.id)
+            row, why = maker.make(s, random.Random(f"{seed}:{s.id}"))
+            reasons[why] += 1
+            if row is None:
+                sk.write(json.dumps({"id": s.id, "reason": why}) + "\n")
+                continue
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            f.flush()
+            types.update(row["corruption_types"])
+            made += 1
+            new_rows += 1
+            bar.update(1)
+    bar.close()
+    minutes = (time.perf_counter() - started) / 60
+    return {
+        "rows": made,
+        "new_rows": new_rows,
+        "rows_per_minute": round(new_rows / minutes, 1) if minutes > 0 else None,
+        "seeds_tried": sum(reasons.values()),
+        "outcomes": dict(reasons),
+        "corruption_types": dict(types),
+    }

@@ -145,3 +145,25 @@ class CausalEditor(ModelEditor):
             else:
                 result.append(Revision(line, "causal editor revision"))
         return result
+
+    def score_targets(
+        self, items: Sequence[tuple[str, Sequence[str], str]], context: str | None = None
+    ) -> list[float]:
+        """log P(target | prompt(text, evidence)) for each ``(text, evidence texts, target)``,
+        the target written as the trainer writes it (`` <target>\n``)."""
+        import torch
+
+        tokenizer, model = self.load()
+        out = []
+        with torch.inference_mode():
+            for text, ev, target in items:
+                prompt = render_causal(self.template, text, list(ev[: self.max_evidence]), context)
+                p = tokenizer(prompt).input_ids
+                t = tokenizer(" " + target.strip() + "\n", add_special_tokens=False).input_ids
+                ids = torch.tensor([p + t], device=self.device)
+                logits = model(input_ids=ids).logits[0, len(p) - 1 : -1]  # (target_len, vocab)
+                logp = torch.log_softmax(logits.float(), dim=-1)
+                out.append(
+                    float(logp.gather(-1, torch.tensor(t, device=self.device)[:, None]).sum())
+                )
+        return out

@@ -180,3 +180,29 @@ class FiDEditor(ModelEditor):
             else:
                 result.append(Revision(new, f"FiD revision over {len(passages)} passage(s)"))
         return result
+
+    def score_targets(
+        self, items: Sequence[tuple[str, Sequence[str], str]], context: str | None = None
+    ) -> list[float]:
+        """log P(target | text, evidence) for each ``(text, evidence texts, target)``: the sum of
+        the target's token log-probabilities (teacher-forced)."""
+        import torch
+        from transformers.modeling_outputs import BaseModelOutput
+
+        tokenizer, model = self.load()
+        batch = [fid_passages(t, list(ev[: self.max_evidence]), context) for t, ev, _ in items]
+        with torch.inference_mode():
+            states, mask = encode_fid(model, tokenizer, batch, self.max_input_tokens, self.device)
+            labels = tokenizer(
+                [y for _, _, y in items], padding=True, return_tensors="pt"
+            ).input_ids.to(self.device)
+            keep = labels != tokenizer.pad_token_id
+            labels = labels.masked_fill(~keep, -100)
+            logits = model(
+                encoder_outputs=BaseModelOutput(last_hidden_state=states),
+                attention_mask=mask,
+                labels=labels,
+            ).logits  # (batch, target_len, vocab)
+            logp = torch.log_softmax(logits.float(), dim=-1)
+            picked = logp.gather(-1, labels.clamp(min=0).unsqueeze(-1)).squeeze(-1)
+            return (picked * keep).sum(-1).tolist()

@@ -15,7 +15,7 @@ from editor.attribution import build as build_attribution
 from editor.causal import CausalEditor
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
-from editor.fid import FiDEditor
+from editor.fid import FiDEditor, fid_loss, fid_passages
 from editor.nlp import get_nlp
 from editor.types import Evidence
 from retrieval.corpus import read_corpus
@@ -149,3 +149,35 @@ def test_train_editor_explains_bad_data(tmp_path):
     cfg = EditorTrainConfig(data=str(bad), arch="fid", base="x", out=str(tmp_path / "o"))
     with pytest.raises(ValueError, match="purr data make"):
         train_editor(cfg, progress=False)
+
+
+def test_ablation_probe_of_a_trained_editor(rows_file, tmp_path):
+    from helpers import run_purr
+
+    out_rows = rows_file[0]
+    base = save_tiny_t5(tmp_path / "t5", _rows_words(out_rows), d_model=32, init=1.0)
+    result = run_purr(
+        "eval",
+        str(out_rows),
+        "--probe",
+        "ablation",
+        "--editor",
+        "fid",
+        "--out",
+        str(tmp_path / "probe"),
+        "--set",
+        f"editor.model={base}",
+    )
+    assert result.returncode == 0, result.stderr
+    metrics = json.loads((tmp_path / "probe" / "metrics.json").read_text())
+    assert metrics["rows"] > 0 and 0.0 <= metrics["share_above_log100"] <= 1.0
+    assert (tmp_path / "probe" / "ablation_probe.png").stat().st_size > 1000
+    editor = FiDEditor(str(base))
+    [score] = editor.score_targets([("paris is in spain", ["paris is in france"], "paris is")])
+    tokenizer, model = editor.load()
+    loss = fid_loss(model, tokenizer, [fid_passages("paris is in spain", ["paris is in france"])],
+                    ["paris is"])  # fmt: skip
+    n_tokens = len(tokenizer("paris is").input_ids)  # with </s>
+    assert score == pytest.approx(-float(loss) * n_tokens, rel=1e-4)
+    refused = run_purr("eval", str(out_rows), "--probe", "ablation", "--out", str(tmp_path / "n"))
+    assert refused.returncode == 2 and "--editor fid or causal" in refused.stderr

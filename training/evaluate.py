@@ -323,6 +323,12 @@ def add_eval_parser(sub) -> None:
         "as the revision",
     )
     p.add_argument("--limit", type=int, default=None)
+    p.add_argument(
+        "--probe",
+        choices=["ablation"],
+        default=None,
+        help="ablation: factual-ablation probe of a fid/causal editor on `purr data make` rows",
+    )
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
     p.add_argument("-v", "--verbose", action="store_true")
@@ -343,6 +349,8 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     if args.editor is not None:
         overrides.append(f"editor.type={'identity' if args.editor == 'oracle' else args.editor}")
     cfg = load_config(args.config, overrides)
+    if args.probe == "ablation":
+        return _cmd_probe(cfg, src, Path(args.out), args.limit)
     editor = args.editor if args.editor == "oracle" else cfg.editor.type
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -353,4 +361,22 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     print(json.dumps(shown, indent=2))
     if metrics["bad_rows"]:
         print(f"{len(metrics['bad_rows'])} rows skipped: {metrics['bad_rows'][:3]}")
+    return 0
+
+
+def _cmd_probe(cfg, src: Path, out: Path, limit: int | None) -> int:
+    from editor.editors import build as build_editor
+    from training.probe import ablation_probe, write_probe
+    from training.train_editor import read_rows
+
+    if cfg.editor.type not in {"fid", "causal"}:
+        raise ValueError(
+            f"--probe ablation scores a trained editor: use --editor fid or causal "
+            f"(got {cfg.editor.type})"
+        )
+    editor = build_editor(cfg.editor, lambda: None, lambda: None, cfg.llm)
+    rows = read_rows(src)[:limit]
+    report = ablation_probe(editor, rows, cfg.editor.max_evidence)
+    write_probe(report, out)
+    print(json.dumps({k: v for k, v in report.items() if k != "margins"}, indent=2))
     return 0

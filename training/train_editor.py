@@ -133,35 +133,45 @@ class _Objective:
 
 
 def causal_loss(obj: _Objective, rows: Sequence[dict[str, Any]], rng: random.Random) -> Any:
-    """Cross-entropy of `` <clean>\\n`` after the editor prompt; prompt tokens are ignored."""
+    """Cross-entropy of `` <clean>\n`` after the editor prompt; prompt tokens are ignored.
+
+    Rows are left-padded so every target ends at the last position, and the LM head runs on the
+    last ``max target + 1`` positions only (``logits_to_keep``): with Gemma's 262k-token
+    vocabulary the head over the whole prompt would cost more than the rest of the model."""
     import torch
 
     from editor.causal import render_causal
 
     tok, cfg = obj.tokenizer, obj.cfg
-    ids, labels = [], []
+    ids, n_target = [], []
     for r in rows:
         prompt = render_causal(obj.template, r["corrupted"], evidence_set(r, cfg.n_evidence, rng))
         p = tok(prompt, add_special_tokens=True).input_ids[-cfg.max_length :]
         t = tok(" " + r["clean"].strip() + "\n", add_special_tokens=False).input_ids
         t = t[: cfg.max_target_length]
         ids.append(p + t)
-        labels.append([-100] * len(p) + t)
+        n_target.append(len(t))
     width = max(len(x) for x in ids)
+    keep = max(n_target) + 1
     pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
     input_ids = torch.full((len(ids), width), pad, dtype=torch.long)
-    label_t = torch.full((len(ids), width), -100, dtype=torch.long)
+    labels = torch.full((len(ids), width), -100, dtype=torch.long)
     mask = torch.zeros((len(ids), width), dtype=torch.long)
-    for i, (x, y) in enumerate(zip(ids, labels, strict=True)):
-        input_ids[i, : len(x)] = torch.tensor(x)
-        label_t[i, : len(y)] = torch.tensor(y)
-        mask[i, : len(x)] = 1
-    out = obj.model(
+    for i, (x, n) in enumerate(zip(ids, n_target, strict=True)):
+        input_ids[i, width - len(x) :] = torch.tensor(x)
+        labels[i, width - n :] = torch.tensor(x[-n:])
+        mask[i, width - len(x) :] = 1
+    positions = (mask.cumsum(-1) - 1).clamp(min=0)
+    logits = obj.model(
         input_ids=input_ids.to(cfg.device),
         attention_mask=mask.to(cfg.device),
-        labels=label_t.to(cfg.device),
+        position_ids=positions.to(cfg.device),
+        logits_to_keep=keep,
+    ).logits  # (batch, keep, vocab): positions width-keep .. width-1
+    target = labels[:, width - keep + 1 :].to(cfg.device)  # the tokens those positions predict
+    return torch.nn.functional.cross_entropy(
+        logits[:, :-1].float().reshape(-1, logits.shape[-1]), target.reshape(-1), ignore_index=-100
     )
-    return out.loss
 
 
 def load_base(cfg: EditorTrainConfig) -> tuple[Any, Any]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Iterator
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 from retrieval.assets import package_dir
 from retrieval.types import Document
@@ -97,6 +98,21 @@ def read_utf8(path: Path) -> str:
         ) from None
 
 
+def jsonl_rows(path: str | Path) -> Iterator[tuple[int, Any]]:
+    """``(line number, parsed JSON)`` of every non-blank line; ``CorpusError`` (a ValueError)
+    naming the file and line of the first invalid one."""
+    path = Path(path)
+    for lineno, line in enumerate(read_utf8(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield lineno, json.loads(line)
+        except json.JSONDecodeError as e:
+            raise CorpusError(
+                f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})"
+            ) from None
+
+
 def read_jsonl(path: str | Path) -> Iterator[Document]:
     """Rows ``{id, title, text, url?}`` (``_id`` and ``contents`` accepted as aliases).
 
@@ -104,18 +120,9 @@ def read_jsonl(path: str | Path) -> Iterator[Document]:
     the command before any index file is written.
     """
     path = Path(path)
-    text = read_utf8(path)
     docs: list[Document] = []
     seen: dict[str, int] = {}
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise CorpusError(
-                f"{path}:{lineno}: invalid JSON ({e.msg} at column {e.colno})"
-            ) from None
+    for lineno, row in jsonl_rows(path):
         if not isinstance(row, dict):
             raise CorpusError(f"{path}:{lineno}: expected a JSON object, got {type(row).__name__}")
         body = row.get("text", row.get("contents"))

@@ -181,3 +181,22 @@ def test_ablation_probe_of_a_trained_editor(rows_file, tmp_path):
     assert score == pytest.approx(-float(loss) * n_tokens, rel=1e-4)
     refused = run_purr("eval", str(out_rows), "--probe", "ablation", "--out", str(tmp_path / "n"))
     assert refused.returncode == 2 and "--editor fid or causal" in refused.stderr
+
+
+def test_llm_corruptor_and_summarizer_with_a_real_small_llm():
+    from llm_helpers import smollm
+
+    from training.corrupt import LLMCorruptor, LLMSummarizer
+
+    llm = smollm()
+    clean = "The Eiffel Tower was completed in 1889 for the World's Fair."
+    got = [LLMCorruptor(llm).corrupt(clean, [], random.Random(i)) for i in range(4)]
+    made = [c for c in got if c is not None]
+    assert made, "SmolLM2 produced no usable corruption in 4 tries"
+    for c in made:
+        assert c.text != clean and "\n" not in c.text
+        assert set(c.types) <= set(CORRUPTION_TYPES)
+    summary = LLMSummarizer(llm).summarize(
+        "when was the eiffel tower completed", ["The Eiffel Tower was completed in 1889."]
+    )
+    assert summary is None or (5 <= len(summary.split()) <= 60 and "\n" not in summary)

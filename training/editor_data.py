@@ -32,7 +32,7 @@ from tqdm.auto import tqdm
 
 from editor.metrics import preservation
 from editor.types import Query
-from retrieval.corpus import read_utf8
+from retrieval.corpus import jsonl_rows, read_utf8
 from retrieval.sentences import split
 from retrieval.types import Document, Hit
 from training.corrupt import Corruption
@@ -68,13 +68,7 @@ def read_seeds(path: Path) -> list[Seed]:
         if not isinstance(items, list):
             raise ValueError(f"{path}: expected a JSON list of objects with a 'question'")
     elif path.suffix.lower() == ".jsonl":
-        items = []
-        for lineno, line in enumerate(content.splitlines(), 1):
-            if line.strip():
-                try:
-                    items.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+        items = [row for _, row in jsonl_rows(path)]
     else:
         items = [line for line in content.splitlines() if line.strip()]
     seeds: dict[str, Seed] = {}

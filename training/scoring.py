@@ -13,7 +13,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from editor.types import PassageAttribution
-from retrieval.corpus import read_utf8
+from retrieval.corpus import jsonl_rows, read_utf8
 
 log = logging.getLogger(__name__)
 
@@ -30,16 +30,9 @@ def read_evidence_arg(value: str) -> list[str]:
     path = Path(value)
     if not (len(value) < 4096 and path.is_file()):
         return [value]
-    content = read_utf8(path)
     if path.suffix.lower() == ".jsonl":
         out = []
-        for lineno, line in enumerate(content.splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+        for lineno, row in jsonl_rows(path):
             text = row.get("text") if isinstance(row, dict) else row
             if not isinstance(text, str):
                 raise ValueError(
@@ -47,7 +40,7 @@ def read_evidence_arg(value: str) -> list[str]:
                 )
             out.append(text)
         return out
-    return [content]
+    return [read_utf8(path)]
 
 
 def check_row(row: Any, lineno: int) -> tuple[str, str, list[str], str | None]:

@@ -70,17 +70,11 @@ def is_dev_row(row: dict[str, Any], share: float) -> bool:
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
-    from retrieval.corpus import read_utf8
+    from retrieval.corpus import jsonl_rows
 
     rows = []
     need = {"corrupted", "clean", "evidence_pos", "evidence_neg"}
-    for lineno, line in enumerate(read_utf8(path).splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+    for lineno, row in jsonl_rows(path):
         if not isinstance(row, dict) or not need <= set(row):
             raise ValueError(
                 f"{path}:{lineno}: a row needs {sorted(need)} (make them with `purr data make`)"

@@ -20,6 +20,7 @@ from editor.nlp import get_nlp
 from editor.types import Evidence
 from retrieval.corpus import read_corpus
 from training.corrupt import CORRUPTION_TYPES, RuleCorruptor, negate
+from training.editor_card import write_editor_card
 from training.editor_data import EditorDataMaker, corpus_seeds, make_file, read_seeds
 from training.train_editor import EditorTrainConfig, train_editor
 
@@ -138,6 +139,9 @@ def test_train_causal_editor_saves_a_loadable_adapter(rows_file, tiny_model_dir,
     assert report["best_dev_loss"] < report["curve"][0]["dev_loss"]
     saved = tmp_path / "causal"
     assert json.loads((saved / "train_config.json").read_text())["arch"] == "causal"
+    assert not (saved / "tokenizer.json").exists()  # LoRA: the base's tokenizer is used
+    card = write_editor_card(saved, evaluations={"planted": {"rows": 3, "f1_ap": 0.9}})
+    assert "purr train editor --data" in card.read_text() and "| planted | 3 |" in card.read_text()
     editor = CausalEditor(str(tiny_model_dir), adapter=str(saved), max_new_tokens=6)
     ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
     assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)

@@ -196,6 +196,14 @@ def load_base(cfg: EditorTrainConfig) -> tuple[Any, Any]:
     return tokenizer, model
 
 
+def _save(model: Any, tokenizer: Any, out: Path, cfg: EditorTrainConfig) -> None:
+    """The adapter alone (the editor loads the base's tokenizer), or the whole model with its
+    tokenizer after full fine-tuning."""
+    model.save_pretrained(out)
+    if not cfg.lora:
+        tokenizer.save_pretrained(out)
+
+
 def train_editor(cfg: EditorTrainConfig, progress: bool = True) -> dict[str, Any]:
     import torch
 
@@ -260,8 +268,7 @@ def train_editor(cfg: EditorTrainConfig, progress: bool = True) -> dict[str, Any
             curve.append({"step": step + 1, "dev_loss": round(current, 4)})
             if current < best - 1e-4 or len(curve) == 2:
                 best, bad = min(best, current), 0
-                model.save_pretrained(out)
-                tokenizer.save_pretrained(out)
+                _save(model, tokenizer, out, cfg)
             else:
                 bad += 1
                 if bad >= cfg.patience:
@@ -270,8 +277,7 @@ def train_editor(cfg: EditorTrainConfig, progress: bool = True) -> dict[str, Any
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     if not (out / "adapter_config.json").exists() and not (out / "config.json").exists():
-        model.save_pretrained(out)
-        tokenizer.save_pretrained(out)
+        _save(model, tokenizer, out, cfg)
     report = {
         "train_rows": len(train),
         "dev_rows": len(dev),

@@ -31,7 +31,7 @@ from editor.metrics import f1_ap, preservation
 from editor.nlp import looks_english
 from editor.report import select_evidence
 from editor.research import unique_evidence
-from editor.result import AttributionReport, EditResult, SentenceReport, Step
+from editor.result import AttributionReport, EditResult, SentenceReport, Status, Step
 from editor.types import Evidence, Query
 from retrieval.sentences import split
 
@@ -143,9 +143,11 @@ class Pipeline:
             editor = build_editor(self.cfg.editor, attribution, llm, self.cfg.llm)
             gate = self.cfg.revision.gate and self.cfg.editor.type != "identity"
             agreement = build_agreement(self.cfg.agreement, attribution, llm) if gate else None
-            self._editor = Reviser(
+            reviser = Reviser(
                 editor, agreement, self.cfg.revision.model_copy(update={"gate": gate})
             )
+            self._editor = reviser
+            return reviser
         return self._editor
 
     def check_input(self, text: Any, context: Any = None, evidence: Any = None) -> None:
@@ -241,7 +243,7 @@ class Pipeline:
         timings["report"] = (time.perf_counter() - t) * 1000
         if not found:
             warnings.append("no evidence found; nothing could be checked")
-        status = "edited" if revised != text else "unchanged"
+        status: Status = "edited" if revised != text else "unchanged"
         return EditResult(
             text,
             revised,

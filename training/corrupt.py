@@ -84,7 +84,7 @@ class RuleCorruptor:
         rng.shuffle(kinds)
         # negation applies to almost any sentence: tried first only now and then, else last
         kinds.insert(0 if rng.random() < self.negation_first else len(kinds), "negation")
-        text, done = clean, []
+        text, done = clean, list[str]()
         for kind in kinds:
             if len(done) == wanted:
                 break

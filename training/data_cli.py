@@ -72,10 +72,9 @@ def _cmd_make(args: argparse.Namespace) -> int:
     for doc in nlp.pipe(d.text[:600] for d in wiki[:: max(1, len(wiki) // 1500)]):
         for e in doc.ents:
             pool[e.label_].append(e.text)
-    if args.corruptor == "llm":
-        corruptor = LLMCorruptor(comp.llm)
-    else:
-        corruptor = RuleCorruptor(nlp, pool)
+    corruptor: LLMCorruptor | RuleCorruptor = (
+        LLMCorruptor(comp.llm) if args.corruptor == "llm" else RuleCorruptor(nlp, pool)
+    )
     summarizer = LLMSummarizer(comp.llm) if args.summarizer == "llm" else None
     attribution = build_attribution(cfg.attribution, comp.settings)
     maker = EditorDataMaker(

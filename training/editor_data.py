@@ -155,6 +155,7 @@ class EditorDataMaker:
             return None, "no relevant evidence"
         e_pos = [_snippet_text(h) for h in pos]
         e_neg = [_snippet_text(h) for h in neg]
+        clean: str | None
         if seed.clean is not None:
             clean = seed.clean
             if not any(" ".join(clean.split()) in " ".join(h.snippet.text.split()) for h in pos):

@@ -374,7 +374,11 @@ def _cmd_probe(cfg, src: Path, out: Path, limit: int | None) -> int:
             f"--probe ablation scores a trained editor: use --editor fid or causal "
             f"(got {cfg.editor.type})"
         )
-    editor = build_editor(cfg.editor, lambda: None, lambda: None, cfg.llm)
+
+    def no_model() -> Any:  # fid and causal editors need neither an attribution model nor an LLM
+        raise RuntimeError("not used by trained editors")
+
+    editor = build_editor(cfg.editor, no_model, no_model, cfg.llm)
     rows = read_rows(src)[:limit]
     report = ablation_probe(editor, rows, cfg.editor.max_evidence)
     write_probe(report, out)

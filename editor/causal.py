@@ -22,6 +22,23 @@ from retrieval.settings import Settings
 log = logging.getLogger(__name__)
 
 DEFAULT_PROMPT = "editor_causal.txt"
+DEFAULT_BASE = "packaged:gemma-3-270m"
+
+
+def default_causal_adapter() -> Path:
+    """The shipped causal editor adapter (LoRA over packaged:gemma-3-270m, model card beside)."""
+    return Path(__file__).parent / "models" / "purr-editor-causal"
+
+
+def trained_evidence(adapter: str | None, fallback: int = 4) -> int:
+    """How many evidence snippets an adapter was trained with (``train_config.json``)."""
+    import json
+
+    if adapter:
+        cfg = Path(adapter) / "train_config.json"
+        if cfg.is_file():
+            return int(json.loads(cfg.read_text()).get("n_evidence", fallback))
+    return fallback
 
 
 def render_causal(

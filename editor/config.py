@@ -184,7 +184,13 @@ class EditorConfig(_Cfg):
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
     prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
-    max_evidence: int = Field(4, ge=1, le=16, description="fid/causal: evidence per input.")
+    max_evidence: int | None = Field(
+        None,
+        ge=1,
+        le=16,
+        description="fid/causal: evidence per input; None = what the adapter was trained with "
+        "(its train_config.json), else 4.",
+    )
     max_input_tokens: int = Field(256, ge=16, le=4096, description="fid: tokens per pair.")
     max_new_tokens: int = Field(96, ge=4, le=1024, description="Tokens of the revision.")
     num_beams: int = Field(1, ge=1, le=16, description="fid/causal: beam search width.")

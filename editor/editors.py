@@ -388,13 +388,14 @@ def build(
 
 
 def _fid(cfg: EditorConfig, **_: Any) -> Editor:
+    from editor.causal import trained_evidence
     from editor.fid import FiDEditor
 
     assert cfg.model is not None  # PipelineConfig refuses editor.type=fid without a model
     return FiDEditor(
         cfg.model,
         adapter=cfg.adapter,
-        max_evidence=cfg.max_evidence,
+        max_evidence=cfg.max_evidence or trained_evidence(cfg.adapter),
         max_input_tokens=cfg.max_input_tokens,
         max_new_tokens=cfg.max_new_tokens,
         num_beams=cfg.num_beams,
@@ -403,14 +404,17 @@ def _fid(cfg: EditorConfig, **_: Any) -> Editor:
 
 
 def _causal(cfg: EditorConfig, llm_cfg: Any = None, **_: Any) -> Editor:
-    from editor.causal import CausalEditor
+    from editor.causal import DEFAULT_BASE, CausalEditor, default_causal_adapter, trained_evidence
 
-    base = cfg.model or (llm_cfg.model if llm_cfg is not None else "packaged:gemma-3-270m")
+    base = cfg.model or (llm_cfg.model if llm_cfg is not None else DEFAULT_BASE)
+    adapter = cfg.adapter
+    if adapter is None and base == DEFAULT_BASE and default_causal_adapter().is_dir():
+        adapter = str(default_causal_adapter())  # the shipped adapter, trained on this base
     return CausalEditor(
         base,
-        adapter=cfg.adapter,
+        adapter=adapter,
         prompt=cfg.prompt,
-        max_evidence=cfg.max_evidence,
+        max_evidence=cfg.max_evidence or trained_evidence(adapter),
         max_new_tokens=cfg.max_new_tokens,
         num_beams=cfg.num_beams,
         device=cfg.device,

@@ -204,3 +204,17 @@ def test_llm_corruptor_and_summarizer_with_a_real_small_llm():
         "when was the eiffel tower completed", ["The Eiffel Tower was completed in 1889."]
     )
     assert summary is None or (5 <= len(summary.split()) <= 60 and "\n" not in summary)
+
+
+def test_causal_editor_uses_the_shipped_adapter_by_default():
+    from editor.causal import default_causal_adapter
+    from editor.editors import build as build_editor
+
+    cfg = load_config("default", ["editor.type=causal"])
+    editor = build_editor(cfg.editor, lambda: None, lambda: None, cfg.llm)
+    shipped = default_causal_adapter()
+    assert editor.adapter == str(shipped) and editor.max_evidence == 2  # as trained
+    assert (shipped / "README.md").is_file() and (shipped / "adapter_config.json").is_file()
+    assert all(p.stat().st_size < 20e6 for p in shipped.iterdir())
+    other = load_config("default", ["editor.type=causal", "editor.max_evidence=3"])
+    assert build_editor(other.editor, lambda: None, lambda: None, other.llm).max_evidence == 3

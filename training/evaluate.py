@@ -380,7 +380,7 @@ def _cmd_probe(cfg, src: Path, out: Path, limit: int | None) -> int:
 
     editor = build_editor(cfg.editor, no_model, no_model, cfg.llm)
     rows = read_rows(src)[:limit]
-    report = ablation_probe(editor, rows, cfg.editor.max_evidence)
+    report = ablation_probe(editor, rows, getattr(editor, "max_evidence", 4))
     write_probe(report, out)
     print(json.dumps({k: v for k, v in report.items() if k != "margins"}, indent=2))
     return 0

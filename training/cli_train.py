@@ -159,7 +159,7 @@ def run_eval_attribution(args: argparse.Namespace) -> int:
 
 
 def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
-    from training.train_editor import EditorTrainConfig
+    from training.train_editor import CLI_FIELDS, EditorTrainConfig
 
     fields = EditorTrainConfig.model_fields
     p = tsub.add_parser(
@@ -174,11 +174,7 @@ def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", required=True, help="folder for the adapter (or model) and its config")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
-    for name in (
-        "lora_r", "lora_alpha", "lr", "batch_size", "max_steps", "warmup_steps", "eval_every",
-        "patience", "dev_share", "dev_limit", "n_evidence", "max_length", "max_target_length",
-        "seed",
-    ):  # fmt: skip
+    for name in CLI_FIELDS:
         default = fields[name].default
         p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
     p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")

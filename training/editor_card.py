@@ -8,6 +8,8 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from training.train_editor import CLI_FIELDS
+
 
 def _command(cfg: dict[str, Any]) -> str:
     flags = [
@@ -18,11 +20,7 @@ def _command(cfg: dict[str, Any]) -> str:
     ]
     if not cfg.get("lora", True):
         flags.append("--full")
-    for key in (
-        "lora_r", "lora_alpha", "lr", "batch_size", "max_steps", "warmup_steps", "eval_every",
-        "patience", "dev_share", "dev_limit", "n_evidence", "max_length", "max_target_length",
-        "seed",
-    ):  # fmt: skip
+    for key in CLI_FIELDS:
         flags.append(f"--{key.replace('_', '-')} {cfg[key]}")
     return "purr train editor " + " ".join(flags)
 

@@ -59,6 +59,13 @@ class EditorTrainConfig(BaseModel):
     device: str = "cpu"
 
 
+# the settings `purr train editor` takes as --flags (and the model card writes back)
+CLI_FIELDS = (
+    "lora_r", "lora_alpha", "lr", "batch_size", "max_steps", "warmup_steps", "eval_every",
+    "patience", "dev_share", "dev_limit", "n_evidence", "max_length", "max_target_length", "seed",
+)  # fmt: skip
+
+
 def is_dev_row(row: dict[str, Any], share: float) -> bool:
     """Deterministic split by the row's query (rows of one query stay together).
 

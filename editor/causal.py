@@ -30,17 +30,6 @@ def default_causal_adapter() -> Path:
     return Path(__file__).parent / "models" / "purr-editor-causal"
 
 
-def trained_evidence(adapter: str | None, fallback: int = 4) -> int:
-    """How many evidence snippets an adapter was trained with (``train_config.json``)."""
-    import json
-
-    if adapter:
-        cfg = Path(adapter) / "train_config.json"
-        if cfg.is_file():
-            return int(json.loads(cfg.read_text()).get("n_evidence", fallback))
-    return fallback
-
-
 def render_causal(
     template: str, text: str, evidence: Sequence[str], context: str | None = None
 ) -> str:

@@ -18,11 +18,13 @@ decides *how* to fix.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from editor.agreement import load_template, quote
@@ -97,6 +99,15 @@ class ModelEditor(_FromBatch):
 
     def _load(self) -> tuple[Any, Any]:
         raise NotImplementedError
+
+
+def trained_evidence(adapter: str | None, fallback: int = 4) -> int:
+    """How many evidence snippets an adapter was trained with (``train_config.json``)."""
+    if adapter:
+        cfg = Path(adapter) / "train_config.json"
+        if cfg.is_file():
+            return int(json.loads(cfg.read_text()).get("n_evidence", fallback))
+    return fallback
 
 
 class IdentityEditor(_OneByOne):
@@ -388,7 +399,6 @@ def build(
 
 
 def _fid(cfg: EditorConfig, **_: Any) -> Editor:
-    from editor.causal import trained_evidence
     from editor.fid import FiDEditor
 
     assert cfg.model is not None  # PipelineConfig refuses editor.type=fid without a model
@@ -404,7 +414,7 @@ def _fid(cfg: EditorConfig, **_: Any) -> Editor:
 
 
 def _causal(cfg: EditorConfig, llm_cfg: Any = None, **_: Any) -> Editor:
-    from editor.causal import DEFAULT_BASE, CausalEditor, default_causal_adapter, trained_evidence
+    from editor.causal import DEFAULT_BASE, CausalEditor, default_causal_adapter
 
     base = cfg.model or (llm_cfg.model if llm_cfg is not None else DEFAULT_BASE)
     adapter = cfg.adapter

@@ -51,6 +51,11 @@ class Components:
         self._index_path = Path(index_path) if index_path else None
         self.progress = progress
 
+    @property
+    def index_path(self) -> Path | None:
+        """The index folder given, or None for the default-corpus index."""
+        return self._index_path
+
     @cached_property
     def index(self) -> Index:
         path = self._index_path or ensure_default_index(self.cfg, self.settings, self.progress)

@@ -45,7 +45,12 @@ _STAGES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="purr-stage")
 
 
 class InputError(ValueError):
-    """The caller's input breaks a limit or a type; the message says what to do."""
+    """The caller's input breaks a limit or a type; the message says what to do.
+    ``too_large``: it is over a size limit (HTTP 413) rather than malformed (422)."""
+
+    def __init__(self, message: str, too_large: bool = False) -> None:
+        super().__init__(message)
+        self.too_large = too_large
 
 
 class Revises(Protocol):
@@ -160,13 +165,15 @@ class Pipeline:
         if len(text) > lim.max_chars:
             raise InputError(
                 f"text has {len(text):,} characters, over the limit of {lim.max_chars:,}; "
-                "split it into smaller passages or raise limits.max_chars"
+                "split it into smaller passages or raise limits.max_chars",
+                too_large=True,
             )
         n = len(split(text))
         if n > lim.max_sentences:
             raise InputError(
                 f"text has {n} sentences, over the limit of {lim.max_sentences}; split it or "
-                "raise limits.max_sentences"
+                "raise limits.max_sentences",
+                too_large=True,
             )
         if context is not None:
             if not isinstance(context, str):
@@ -175,7 +182,8 @@ class Pipeline:
                 raise InputError(
                     f"context has {len(context):,} characters, over the limit of "
                     f"{lim.max_context_chars:,}; pass the last turns only or raise "
-                    "limits.max_context_chars"
+                    "limits.max_context_chars",
+                    too_large=True,
                 )
         if evidence is not None and not (
             isinstance(evidence, (list, tuple)) and all(isinstance(e, str) for e in evidence)
@@ -196,10 +204,8 @@ class Pipeline:
         queries: list[Query] = []
         found: list[Evidence] = []
         if lim.english_only and not looks_english(text):
-            warnings.append("the text does not look like English; returned unchanged")
-            return EditResult(
-                text, text, context, (), (), (), None, "unchanged", tuple(warnings), timings
-            )
+            reason = "the text does not look like English; returned unchanged"
+            return EditResult.untouched(text, context, reason, "unchanged")
         t = time.perf_counter()
         try:
 

@@ -61,6 +61,17 @@ class EditResult:
     warnings: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
 
+    @classmethod
+    def untouched(
+        cls, text: str, context: str | None, reason: str, status: Status = "degraded"
+    ) -> EditResult:
+        """The caller's text returned as it came, with the reason (nothing researched).
+
+        >>> EditResult.untouched("Hi.", None, "deadline passed").revised
+        'Hi.'
+        """
+        return cls(text, text, context, (), (), (), None, status, (reason,), {})
+
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the contract (lists, not tuples; rounded timings)."""
         data = asdict(self)

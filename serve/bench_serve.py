@@ -202,6 +202,12 @@ def plot(report: dict[str, Any], png: Path) -> None:
     plt.close(fig)
 
 
+def _drop_latencies(o: Any) -> Any:
+    if isinstance(o, dict):
+        return {k: _drop_latencies(v) for k, v in o.items() if k != "latencies"}
+    return o
+
+
 def add_bench_serve_parser(bsub: argparse._SubParsersAction) -> None:
     p = bsub.add_parser("serve", help="load test of purr serve on loopback (concurrent clients)")
     p.add_argument("--clients", type=int, default=16)
@@ -226,23 +232,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
     args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
     report = bench_serve(bench_passages(args.data, args.n), args)
-    text = json.dumps(
-        {
-            **report,
-            "runs": {
-                w: {
-                    k: (
-                        {kk: vv for kk, vv in v.items() if kk != "latencies"}
-                        if isinstance(v, dict)
-                        else v
-                    )
-                    for k, v in run.items()
-                }
-                for w, run in report["runs"].items()
-            },
-        },
-        indent=2,
-    )
+    # the printed summary leaves out the per-request latencies (the --out file keeps them)
+    text = json.dumps(_drop_latencies(report), indent=2)
     print(text)
     if args.out:
         out = Path(args.out)

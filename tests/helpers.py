@@ -10,6 +10,11 @@ from pathlib import Path
 
 from retrieval.assets import packaged_path
 
+# the result contract of DESIGN.md: Pipeline.edit, purr edit --json and POST /v1/edit
+CONTRACT_KEYS = frozenset(
+    "original revised context queries evidence steps report status warnings timings_ms".split()
+)
+
 
 def save_tiny_bert_nli(path: Path, id2label: dict[int, str] | None, seed: int = 0) -> Path:
     """A 2-layer BERT sequence classifier with the given labels (a bare encoder when

@@ -4,8 +4,8 @@ import json
 
 import numpy as np
 import pytest
+from helpers import CONTRACT_KEYS, save_tiny_bert_nli
 from helpers import run_purr as purr
-from helpers import save_tiny_bert_nli
 
 from editor.config import load_config
 from editor.factory import Components
@@ -32,18 +32,7 @@ def test_identity_pipeline_fills_the_result_contract(tiny_nli, _built_index):
     )
     result = pipe.edit(text, context="User: tell me two facts")
     data = result.to_json()
-    assert set(data) == {
-        "original",
-        "revised",
-        "context",
-        "queries",
-        "evidence",
-        "steps",
-        "report",
-        "status",
-        "warnings",
-        "timings_ms",
-    }
+    assert set(data) == CONTRACT_KEYS
     assert data["status"] == "unchanged" and data["revised"] == text and len(data["queries"]) == 2
     report = data["report"]
     assert 1 <= len(report["evidence_ids"]) <= 5 and set(report["evidence_ids"]) <= {

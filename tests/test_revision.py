@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import run_purr, save_tiny_t5
+from helpers import CONTRACT_KEYS, run_purr, save_tiny_t5
 from llm_helpers import free_port, smollm
 
 from editor.agreement import LLMAgreement, NLIAgreement
@@ -138,18 +138,7 @@ def test_pipeline_edit_result_contract(nli):
     )
     data = r.to_json()
     assert r.status == "edited" and "1889" in r.revised and r.revised.endswith("330 metres tall.")
-    assert set(data) == {
-        "original",
-        "revised",
-        "context",
-        "queries",
-        "evidence",
-        "steps",
-        "report",
-        "status",
-        "warnings",
-        "timings_ms",
-    }
+    assert set(data) == CONTRACT_KEYS
     rep = data["report"]
     assert rep["attribution_after"] > rep["attribution_before"]
     assert 0.9 < rep["preservation"] < 1.0 and rep["f1_ap"] is not None

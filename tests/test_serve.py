@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from helpers import CONTRACT_KEYS
 from llm_helpers import serve
 
 from editor.attribution import build as build_attribution
@@ -26,18 +27,6 @@ TOWER = (
     "The Eiffel Tower is a wrought-iron lattice tower in Paris, France. It was built from 1887 "
     "to 1889. It is 330 metres tall."
 )
-CONTRACT = {
-    "original",
-    "revised",
-    "context",
-    "queries",
-    "evidence",
-    "steps",
-    "report",
-    "status",
-    "warnings",
-    "timings_ms",
-}
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +70,7 @@ def test_edit_fixes_a_planted_error_and_returns_the_contract(url):
     assert r.status_code == 200, r.text
     assert r.headers["x-request-id"] == "abc-1"
     data = r.json()
-    assert set(data) == CONTRACT
+    assert set(data) == CONTRACT_KEYS
     assert data["status"] == "edited" and data["revised"] == FIXED
     report = data["report"]
     assert report["attribution_after"] > report["attribution_before"]

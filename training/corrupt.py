@@ -76,9 +76,7 @@ class RuleCorruptor:
         for doc in self.nlp.pipe(n[:600] for n in negatives):
             for e in doc.ents:
                 hard[e.label_].append(e.text)
-        pool = {k: hard.get(k) or list(v) for k, v in self.pool.items()}
-        for k, v in hard.items():
-            pool.setdefault(k, v)
+        pool = {**self.pool, **hard}  # names of the hard negatives first, else the corpus
         wanted = 2 if rng.random() < self.two_errors else 1
         kinds = list(CORRUPTION_TYPES[:4])
         rng.shuffle(kinds)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections import defaultdict
 from pathlib import Path
 
 
@@ -51,6 +50,7 @@ def _cmd_make(args: argparse.Namespace) -> int:
     from training.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
     from training.editor_data import EditorDataMaker, corpus_seeds, make_file, read_seeds
     from training.nli_data import is_dev
+    from training.planted import entity_pool
 
     if args.n < 1:
         raise ValueError(f"--n must be >= 1, got {args.n}")
@@ -67,11 +67,7 @@ def _cmd_make(args: argparse.Namespace) -> int:
         random.Random(args.seed).shuffle(docs)
         seed_iter = corpus_seeds(docs, seed=args.seed)
     nlp = get_nlp()
-    pool: dict[str, list[str]] = defaultdict(list)
-    wiki = list(read_wiki_summaries())
-    for doc in nlp.pipe(d.text[:600] for d in wiki[:: max(1, len(wiki) // 1500)]):
-        for e in doc.ents:
-            pool[e.label_].append(e.text)
+    pool = entity_pool(list(read_wiki_summaries()), nlp)
     corruptor: LLMCorruptor | RuleCorruptor = (
         LLMCorruptor(comp.llm) if args.corruptor == "llm" else RuleCorruptor(nlp, pool)
     )

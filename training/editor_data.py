@@ -138,6 +138,10 @@ class EditorDataMaker:
         self.max_edit_chars = max_edit_chars
         self._seen: set[tuple[str, str]] = set()
 
+    def remember(self, clean: str, corrupted: str) -> None:
+        """A pair already written (resuming): later duplicates of it are skipped."""
+        self._seen.add((clean, corrupted))
+
     def evidence(self, query: str) -> tuple[list[Hit], list[Hit]]:
         [qe] = self.researcher.research_queries([Query(query, "seed")])
         ranked = list(qe.hits)
@@ -212,7 +216,7 @@ def make_file(
                     done.add(row["id"])
                     made += path == out
                     if path == out:
-                        maker._seen.add((row["clean"], row["corrupted"]))
+                        maker.remember(row["clean"], row["corrupted"])
     reasons: Counter[str] = Counter()
     types: Counter[str] = Counter()
     started = time.perf_counter()

@@ -75,6 +75,17 @@ def _plant(sentence: str, ents, pool, rng: random.Random, kind: str) -> tuple[st
     return new, f"{t2} ... {t1}", f"{t1} ... {t2}"
 
 
+def entity_pool(docs: list[Document], nlp: Any, size: int = 1500) -> dict[str, list[str]]:
+    """Named entities by spaCy label from every ``len(docs) // size``-th document (the start
+    of its text): the same-type replacements of entity swaps."""
+    pool: dict[str, list[str]] = defaultdict(list)
+    step = max(1, len(docs) // max(1, size))
+    for doc in nlp.pipe(d.text[:600] for d in docs[::step]):
+        for e in doc.ents:
+            pool[e.label_].append(e.text)
+    return pool
+
+
 def make_planted(
     docs: Iterable[Document],
     n: int = 200,
@@ -93,11 +104,7 @@ def make_planted(
     candidates = [d for d in pool_docs if is_dev(f"wiki-synthetic:{d.id}")]
     rng.shuffle(candidates)
     nlp = get_nlp()
-    pool: dict[str, list[str]] = defaultdict(list)
-    step = max(1, len(pool_docs) // max(1, pool_size))
-    for doc in nlp.pipe(d.text[:600] for d in pool_docs[::step]):
-        for e in doc.ents:
-            pool[e.label_].append(e.text)
+    pool = entity_pool(pool_docs, nlp, pool_size)
     rows: list[dict[str, Any]] = []
     n_err = round(n * error_share)
     bar = tqdm(total=n, desc="planted dev set", disable=not progress)

@@ -108,10 +108,7 @@ class ChatService:
         try:
             return await self.edits.edit_result(request, deadline)
         except ApiError as e:  # the reply breaks an input limit: passed on unedited
-            return EditResult(
-                reply, reply, context, (), (), (), None, "degraded",
-                (f"not edited: {e.message}",), {},
-            )  # fmt: skip
+            return EditResult.untouched(reply, context, f"not edited: {e.message}")
 
     async def complete(self, request: ChatRequestIn) -> ChatCompletionOut:
         """The upstream's completion with each reply revised and ``purr`` reports attached."""

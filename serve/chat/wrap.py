@@ -47,9 +47,7 @@ def revise_reply(
     try:
         result = pipeline.edit(text, context)
     except InputError as e:
-        result = EditResult(
-            text, text, context, (), (), (), None, "degraded", (f"not edited: {e}",), {}
-        )
+        result = EditResult.untouched(text, context, f"not edited: {e}")
     return RevisedReply(render_reply(result, citations), text, result)
 
 

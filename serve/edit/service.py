@@ -81,7 +81,7 @@ class EditService:
 
     def readiness(self) -> Readiness:
         cfg = self.pipeline.cfg
-        index = self.pipeline.components._index_path
+        index = self.pipeline.components.index_path
         common = {
             "index": str(index) if index else "default",
             "editor": cfg.editor.type,
@@ -101,15 +101,6 @@ class EditService:
 
     def check(self, req: EditRequest | ScoreRequest) -> None:
         """Raise ``ApiError`` (413 over a limit, 422 otherwise) naming the problem and the fix."""
-        limits = self.pipeline.cfg.limits
-        if len(req.text) > limits.max_chars:
-            raise ApiError(
-                413,
-                f"text has {len(req.text):,} characters, over the limit of {limits.max_chars:,}; "
-                "split it into smaller passages",
-                "text_too_long",
-                "text",
-            )
         if req.evidence is not None and len(req.evidence) > self.settings.max_evidence:
             raise ApiError(
                 413,
@@ -121,6 +112,8 @@ class EditService:
         try:
             self.pipeline.check_input(req.text, req.context, req.evidence)
         except InputError as e:
+            if e.too_large:
+                raise ApiError(413, str(e), "input_too_large") from None
             raise ApiError(422, str(e), "invalid_input") from None
 
     async def _run(self, fn: Callable[[], T], deadline: float) -> T:
@@ -153,9 +146,7 @@ class EditService:
                 f"the deadline of {seconds:g} s passed before the edit finished; returned the "
                 "original text (raise options.deadline_s or retry later)"
             )
-            result = EditResult(
-                req.text, req.text, req.context, (), (), (), None, "degraded", (reason,), {}
-            )
+            result = EditResult.untouched(req.text, req.context, reason)
         self.metrics.observe_edit(result.status, result.timings_ms)
         return result
 

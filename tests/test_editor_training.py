@@ -72,6 +72,27 @@ def test_data_make_rows_are_filtered_deterministic_and_resumable(rows_file):
     assert out.read_text().splitlines() == [json.dumps(r, ensure_ascii=False) for r in rows]
 
 
+def test_variants_share_one_research_call_and_resume_by_seed(rows_file, tmp_path):
+    maker, docs = rows_file[2], rows_file[3]
+    out = tmp_path / "variants.jsonl"
+    report = make_file(maker, corpus_seeds(docs, per_doc=2), out, n=9, variants=3, progress=False)
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert report["rows"] == len(rows) > 0 and report["seeds_tried"] < len(rows)
+    by_seed: dict[str, list[dict]] = {}
+    for r in rows:
+        by_seed.setdefault(r["seed_id"], []).append(r)
+    assert len({r["id"] for r in rows}) == len(rows)
+    assert any(len(group) > 1 for group in by_seed.values())
+    for seed_id, group in by_seed.items():
+        assert len(group) <= 3 and len({r["clean"] for r in group}) == 1
+        assert len({r["corrupted"] for r in group}) == len(group)  # variants differ
+        assert {r["id"] for r in group} <= {seed_id, f"{seed_id}~v1", f"{seed_id}~v2"}
+    again = make_file(maker, corpus_seeds(docs, per_doc=2), out, n=9, variants=3, progress=False)
+    assert again["seeds_tried"] == 0 and again["new_rows"] == 0
+    with pytest.raises(ValueError, match="variants must be >= 1"):
+        make_file(maker, [], out, n=1, variants=0, progress=False)
+
+
 def test_seed_files(tmp_path):
     (tmp_path / "q.txt").write_text("who built the eiffel tower\n\nwho built the eiffel tower\n")
     (tmp_path / "q.jsonl").write_text('{"question": "when was curie born", "answer": ["1867"]}\n')

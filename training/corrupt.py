@@ -68,14 +68,26 @@ class RuleCorruptor:
         self.pool = pool
         self.two_errors = two_errors
         self.negation_first = negation_first
+        self._ner: dict[str, list[tuple[str, int, int, str]]] = {}
+
+    def entities(self, text: str) -> list[tuple[str, int, int, str]]:
+        """``(text, start, end, label)`` of the named entities in ``text``; the last few
+        hundred texts are remembered (variants of one seed share their NER)."""
+        if text not in self._ner:
+            if len(self._ner) > 256:
+                self._ner.clear()
+            self._ner[text] = [
+                (e.text, e.start_char, e.end_char, e.label_) for e in self.nlp(text).ents
+            ]
+        return self._ner[text]
 
     def corrupt(
         self, clean: str, negatives: Sequence[str], rng: random.Random
     ) -> Corruption | None:
         hard: dict[str, list[str]] = defaultdict(list)
-        for doc in self.nlp.pipe(n[:600] for n in negatives):
-            for e in doc.ents:
-                hard[e.label_].append(e.text)
+        for n in negatives:
+            for e in self.entities(n[:600]):
+                hard[e[3]].append(e[0])
         pool = {**self.pool, **hard}  # names of the hard negatives first, else the corpus
         wanted = 2 if rng.random() < self.two_errors else 1
         kinds = list(CORRUPTION_TYPES[:4])
@@ -89,7 +101,7 @@ class RuleCorruptor:
             if kind == "negation":
                 new = negate(text)
             else:
-                ents = [(e.text, e.start_char, e.end_char, e.label_) for e in self.nlp(text).ents]
+                ents = self.entities(text)
                 got = _plant(text, ents, pool, rng, kind) if ents else None
                 new = got[0] if got else None
             if new and new != text:

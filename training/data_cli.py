@@ -28,6 +28,13 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--n", type=int, default=1000, help="rows to make")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--variants",
+        type=int,
+        default=2,
+        help="corruptions per seed (distinct rows sharing one research call)",
+    )
+    p.add_argument("--per-doc", type=int, default=2, help="seed sentences per document (--corpus)")
     p.add_argument("--relevance", type=float, default=0.5, help="E+ threshold (cross-encoder)")
     p.add_argument("--max-supported", type=float, default=0.5)
     p.add_argument("--max-edit-chars", type=int, default=80)
@@ -52,8 +59,9 @@ def _cmd_make(args: argparse.Namespace) -> int:
     from training.nli_data import is_dev
     from training.planted import entity_pool
 
-    if args.n < 1:
-        raise ValueError(f"--n must be >= 1, got {args.n}")
+    for flag in ("n", "variants", "per_doc"):
+        if getattr(args, flag) < 1:
+            raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     cfg = load_config(args.config, list(args.overrides))
     comp = Components(cfg, index_path=args.index)
     if args.seeds:
@@ -65,7 +73,7 @@ def _cmd_make(args: argparse.Namespace) -> int:
         if not args.include_dev and args.corpus == DEFAULT_CORPUS:
             docs = [d for d in docs if not is_dev(f"wiki-synthetic:{d.id}")]
         random.Random(args.seed).shuffle(docs)
-        seed_iter = corpus_seeds(docs, seed=args.seed)
+        seed_iter = corpus_seeds(docs, per_doc=args.per_doc, seed=args.seed)
     nlp = get_nlp()
     pool = entity_pool(list(read_wiki_summaries()), nlp)
     corruptor: LLMCorruptor | RuleCorruptor = (
@@ -82,6 +90,6 @@ def _cmd_make(args: argparse.Namespace) -> int:
         max_supported=args.max_supported,
         max_edit_chars=args.max_edit_chars,
     )
-    report = make_file(maker, seed_iter, Path(args.out), args.n, args.seed)
+    report = make_file(maker, seed_iter, Path(args.out), args.n, args.seed, variants=args.variants)
     print(json.dumps({"out": args.out, **report}, indent=2))
     return 0

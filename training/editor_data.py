@@ -10,7 +10,9 @@ snippet sharing most words with the query); the corrupted ``x`` comes from a cor
 (Levenshtein preservation >= 0.5, at most ``--max-edit-chars`` changed), the attribution model
 does *not* find ``x`` supported by E+ (P(supported) < ``--max-supported``), and ``(y, x)`` is new.
 
-Rows: ``{id, query, evidence_pos, evidence_neg, clean, corrupted, corruption_types, source}``.
+Rows: ``{id, seed_id, query, evidence_pos, evidence_neg, clean, corrupted, corruption_types,
+source}``; with ``--variants N`` a seed gives up to N rows (distinct corruptions of the same clean
+statement, one research call), ids ``<seed>``, ``<seed>~v1``, ...
 Deterministic for a ``--seed`` (each seed has its own random stream); resumable: seeds already
 written to the output, or recorded as skipped in ``<out>.skipped.jsonl``, are not redone.
 """
@@ -152,48 +154,71 @@ class EditorDataMaker:
         neg += [h for h in rest if h.snippet.doc_id in pos_docs]
         return pos, neg[: self.max_neg]
 
-    def make(self, seed: Seed, rng: random.Random) -> tuple[dict[str, Any] | None, str]:
-        """One row for ``seed`` and ``"ok"``, or None and why it was skipped."""
+    def make(
+        self, seed: Seed, rng: random.Random, variants: int = 1
+    ) -> list[tuple[dict[str, Any] | None, str]]:
+        """Up to ``variants`` rows for ``seed`` (distinct corruptions of one clean statement
+        sharing one research call), each ``(row, "ok")`` or ``(None, why it was skipped)``."""
         pos, neg = self.evidence(seed.query)
         if not pos:
-            return None, "no relevant evidence"
+            return [(None, "no relevant evidence")]
         e_pos = [_snippet_text(h) for h in pos]
         e_neg = [_snippet_text(h) for h in neg]
         clean: str | None
         if seed.clean is not None:
             clean = seed.clean
             if not any(" ".join(clean.split()) in " ".join(h.snippet.text.split()) for h in pos):
-                return None, "source sentence not among the relevant evidence"
+                return [(None, "source sentence not among the relevant evidence")]
         elif self.summarizer is not None:
             clean = self.summarizer.summarize(seed.query, e_pos)
         else:
             clean = _best_sentence(seed.query, pos[0].snippet.text)
         if not clean:
-            return None, "no clean statement"
-        corruption: Corruption | None = self.corruptor.corrupt(clean, e_neg, rng)
+            return [(None, "no clean statement")]
+        outcomes: list[tuple[dict[str, Any] | None, str]] = []
+        candidates: list[Corruption] = []
+        for _ in range(variants):
+            corruption: Corruption | None = self.corruptor.corrupt(clean, e_neg, rng)
+            why = self._reject(clean, corruption, candidates)
+            if why or corruption is None:
+                outcomes.append((None, why or "no corruption applies"))
+            else:
+                candidates.append(corruption)
+        if candidates:  # one attribution batch for every variant
+            pairs = [(e, c.text) for c in candidates for e in e_pos]
+            scores = [s.supported for s in self.attribution.score_batch(pairs)]
+        for k, corruption in enumerate(candidates):
+            if max(scores[k * len(e_pos) : (k + 1) * len(e_pos)]) >= self.max_supported:
+                outcomes.append((None, "corruption still supported by the evidence"))
+                continue
+            self._seen.add((clean, corruption.text))
+            row = {
+                "id": seed.id if not k else f"{seed.id}~v{k}",
+                "seed_id": seed.id,
+                "query": seed.query,
+                "evidence_pos": e_pos,
+                "evidence_neg": e_neg,
+                "clean": clean,
+                "corrupted": corruption.text,
+                "corruption_types": list(corruption.types),
+                "source": self.corruptor.name,
+            }
+            outcomes.append((row, "ok"))
+        return outcomes
+
+    def _reject(
+        self, clean: str, corruption: Corruption | None, earlier: list[Corruption]
+    ) -> str | None:
+        """Why a corruption is unusable before the attribution check, or None."""
         if corruption is None or corruption.text.strip() == clean.strip():
-            return None, "no corruption applies"
+            return "no corruption applies"
         x = corruption.text
         changed = round(len(clean) * (1 - preservation(clean, x)))
         if preservation(clean, x) < 0.5 or changed > self.max_edit_chars:
-            return None, "edit too large"
-        if (clean, x) in self._seen:
-            return None, "duplicate"
-        scores = self.attribution.score_batch([(e, x) for e in e_pos])
-        if max(s.supported for s in scores) >= self.max_supported:
-            return None, "corruption still supported by the evidence"
-        self._seen.add((clean, x))
-        row = {
-            "id": seed.id,
-            "query": seed.query,
-            "evidence_pos": e_pos,
-            "evidence_neg": e_neg,
-            "clean": clean,
-            "corrupted": x,
-            "corruption_types": list(corruption.types),
-            "source": self.corruptor.name,
-        }
-        return row, "ok"
+            return "edit too large"
+        if (clean, x) in self._seen or any(c.text == x for c in earlier):
+            return "duplicate"
+        return None
 
 
 def make_file(
@@ -203,8 +228,12 @@ def make_file(
     n: int,
     seed: int = 0,
     progress: bool = True,
+    variants: int = 1,
 ) -> dict[str, Any]:
-    """Write up to ``n`` rows to ``out`` (appending to a previous run); counts and the rate."""
+    """Write up to ``n`` rows to ``out`` (appending to a previous run), up to ``variants``
+    corruptions per seed; counts and the rate."""
+    if variants < 1:
+        raise ValueError(f"variants must be >= 1, got {variants}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
     done: set[str] = set()
     made = 0
@@ -213,14 +242,14 @@ def make_file(
             for line in read_utf8(path).splitlines():
                 if line.strip():
                     row = json.loads(line)
-                    done.add(row["id"])
+                    done.add(row.get("seed_id", row["id"]))
                     made += path == out
                     if path == out:
                         maker.remember(row["clean"], row["corrupted"])
     reasons: Counter[str] = Counter()
     types: Counter[str] = Counter()
     started = time.perf_counter()
-    new_rows = 0
+    new_rows = seeds_tried = 0
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress)
     with out.open("a", encoding="utf-8") as f, skipped_path.open("a", encoding="utf-8") as sk:
@@ -230,24 +259,29 @@ def make_file(
             if s.id in done:
                 continue
             done.add(s.id)
-            row, why = maker.make(s, random.Random(f"{seed}:{s.id}"))
-            reasons[why] += 1
-            if row is None:
-                sk.write(json.dumps({"id": s.id, "reason": why}) + "\n")
-                continue
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+            seeds_tried += 1
+            outcomes = maker.make(s, random.Random(f"{seed}:{s.id}"), variants)
+            for row, why in outcomes:
+                reasons[why] += 1
+                if row is None:
+                    continue
+                if made >= n:
+                    break
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                types.update(row["corruption_types"])
+                made += 1
+                new_rows += 1
+                bar.update(1)
             f.flush()
-            types.update(row["corruption_types"])
-            made += 1
-            new_rows += 1
-            bar.update(1)
+            if not any(row for row, _ in outcomes):
+                sk.write(json.dumps({"id": s.id, "reason": outcomes[0][1]}) + "\n")
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     return {
         "rows": made,
         "new_rows": new_rows,
         "rows_per_minute": round(new_rows / minutes, 1) if minutes > 0 else None,
-        "seeds_tried": sum(reasons.values()),
+        "seeds_tried": seeds_tried,
         "outcomes": dict(reasons),
         "corruption_types": dict(types),
     }

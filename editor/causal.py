@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from editor.agreement import load_template
+from editor.agreement import focus, load_template
 from editor.editors import ModelEditor, Revision
 from editor.types import Evidence, evidence_text
 from retrieval.settings import Settings
@@ -87,6 +87,16 @@ def load_causal(
     return tokenizer, model
 
 
+def _line_end_ids(tokenizer: Any) -> list[int]:
+    """End-of-sequence plus the newline token(s), so generation stops with the line."""
+    ids = [tokenizer.eos_token_id] if tokenizer.eos_token_id is not None else []
+    for piece in ("\n", "\n\n"):
+        enc = tokenizer(piece, add_special_tokens=False).input_ids
+        if len(enc) == 1 and enc[0] not in ids:
+            ids.append(enc[0])
+    return ids
+
+
 class CausalEditor(ModelEditor):
     """Denoising editor over a causal LM (see the module doc)."""
 
@@ -102,9 +112,11 @@ class CausalEditor(ModelEditor):
         max_new_tokens: int = 96,
         num_beams: int = 1,
         device: str = "cpu",
+        max_evidence_chars: int = 800,
     ) -> None:
         super().__init__(model, tokenizer, adapter)
         self.template = load_template(prompt, DEFAULT_PROMPT, ["evidence", "text"])
+        self.max_evidence_chars = max_evidence_chars
         self.max_evidence = max_evidence
         self.max_new_tokens = max_new_tokens
         self.num_beams = num_beams
@@ -125,7 +137,13 @@ class CausalEditor(ModelEditor):
         tokenizer, model = self.load()
         prompts = [
             render_causal(
-                self.template, t, [evidence_text(e) for e in ev[: self.max_evidence]], context
+                self.template,
+                t,
+                [
+                    focus(evidence_text(e), t, self.max_evidence_chars)
+                    for e in ev[: self.max_evidence]
+                ],
+                context,
             )
             for t, ev in items
         ]
@@ -137,6 +155,7 @@ class CausalEditor(ModelEditor):
                 num_beams=self.num_beams,
                 do_sample=False,
                 pad_token_id=tokenizer.pad_token_id,
+                eos_token_id=_line_end_ids(tokenizer),  # the revision is one line
             )
         new_tokens = out[:, enc.input_ids.shape[1] :]
         result = []
@@ -163,7 +182,8 @@ class CausalEditor(ModelEditor):
         out = []
         with torch.inference_mode():
             for text, ev, target in items:
-                prompt = render_causal(self.template, text, list(ev[: self.max_evidence]), context)
+                ev = [focus(e, text, self.max_evidence_chars) for e in ev[: self.max_evidence]]
+                prompt = render_causal(self.template, text, ev, context)
                 p = tokenizer(prompt).input_ids
                 t = tokenizer(" " + target.strip() + "\n", add_special_tokens=False).input_ids
                 ids = torch.tensor([p + t], device=self.device)

@@ -18,6 +18,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from editor.agreement import focus
 from editor.editors import ModelEditor, Revision
 from editor.types import Evidence, evidence_text
 
@@ -159,7 +160,7 @@ class FiDEditor(ModelEditor):
             return []
         tokenizer, model = self.load()
         batch = [
-            fid_passages(t, [evidence_text(e) for e in ev[: self.max_evidence]], context)
+            fid_passages(t, [focus(evidence_text(e), t) for e in ev[: self.max_evidence]], context)
             for t, ev in items
         ]
         with torch.inference_mode():

@@ -142,6 +142,39 @@ def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
     assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
 
 
+def test_fid_editor_from_scratch_is_a_loadable_t5(rows_file, tmp_path):
+    cfg = EditorTrainConfig(
+        data=str(rows_file[0]),
+        arch="fid",
+        base="scratch:t5-tiny",
+        lora=False,
+        out=str(tmp_path / "scratch"),
+        lr=3e-3,
+        batch_size=4,
+        max_steps=6,
+        warmup_steps=0,
+        eval_every=3,
+        dev_share=0.3,
+    )
+    report = train_editor(cfg, progress=False)
+    assert report["best_dev_loss"] < report["curve"][0]["dev_loss"]
+    saved = tmp_path / "scratch"
+    assert (saved / "config.json").is_file() and (saved / "tokenizer.json").is_file()
+    assert all(f.stat().st_size < 20_000_000 for f in saved.iterdir())
+    editor = FiDEditor(str(saved), max_new_tokens=8)  # a plain T5 folder, like any checkpoint
+    tokenizer, _ = editor.load()
+    text = "Marie Curie was born in Warsaw in 1867."
+    assert tokenizer.decode(tokenizer(text).input_ids, skip_special_tokens=True) == text
+    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
+    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+    for bad, match in [
+        ({"arch": "causal", "lora": False}, "only arch=fid"),
+        ({"arch": "fid", "lora": True}, "pass --full"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            EditorTrainConfig(data="d", base="scratch:t5-tiny", out="o", **bad)
+
+
 def test_train_causal_editor_saves_a_loadable_adapter(rows_file, tiny_model_dir, tmp_path):
     cfg = EditorTrainConfig(
         data=str(rows_file[0]),

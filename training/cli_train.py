@@ -170,7 +170,9 @@ def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--base",
         default=None,
-        help="base model: hub id, local path or packaged:NAME (causal default packaged:gemma-3-270m)",
+        help="base model: hub id, local path or packaged:NAME (causal default "
+        "packaged:gemma-3-270m); fid: a T5 checkpoint or scratch:t5-mini|t5-small (built and "
+        "trained from scratch, with --full)",
     )
     p.add_argument("--out", required=True, help="folder for the adapter (or model) and its config")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
@@ -192,8 +194,8 @@ def run_train_editor(args: argparse.Namespace) -> int:
     base = args.base or ("packaged:gemma-3-270m" if args.arch == "causal" else None)
     if base is None:
         raise ValueError(
-            "--arch fid needs --base: a T5 checkpoint (hub id in the local cache or a folder); "
-            "no pretrained T5 ships offline"
+            "--arch fid needs --base: a T5 checkpoint (hub id in the local cache or a folder), "
+            "or scratch:t5-mini --full to build one (no pretrained T5 ships offline)"
         )
     values = {
         k: v

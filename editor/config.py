@@ -54,18 +54,27 @@ class LLMConfig(_Cfg):
 class QueryGenConfig(_Cfg):
     """Question generation (CQGen)."""
 
-    type: Literal["sentence", "entity", "llm", "passage"] = Field(
+    type: Literal["sentence", "entity", "llm", "passage", "trained"] = Field(
         "sentence",
         description="sentence: one decontextualised query per sentence; entity: NER/number-focused "
         "questions; llm: few-shot prompted LLM sampled `samples` times, union of questions; "
-        "passage: the whole passage as one query (an ablation).",
+        "passage: the whole passage as one query (an ablation); trained: a model distilled "
+        "from llm by `purr train querygen` (querygen.adapter).",
     )
     samples: int = Field(
         3, ge=1, le=10, description="LLM samples whose questions are unioned (RARR: 3)."
     )
     max_queries: int = Field(16, ge=1, le=100, description="Cap on queries per passage.")
     prompt: str | None = Field(
-        None, description="Prompt file for the llm generator; None = the packaged few-shot prompt."
+        None,
+        description="Prompt file for the llm (or trained) generator; None = the packaged one.",
+    )
+    model: str | None = Field(
+        None,
+        description="trained: base model (default packaged:gemma-3-270m) or a fully trained folder.",
+    )
+    adapter: str | None = Field(
+        None, description="trained: the LoRA adapter folder written by `purr train querygen`."
     )
 
 

@@ -4,7 +4,9 @@ Three generators behind one Protocol, built from ``QueryGenConfig`` by ``build``
 
 - ``sentence``: one query per checkable sentence, decontextualised (RARR's strong baseline);
 - ``entity``: one wh-question per named entity, date or number of each sentence;
-- ``llm``: a few-shot prompted LLM sampled ``samples`` times, union of the questions (RARR).
+- ``llm``: a few-shot prompted LLM sampled ``samples`` times, union of the questions (RARR);
+- ``trained``: a small model distilled from ``llm`` by ``purr train querygen`` (PURR), one
+  greedy pass over a short prompt (editor/querygen_trained.py).
 
 Every generator returns de-duplicated queries, at most ``max_queries``, and ``[]`` for empty text.
 """
@@ -260,15 +262,27 @@ class LLMQueryGenerator:
         )
 
     def _queries(self, samples: list[str], text: str, context: str | None) -> list[Query]:
-        source_words = set(_WORD.findall(f"{text} {context or ''}".lower())) - _stop_words()
         questions = [q for sample in samples for q in parse_questions(sample)]
-        kept = [
-            q
-            for q in questions
-            if normalize_question(q) not in self._example_keys
-            and source_words.intersection(_WORD.findall(q.lower()))
-        ]
+        kept = grounded(questions, text, context, self._example_keys)
         return _finish([Query(q, self.name) for q in kept], self.max_queries)
+
+
+def grounded(
+    questions: list[str], text: str, context: str | None, exclude: set[str] | None = None
+) -> list[str]:
+    """The questions sharing a content word with the passage (or its context) and not in
+    ``exclude`` (normalised questions, e.g. the prompt's own examples).
+
+    >>> grounded(["Who built the tower?", "What is love?"], "The tower was built in 1889.", None)
+    ['Who built the tower?']
+    """
+    source_words = set(_WORD.findall(f"{text} {context or ''}".lower())) - _stop_words()
+    return [
+        q
+        for q in questions
+        if normalize_question(q) not in (exclude or set())
+        and source_words.intersection(_WORD.findall(q.lower()))
+    ]
 
 
 @functools.cache
@@ -308,3 +322,22 @@ register("sentence", lambda cfg, llm: SentenceQueryGenerator(cfg.max_queries))
 register("entity", lambda cfg, llm: EntityQueryGenerator(cfg.max_queries))
 register("llm", _build_llm)
 register("passage", lambda cfg, llm: PassageQueryGenerator())
+
+
+def _build_trained(cfg: QueryGenConfig, llm: LLMBackend | None) -> QueryGenerator:
+    from editor.querygen_trained import TrainedQueryGenerator
+
+    if cfg.adapter is None and cfg.model is None:
+        raise ValueError(
+            "querygen.type=trained needs querygen.adapter (a folder written by "
+            "`purr train querygen`) or querygen.model (a fully trained model folder)"
+        )
+    return TrainedQueryGenerator(
+        cfg.model or "packaged:gemma-3-270m",
+        adapter=cfg.adapter,
+        max_queries=cfg.max_queries,
+        prompt=cfg.prompt,
+    )
+
+
+register("trained", _build_trained)

@@ -15,6 +15,8 @@ import json
 import sys
 from pathlib import Path
 
+from training.train_editor import CLI_FIELDS
+
 
 def _positive_int(text: str) -> int:
     try:
@@ -62,6 +64,7 @@ def add_train_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=run_train_attribution)
     _add_editor_parser(tsub)
+    _add_querygen_parser(tsub)
 
     e = sub.add_parser("eval-attribution", help="evaluate an attribution model on the dev splits")
     e.add_argument("--model", required=True, help="trained folder, or an HF NLI model path / id")
@@ -159,7 +162,7 @@ def run_eval_attribution(args: argparse.Namespace) -> int:
 
 
 def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
-    from training.train_editor import CLI_FIELDS, EditorTrainConfig
+    from training.train_editor import EditorTrainConfig
 
     fields = EditorTrainConfig.model_fields
     p = tsub.add_parser(
@@ -208,4 +211,44 @@ def run_train_editor(args: argparse.Namespace) -> int:
     except ValidationError as e:
         raise ValueError(str(e)) from None
     print(json.dumps(train_editor(cfg), indent=2))
+    return 0
+
+
+def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
+    from training.querygen_distill import QueryGenTrainConfig
+
+    fields = QueryGenTrainConfig.model_fields
+    p = tsub.add_parser(
+        "querygen", help="distil the prompted query generator (purr data querygen rows)"
+    )
+    p.add_argument("--data", required=True, help="JSONL rows of `purr data querygen`")
+    p.add_argument("--base", default=fields["base"].default, help="causal base model")
+    p.add_argument("--out", required=True, help="folder for the adapter and its config")
+    p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
+    for name in [f for f in CLI_FIELDS if f in fields]:
+        default = fields[name].default
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+    p.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    p.set_defaults(handler=run_train_querygen)
+
+
+def run_train_querygen(args: argparse.Namespace) -> int:
+    import json
+
+    import torch
+    from pydantic import ValidationError
+
+    from training.querygen_distill import QueryGenTrainConfig, train_querygen
+
+    values = {
+        k: v
+        for k, v in vars(args).items()
+        if k in QueryGenTrainConfig.model_fields and k not in {"device", "lora"}
+    }
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        cfg = QueryGenTrainConfig(**values, lora=not args.full, device=device)
+    except ValidationError as e:
+        raise ValueError(str(e)) from None
+    print(json.dumps(train_querygen(cfg), indent=2))
     return 0

@@ -1,4 +1,5 @@
-"""``purr data make`` (command line of training/editor_data.py)."""
+"""``purr data make`` and ``purr data querygen`` (command lines of training/editor_data.py and
+training/querygen_distill.py)."""
 
 from __future__ import annotations
 
@@ -91,5 +92,51 @@ def _cmd_make(args: argparse.Namespace) -> int:
         max_edit_chars=args.max_edit_chars,
     )
     report = make_file(maker, seed_iter, Path(args.out), args.n, args.seed, variants=args.variants)
+    print(json.dumps({"out": args.out, **report}, indent=2))
+    return 0
+
+
+def add_querygen_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser(
+        "querygen", help="the prompted query generator's questions, to distil (purr train querygen)"
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--passages", default=None, help="JSONL {id?, text, context?} or .txt lines")
+    src.add_argument("--corpus", default=None, help="documents whose first sentences are passages")
+    p.add_argument("--out", required=True, help="JSONL to write (appended to when resuming)")
+    p.add_argument("--n", type=int, default=500, help="rows to make")
+    p.add_argument("--sentences", type=int, default=3, help="sentences per corpus passage")
+    p.add_argument("--batch-size", type=int, default=4, help="passages per teacher call")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.set_defaults(handler=_cmd_querygen)
+
+
+def _cmd_querygen(args: argparse.Namespace) -> int:
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.querygen import LLMQueryGenerator
+    from retrieval.corpus import DEFAULT_CORPUS, read_corpus
+    from training.nli_data import is_dev
+    from training.querygen_distill import corpus_passages, make_teacher_file, read_passages
+
+    if args.sentences < 1:
+        raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
+    cfg = load_config(args.config, list(args.overrides))
+    comp = Components(cfg)
+    if args.passages:
+        passages = read_passages(Path(args.passages))
+    else:
+        docs = list(read_corpus([args.corpus]))
+        if args.corpus == DEFAULT_CORPUS:  # the planted dev set's articles stay unseen
+            docs = [d for d in docs if not is_dev(f"wiki-synthetic:{d.id}")]
+        random.Random(args.seed).shuffle(docs)
+        passages = list(corpus_passages(docs, args.sentences))
+    q = cfg.querygen
+    teacher = LLMQueryGenerator(
+        comp.llm, samples=q.samples, max_queries=q.max_queries, prompt=q.prompt
+    )
+    report = make_teacher_file(teacher, passages, Path(args.out), args.n, args.batch_size)
     print(json.dumps({"out": args.out, **report}, indent=2))
     return 0

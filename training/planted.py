@@ -169,9 +169,10 @@ def add_data_parser(sub) -> None:
         "--pool-size", type=int, default=1500, help="documents that supply replacement names"
     )
     p.set_defaults(handler=_cmd_planted)
-    from training.data_cli import add_make_parser
+    from training.data_cli import add_make_parser, add_querygen_parser
 
     add_make_parser(dsub)
+    add_querygen_parser(dsub)
 
 
 def _cmd_planted(args) -> int:

@@ -104,7 +104,7 @@ def bench_edit(
 ) -> dict[str, Any]:
     """Latency by stage of ``Pipeline.edit`` per editor (the identity editor is the baseline:
     research + report without revision), p50/p95 over the passages after one warm-up."""
-    from editor.config import load_config
+    from editor.config import editor_overrides, load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
 
@@ -112,7 +112,7 @@ def bench_edit(
     shared: Components | None = None
     attribution = None
     for name in editors:
-        cfg = load_config(config, [*overrides, f"editor.type={name}"])
+        cfg = load_config(config, [*editor_overrides(name), *overrides])
         comp = Components(cfg, index_path=index, progress=False)
         if shared is not None:  # one index, reranker and LLM for all editors
             for key in ("index", "reranker", "researcher", "querygen"):

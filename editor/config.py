@@ -181,10 +181,11 @@ class EditorConfig(_Cfg):
     """The editor that fixes what the evidence contradicts."""
 
     type: Literal["identity", "substitute", "prompted", "fid", "causal"] = Field(
-        "substitute",
+        "causal",
         description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
         "numbers and dates for the evidence's; prompted: RARR's few-shot LLM editor; fid: "
-        "fusion-in-decoder T5 (PURR); causal: a causal LM denoising editor (LoRA adapter).",
+        "fusion-in-decoder T5 (PURR); causal: a causal LM denoising editor (LoRA adapter; "
+        "the default: the shipped purr-editor-causal).",
     )
     model: str | None = Field(
         None,
@@ -192,6 +193,11 @@ class EditorConfig(_Cfg):
         "the LLM config's model).",
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
+    fallback: Literal["substitute", "prompted"] | None = Field(
+        "substitute",
+        description="Editor asked where `type` returns the text unchanged or an edit over the "
+        "revision limits (the default: causal, then substitute); None = no second editor.",
+    )
     prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
     max_evidence: int | None = Field(
         None,
@@ -329,6 +335,24 @@ def resolve_config_path(name_or_path: str) -> Path:
             f"no config preset '{name_or_path}'; presets: {', '.join(names)}; or pass a YAML path"
         )
     return candidate
+
+
+def editor_overrides(choice: str) -> list[str]:
+    """Overrides selecting an editor: ``X`` alone (no fallback) or ``X+Y`` (X, then Y where X's
+    revision is unusable).
+
+    >>> editor_overrides("substitute")
+    ['editor.type=substitute', 'editor.fallback=null']
+    >>> editor_overrides("causal+substitute")
+    ['editor.type=causal', 'editor.fallback=substitute']
+    """
+    first, _, second = choice.partition("+")
+    return [f"editor.type={first}", f"editor.fallback={second or 'null'}"]
+
+
+def editor_name(cfg: EditorConfig) -> str:
+    """The editor as ``editor_overrides`` names it (``causal+substitute``)."""
+    return f"{cfg.type}+{cfg.fallback}" if cfg.fallback and cfg.type != "identity" else cfg.type
 
 
 def load_config(

@@ -146,6 +146,18 @@ class Pipeline:
                 return self.attribution
 
             editor = build_editor(self.cfg.editor, attribution, llm, self.cfg.llm)
+            if self.cfg.editor.fallback and self.cfg.editor.type != "identity":
+                from editor.fallback import FallbackEditor
+
+                second = self.cfg.editor.model_copy(
+                    update={"type": self.cfg.editor.fallback, "fallback": None}
+                )
+                editor = FallbackEditor(
+                    editor,
+                    build_editor(second, attribution, llm, self.cfg.llm),
+                    self.cfg.revision.max_edit_chars,
+                    self.cfg.revision.max_edit_ratio,
+                )
             gate = self.cfg.revision.gate and self.cfg.editor.type != "identity"
             agreement = build_agreement(self.cfg.agreement, attribution, llm) if gate else None
             reviser = Reviser(

@@ -30,14 +30,19 @@ def add_edit_parser(sub: argparse._SubParsersAction, common) -> None:
     )
     p.add_argument("--input", default=None, help="JSONL rows {id, text, context?, evidence?}")
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
-    p.add_argument("--editor", default=None, help="editor type (overrides editor.type)")
+    p.add_argument(
+        "--editor",
+        default=None,
+        help="editor type alone (substitute, causal, ...) or TYPE+FALLBACK (default: the "
+        "config's, causal+substitute)",
+    )
     p.add_argument("--json", action="store_true", help="print the result contract as JSON")
     common(p)
     p.set_defaults(handler=cmd_edit)
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
-    from editor.config import load_config
+    from editor.config import editor_overrides, load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
 
@@ -47,7 +52,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
         raise ValueError("--input needs --output FILE for the results")
     overrides = list(args.overrides)
     if args.editor:
-        overrides.append(f"editor.type={args.editor}")
+        overrides = [*editor_overrides(args.editor), *overrides]
     cfg = load_config(args.config, overrides)
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     if args.input is not None:

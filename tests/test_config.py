@@ -60,7 +60,7 @@ def test_every_preset_loads_and_names_its_editor():
     from editor.config import load_config
 
     expected = {
-        "default": ("substitute", "iterative", "nli"),
+        "default": ("causal", "iterative", "nli"),
         "purr-hub": ("fid", "one-pass", "nli"),
         "rarr-openai": ("prompted", "iterative", "llm"),
     }

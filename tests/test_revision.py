@@ -67,6 +67,30 @@ def test_nli_agreement_verdicts_and_span(nli):
     assert none.verdict == "irrelevant" and none.span is None
 
 
+def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable(nli):
+    from editor.editors import IdentityEditor, Revision
+    from editor.fallback import FallbackEditor
+
+    class Rewriter:  # a first editor that rewrites far more than the limits allow
+        name = "rewriter"
+
+        def edit_batch(self, items, context=None):
+            return [
+                Revision(t + " And much, much more was said about it.", "rewrite") for t, _ in items
+            ]
+
+    for first, why in [(IdentityEditor(), "no change"), (Rewriter(), "exceeds the limit")]:
+        ed = FallbackEditor(first, SubstituteEditor(nli), max_edit_chars=20, max_ratio=0.5)
+        out = ed.edit("The Eiffel Tower is 250 metres tall.", [TOWER])
+        assert out.text == "The Eiffel Tower is 330 metres tall."
+        assert out.reason.startswith(f"{first.name}: ") and why in out.reason
+        assert "substitute: " in out.reason
+    kept = FallbackEditor(SubstituteEditor(nli), IdentityEditor()).edit(
+        "The Eiffel Tower is 250 metres tall.", [TOWER]
+    )
+    assert kept.text == "The Eiffel Tower is 330 metres tall." and "identity" not in kept.reason
+
+
 def test_substitute_editor_swaps_in_the_evidence_span(nli):
     ed = SubstituteEditor(nli)
     assert ed.edit("The Eiffel Tower is 250 metres tall.", [TOWER]).text == (

@@ -28,8 +28,9 @@ from editor.metrics import (
 from retrieval.corpus import read_utf8
 
 log = logging.getLogger(__name__)
-EDITORS = ("oracle", "identity", "substitute", "prompted", "fid", "causal")
-"""``--editor`` choices: the oracle (the row's reference as the revision) or an editor type."""
+EDITORS = ("oracle", "identity", "substitute", "prompted", "fid", "causal", "causal+substitute")
+"""``--editor`` choices: the oracle (the row's reference as the revision), an editor type alone,
+or the default pair (the trained causal editor with the substitute editor as its fallback)."""
 
 
 def normalise_row(row: Any, lineno: int) -> dict[str, Any]:
@@ -319,8 +320,8 @@ def add_eval_parser(sub) -> None:
         "--editor",
         choices=EDITORS,
         default=None,
-        help="editor type (default: the config's editor.type); oracle: the row's reference "
-        "as the revision",
+        help="editor alone, or causal+substitute (default: the config's editor); oracle: the "
+        "row's reference as the revision",
     )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument(
@@ -336,7 +337,7 @@ def add_eval_parser(sub) -> None:
 
 
 def _cmd_eval(args: argparse.Namespace) -> int:
-    from editor.config import dump_config, load_config
+    from editor.config import dump_config, editor_name, editor_overrides, load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
 
@@ -347,11 +348,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"{src}: no such file")
     overrides = list(args.overrides)
     if args.editor is not None:
-        overrides.append(f"editor.type={'identity' if args.editor == 'oracle' else args.editor}")
+        choice = "identity" if args.editor == "oracle" else args.editor
+        overrides = [*editor_overrides(choice), *overrides]
     cfg = load_config(args.config, overrides)
     if args.probe == "ablation":
         return _cmd_probe(cfg, src, Path(args.out), args.limit)
-    editor = args.editor if args.editor == "oracle" else cfg.editor.type
+    editor = args.editor if args.editor == "oracle" else editor_name(cfg.editor)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(dump_config(cfg))

@@ -28,6 +28,12 @@ class FallbackEditor:
         self.max_ratio = max_ratio
         self.name = f"{primary.name}+{secondary.name}"
 
+    def load(self) -> None:
+        """Load both editors' models now (else on first use)."""
+        for editor in (self.primary, self.secondary):
+            if callable(getattr(editor, "load", None)):
+                editor.load()
+
     def usable(self, text: str, revision: Revision) -> tuple[bool, str]:
         """Whether ``revision`` changes ``text`` within the edit limits, and why not.
 

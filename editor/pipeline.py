@@ -167,6 +167,16 @@ class Pipeline:
             return reviser
         return self._editor
 
+    def load_models(self) -> None:
+        """Load the attribution model and the editor's models now rather than on first use
+        (the service's warm-up: the first request must not pay for loading)."""
+        load = getattr(self.attribution, "load", None)
+        if callable(load):
+            load()
+        editor = getattr(self.editor, "editor", self.editor)  # the Reviser's editor
+        if callable(getattr(editor, "load", None)):
+            editor.load()
+
     def check_input(self, text: Any, context: Any = None, evidence: Any = None) -> None:
         """Raise ``InputError`` saying what is wrong with the input and what to do."""
         lim = self.cfg.limits

@@ -237,7 +237,10 @@ def test_ablation_probe_of_a_trained_editor(rows_file, tmp_path):
                     ["paris is"])  # fmt: skip
     n_tokens = len(tokenizer("paris is").input_ids)  # with </s>
     assert score == pytest.approx(-float(loss) * n_tokens, rel=1e-4)
-    refused = run_purr("eval", str(out_rows), "--probe", "ablation", "--out", str(tmp_path / "n"))
+    refused = run_purr(
+        "eval", str(out_rows), "--probe", "ablation", "--editor", "substitute",
+        "--out", str(tmp_path / "n"),
+    )  # fmt: skip
     assert refused.returncode == 2 and "--editor fid or causal" in refused.stderr
 
 

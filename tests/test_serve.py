@@ -41,6 +41,12 @@ def _pipeline(index, nli=None, overrides=()):
     return Pipeline(Components(cfg, index_path=index, progress=False), attribution=nli)
 
 
+def post(*args, **kwargs) -> httpx.Response:
+    """httpx.post with room for an edit on a busy 2-core machine (httpx waits 5 s by default)."""
+    kwargs.setdefault("timeout", 60)
+    return httpx.post(*args, **kwargs)
+
+
 def _wait_ready(url: str, timeout: float = 120) -> httpx.Response:
     deadline = time.monotonic() + timeout
     while True:
@@ -66,7 +72,7 @@ def _error(r: httpx.Response, status: int) -> dict:
 
 
 def test_edit_fixes_a_planted_error_and_returns_the_contract(url):
-    r = httpx.post(f"{url}/v1/edit", json={"text": PLANTED}, headers={"X-Request-ID": "abc-1"})
+    r = post(f"{url}/v1/edit", json={"text": PLANTED}, headers={"X-Request-ID": "abc-1"})
     assert r.status_code == 200, r.text
     assert r.headers["x-request-id"] == "abc-1"
     data = r.json()
@@ -80,7 +86,7 @@ def test_edit_fixes_a_planted_error_and_returns_the_contract(url):
 
 
 def test_edit_with_given_evidence_and_context(url):
-    r = httpx.post(
+    r = post(
         f"{url}/v1/edit",
         json={
             "text": "It is 250 metres tall.",
@@ -96,20 +102,20 @@ def test_edit_with_given_evidence_and_context(url):
 
 def test_batch_keeps_order_and_reports_bad_items_in_place(url):
     items = [{"text": PLANTED}, {"text": "word " * 5000}, {"text": "Hello there! How are you?"}]
-    r = httpx.post(f"{url}/v1/edit/batch", json={"items": items}, timeout=120)
+    r = post(f"{url}/v1/edit/batch", json={"items": items}, timeout=120)
     results = r.json()["results"]
     assert [x["index"] for x in results] == [0, 1, 2]
     assert results[0]["result"]["revised"] == FIXED
     assert results[1]["result"] is None and "limit of 20,000" in results[1]["error"]["message"]
-    blank = httpx.post(f"{url}/v1/edit/batch", json={"items": [{"text": "a"}, {"text": " "}]})
+    blank = post(f"{url}/v1/edit/batch", json={"items": [{"text": "a"}, {"text": " "}]})
     assert _error(blank, 422)["message"].startswith("items.1.text is empty")
     assert results[2]["result"]["status"] == "unchanged"
-    too_many = httpx.post(f"{url}/v1/edit/batch", json={"items": [{"text": "a"}] * 5})
+    too_many = post(f"{url}/v1/edit/batch", json={"items": [{"text": "a"}] * 5})
     assert "batch limit of 4" in _error(too_many, 413)["message"]
 
 
 def test_score_endpoint(url):
-    r = httpx.post(
+    r = post(
         f"{url}/v1/score",
         json={"text": "The Eiffel Tower is 330 metres tall. Is it nice?", "evidence": [TOWER]},
     )
@@ -120,7 +126,7 @@ def test_score_endpoint(url):
 
 
 def test_deadline_returns_the_original_text_degraded(url):
-    r = httpx.post(f"{url}/v1/edit", json={"text": PLANTED, "options": {"deadline_s": 0.001}})
+    r = post(f"{url}/v1/edit", json={"text": PLANTED, "options": {"deadline_s": 0.001}})
     data = r.json()
     assert r.status_code == 200
     assert data["status"] == "degraded" and data["revised"] == PLANTED
@@ -141,20 +147,20 @@ def test_deadline_returns_the_original_text_degraded(url):
     ],
 )
 def test_bad_input_gets_a_clear_error(url, body, status, words):
-    r = httpx.post(f"{url}/v1/edit", content=body, headers={"content-type": "application/json"})
+    r = post(f"{url}/v1/edit", content=body, headers={"content-type": "application/json"})
     assert words in _error(r, status)["message"]
 
 
 def test_one_megabyte_body_is_refused_and_the_server_stays_up(url):
     body = json.dumps({"text": "a" * 1_000_000}).encode()
-    declared = httpx.post(f"{url}/v1/edit", content=body)
+    declared = post(f"{url}/v1/edit", content=body)
     assert "over the limit of 524,288" in _error(declared, 413)["message"]
 
     def chunks():  # no Content-Length: counted while it arrives
         for i in range(0, len(body), 65536):
             yield body[i : i + 65536]
 
-    streamed = httpx.post(f"{url}/v1/edit", content=chunks())
+    streamed = post(f"{url}/v1/edit", content=chunks())
     assert _error(streamed, 413)["code"] == "body_too_large"
     assert httpx.get(f"{url}/healthz").json() == {"status": "ok"}
 
@@ -169,7 +175,7 @@ def test_concurrent_requests_each_get_their_own_answer(url):
 
     def call(h: int) -> tuple[int, dict]:
         text = f"The Eiffel Tower is {h} metres tall."
-        r = httpx.post(f"{url}/v1/edit", json={"text": text, "evidence": [TOWER]}, timeout=120)
+        r = post(f"{url}/v1/edit", json={"text": text, "evidence": [TOWER]}, timeout=120)
         return h, r.json()
 
     with ThreadPoolExecutor(8) as pool:
@@ -180,7 +186,7 @@ def test_concurrent_requests_each_get_their_own_answer(url):
 
 
 def test_metrics_count_requests_and_stages(url):
-    httpx.post(f"{url}/v1/edit", json={"text": "The Eiffel Tower is in Paris."})
+    post(f"{url}/v1/edit", json={"text": "The Eiffel Tower is in Paris."})
     text = httpx.get(f"{url}/metrics").text
     assert 'purr_requests_total{route="/v1/edit",status="200"}' in text
     assert 'purr_stage_seconds_count{stage="research"}' in text
@@ -198,11 +204,11 @@ def test_api_keys_and_cors(_built_index, nli):
     settings = ServeSettings(api_keys="k1,k2", cors_origins="https://app.example", warmup=False)
     with serve(create_app(_pipeline(_built_index, nli), settings)) as base:
         body = {"text": "The Eiffel Tower is in Paris.", "evidence": [TOWER]}
-        missing = httpx.post(f"{base}/v1/edit", json=body)
+        missing = post(f"{base}/v1/edit", json=body)
         assert _error(missing, 401)["code"] == "missing_api_key"
-        wrong = httpx.post(f"{base}/v1/edit", json=body, headers={"Authorization": "Bearer no"})
+        wrong = post(f"{base}/v1/edit", json=body, headers={"Authorization": "Bearer no"})
         assert _error(wrong, 401)["code"] == "invalid_api_key"
-        ok = httpx.post(f"{base}/v1/edit", json=body, headers={"Authorization": "Bearer k2"})
+        ok = post(f"{base}/v1/edit", json=body, headers={"Authorization": "Bearer k2"})
         assert ok.status_code == 200 and ok.json()["status"] == "unchanged"
         assert httpx.get(f"{base}/healthz").status_code == 200  # probes need no key
         pre = httpx.options(
@@ -226,7 +232,7 @@ def test_missing_index_degrades_with_the_fix_named(tmp_path, nli):
     with serve(app) as base:
         ready = _wait_ready(base)
         assert "not ready" in _error(ready, 503)["message"]
-        r = httpx.post(f"{base}/v1/edit", json={"text": PLANTED})
+        r = post(f"{base}/v1/edit", json={"text": PLANTED})
         data = r.json()
         assert r.status_code == 200 and data["status"] == "degraded"
         assert data["revised"] == PLANTED
@@ -239,10 +245,10 @@ def test_broken_model_degrades_and_the_server_stays_up(tmp_path, _built_index):
     (broken / "config.json").write_text("{not json")
     pipeline = _pipeline(_built_index, overrides=[f"attribution.model={broken}"])
     with serve(create_app(pipeline, ServeSettings(warmup=False))) as base:
-        r = httpx.post(f"{base}/v1/edit", json={"text": PLANTED})
+        r = post(f"{base}/v1/edit", json={"text": PLANTED})
         data = r.json()
         assert r.status_code == 200 and data["status"] == "degraded", data
         assert data["revised"] == PLANTED and "revision failed" in data["warnings"][0]
-        scored = httpx.post(f"{base}/v1/score", json={"text": PLANTED, "evidence": [TOWER]})
+        scored = post(f"{base}/v1/score", json={"text": PLANTED, "evidence": [TOWER]})
         assert _error(scored, 500)["message"].startswith("internal error")
         assert httpx.get(f"{base}/healthz").status_code == 200

@@ -66,6 +66,7 @@ class EditService:
         t = time.perf_counter()
         try:
             self.pipeline.components.index  # noqa: B018 - opens (or builds) the index
+            self.pipeline.load_models()
             result = self.pipeline.edit(WARMUP_TEXT)
             if result.status == "degraded":
                 self._warmup_error = "; ".join(result.warnings)

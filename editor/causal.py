@@ -10,6 +10,7 @@ answer (no line, or more than twice the claim's length) leaves the claim unchang
 from __future__ import annotations
 
 import logging
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -78,7 +79,9 @@ def load_causal(
                 f"editor.adapter {adapter} has no adapter_config.json; pass the folder that "
                 "`purr train editor --arch causal` wrote"
             )
-        model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+        with warnings.catch_warnings():  # peft asks a deprecated transformers property
+            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+            model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token

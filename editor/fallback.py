@@ -31,8 +31,9 @@ class FallbackEditor:
     def load(self) -> None:
         """Load both editors' models now (else on first use)."""
         for editor in (self.primary, self.secondary):
-            if callable(getattr(editor, "load", None)):
-                editor.load()
+            load = getattr(editor, "load", None)
+            if callable(load):
+                load()
 
     def usable(self, text: str, revision: Revision) -> tuple[bool, str]:
         """Whether ``revision`` changes ``text`` within the edit limits, and why not.

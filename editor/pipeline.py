@@ -174,8 +174,9 @@ class Pipeline:
         if callable(load):
             load()
         editor = getattr(self.editor, "editor", self.editor)  # the Reviser's editor
-        if callable(getattr(editor, "load", None)):
-            editor.load()
+        load_editor = getattr(editor, "load", None)
+        if callable(load_editor):
+            load_editor()
 
     def check_input(self, text: Any, context: Any = None, evidence: Any = None) -> None:
         """Raise ``InputError`` saying what is wrong with the input and what to do."""

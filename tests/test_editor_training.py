@@ -93,6 +93,23 @@ def test_variants_share_one_research_call_and_resume_by_seed(rows_file, tmp_path
         make_file(maker, [], out, n=1, variants=0, progress=False)
 
 
+def test_shards_split_the_seeds_disjointly(resources):
+    from helpers import run_purr
+
+    from training.editor_data import parse_shard, shard
+
+    docs = list(read_corpus([resources / "tiny_corpus.jsonl"]))
+    every = [s.id for s in corpus_seeds(docs, per_doc=3)]
+    parts = [[s.id for s in shard(corpus_seeds(docs, per_doc=3), i, 3)] for i in range(3)]
+    assert sorted(sum(parts, [])) == sorted(every) and all(parts)
+    assert not set(parts[0]) & set(parts[1])
+    for bad in ["0/3", "4/3", "x"]:
+        with pytest.raises(ValueError, match="--shard"):
+            parse_shard(bad)
+    r = run_purr("data", "make", "--corpus", "c.jsonl", "--out", "o.jsonl", "--shard", "9/8")
+    assert r.returncode == 2 and "between 1 and 8" in r.stderr
+
+
 def test_seed_files(tmp_path):
     (tmp_path / "q.txt").write_text("who built the eiffel tower\n\nwho built the eiffel tower\n")
     (tmp_path / "q.jsonl").write_text('{"question": "when was curie born", "answer": ["1867"]}\n')

@@ -36,6 +36,12 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
         help="corruptions per seed (distinct rows sharing one research call)",
     )
     p.add_argument("--per-doc", type=int, default=2, help="seed sentences per document (--corpus)")
+    p.add_argument(
+        "--shard",
+        default=None,
+        help="I/N: only every N-th seed from the I-th, to run N processes on a many-core machine "
+        "(each with its own --out; concatenate the files)",
+    )
     p.add_argument("--relevance", type=float, default=0.5, help="E+ threshold (cross-encoder)")
     p.add_argument("--max-supported", type=float, default=0.5)
     p.add_argument("--max-edit-chars", type=int, default=80)
@@ -56,13 +62,22 @@ def _cmd_make(args: argparse.Namespace) -> int:
     from editor.nlp import get_nlp
     from retrieval.corpus import DEFAULT_CORPUS, read_corpus, read_wiki_summaries
     from training.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
-    from training.editor_data import EditorDataMaker, corpus_seeds, make_file, read_seeds
+    from training.editor_data import (
+        EditorDataMaker,
+        corpus_seeds,
+        make_file,
+        parse_shard,
+        read_seeds,
+        shard,
+    )
     from training.nli_data import is_dev
     from training.planted import entity_pool
 
     for flag in ("n", "variants", "per_doc"):
         if getattr(args, flag) < 1:
             raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
+    if args.shard:
+        parse_shard(args.shard)  # a bad spec fails before any model loads
     cfg = load_config(args.config, list(args.overrides))
     comp = Components(cfg, index_path=args.index)
     if args.seeds:
@@ -75,6 +90,8 @@ def _cmd_make(args: argparse.Namespace) -> int:
             docs = [d for d in docs if not is_dev(f"wiki-synthetic:{d.id}")]
         random.Random(args.seed).shuffle(docs)
         seed_iter = corpus_seeds(docs, per_doc=args.per_doc, seed=args.seed)
+    if args.shard:
+        seed_iter = shard(seed_iter, *parse_shard(args.shard))
     nlp = get_nlp()
     pool = entity_pool(list(read_wiki_summaries()), nlp)
     corruptor: LLMCorruptor | RuleCorruptor = (

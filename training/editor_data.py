@@ -99,6 +99,29 @@ def corpus_seeds(docs: Iterable[Document], per_doc: int = 1, seed: int = 0) -> I
             yield Seed(f"{doc.id}#s{i}", s, s, doc.title)
 
 
+def parse_shard(spec: str) -> tuple[int, int]:
+    """``"I/N"`` (1-based) as ``(I - 1, N)``.
+
+    >>> parse_shard("3/8")
+    (2, 8)
+    """
+    try:
+        i, n = (int(x) for x in spec.split("/"))
+    except ValueError:
+        raise ValueError(f"--shard must look like 3/8 (shard 3 of 8), got {spec!r}") from None
+    if not 1 <= i <= n:
+        raise ValueError(f"--shard {spec}: the shard number must be between 1 and {n}")
+    return i - 1, n
+
+
+def shard(seeds: Iterable[Seed], index: int, count: int) -> Iterator[Seed]:
+    """Every ``count``-th seed from ``index``: N processes with shards 1/N ... N/N (each with its
+    own ``--out``) make disjoint rows; concatenated, they are one data set."""
+    for k, s in enumerate(seeds):
+        if k % count == index:
+            yield s
+
+
 def _snippet_text(h: Hit) -> str:
     s = h.snippet
     return f"{s.title}. {s.text}" if s.title and not s.text.startswith(s.title) else s.text

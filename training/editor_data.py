@@ -244,6 +244,22 @@ class EditorDataMaker:
         return None
 
 
+def previous_run(out: Path, skipped: Path) -> tuple[list[dict[str, Any]], set[str]]:
+    """What an earlier run left: the rows written to ``out``, and the ids (``seed_id`` where
+    rows have one) of everything written or skipped, which a resumed run does not redo."""
+    written: list[dict[str, Any]] = []
+    done: set[str] = set()
+    for path in (out, skipped):
+        if path.exists():
+            for line in read_utf8(path).splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    done.add(row.get("seed_id", row["id"]))
+                    if path == out:
+                        written.append(row)
+    return written, done
+
+
 def make_file(
     maker: EditorDataMaker,
     seeds: Iterable[Seed],
@@ -258,17 +274,10 @@ def make_file(
     if variants < 1:
         raise ValueError(f"variants must be >= 1, got {variants}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
-    done: set[str] = set()
-    made = 0
-    for path in (out, skipped_path):
-        if path.exists():
-            for line in read_utf8(path).splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    done.add(row.get("seed_id", row["id"]))
-                    made += path == out
-                    if path == out:
-                        maker.remember(row["clean"], row["corrupted"])
+    written, done = previous_run(out, skipped_path)
+    made = len(written)
+    for row in written:
+        maker.remember(row["clean"], row["corrupted"])
     reasons: Counter[str] = Counter()
     types: Counter[str] = Counter()
     started = time.perf_counter()

@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 from retrieval.corpus import jsonl_rows, read_utf8
 from retrieval.sentences import split
 from retrieval.types import Document
+from training.editor_data import previous_run
 from training.fit import TrainLoopConfig, causal_lm_loss, fit, split_rows, with_lora
 
 
@@ -65,14 +66,8 @@ def make_teacher_file(
     if n < 1 or batch_size < 1:
         raise ValueError(f"n and batch_size must be >= 1, got {n}, {batch_size}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
-    done: set[str] = set()
-    made = 0
-    for path in (out, skipped_path):
-        if path.exists():
-            for line in read_utf8(path).splitlines():
-                if line.strip():
-                    done.add(json.loads(line)["id"])
-                    made += path == out
+    written, done = previous_run(out, skipped_path)
+    made = len(written)
     out.parent.mkdir(parents=True, exist_ok=True)
     started, new_rows, skipped = time.perf_counter(), 0, 0
     bar = tqdm(total=n, initial=min(made, n), desc="teacher questions", disable=not progress)

@@ -30,6 +30,7 @@ from typing import Any, Protocol
 from editor.agreement import load_template, quote
 from editor.attribution import AttributionModel
 from editor.config import EditorConfig
+from editor.nlp import ner_only
 from editor.registry import Registry
 from editor.types import Evidence, evidence_text
 
@@ -240,10 +241,11 @@ class SubstituteEditor(_OneByOne):
     def candidates(self, text: str, evidence: Sequence[Evidence]) -> list[tuple[str, str, bool]]:
         """(revised text, description, same surface shape) of every single swap worth scoring;
         "same shape" (a year for a year, a number for a number) breaks near-ties."""
-        doc = self.nlp(text)
+        off = ner_only(self.nlp)
+        doc = self.nlp(text, disable=off)
         mine = typed_spans(doc)
         theirs: list[_Span] = []
-        for d in self.nlp.pipe([evidence_text(e) for e in evidence]):
+        for d in self.nlp.pipe([evidence_text(e) for e in evidence], disable=off):
             theirs.extend(typed_spans(d))
         ev_norm = " " + " ".join(_norm(evidence_text(e)) for e in evidence) + " "
         text_norm = " " + _norm(text) + " "

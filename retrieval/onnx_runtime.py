@@ -14,11 +14,14 @@ _LOCK = threading.Lock()
 
 @lru_cache(maxsize=8)
 def session(model_path: str, threads: int = 0):  # -> onnxruntime.InferenceSession
-    """An InferenceSession, created once per (file, threads) and shared."""
+    """An InferenceSession, created once per (file, threads) and shared; ``threads=0`` means
+    ``PURR_THREADS``, else every core."""
     import onnxruntime as ort
 
+    from retrieval.settings import Settings
+
     opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+    opts.intra_op_num_threads = threads or Settings().threads or (os.cpu_count() or 1)
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     return ort.InferenceSession(model_path, sess_options=opts, providers=["CPUExecutionProvider"])
 

@@ -35,6 +35,14 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(
         default=None, description="API key sent as a bearer token to the LLM server."
     )
+    threads: int = Field(
+        default=0,
+        ge=0,
+        le=1024,
+        description="CPU threads per process for model inference (ONNX Runtime and torch); "
+        "0 = all cores. Set 1 when running several processes side by side (purr data make "
+        "--shard), so they do not fight over the cores.",
+    )
     offline: bool = Field(
         default=True, description="Never try to download from a model hub (sets HF_HUB_OFFLINE)."
     )

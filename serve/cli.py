@@ -279,6 +279,18 @@ COMMANDS = {
 }
 
 
+def _limit_threads() -> None:
+    """Apply ``PURR_THREADS`` to torch (ONNX Runtime reads it per session)."""
+    from retrieval.settings import Settings
+
+    threads = Settings().threads
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+        torch.set_num_interop_threads(threads)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -292,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     if handler is None:
         parser.error(f"no handler for '{args.command}'")
     try:
+        _limit_threads()
         return handler(args)
     except USER_ERRORS as e:
         print(f"purr {args.command}: error: {e}", file=sys.stderr)

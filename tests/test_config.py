@@ -67,3 +67,26 @@ def test_every_preset_loads_and_names_its_editor():
     for name, (editor, mode, agreement) in expected.items():
         cfg = load_config(name)
         assert (cfg.editor.type, cfg.revision.mode, cfg.agreement.type) == (editor, mode, agreement)
+
+
+def test_purr_threads_limits_onnx_runtime_and_torch(monkeypatch):
+    import subprocess
+    import sys
+
+    from retrieval import onnx_runtime
+    from retrieval.assets import resolve
+
+    monkeypatch.setenv("PURR_THREADS", "1")
+    model = resolve("packaged:ms-marco-minilm-l12").path / "model.onnx"
+    onnx_runtime.session.cache_clear()
+    try:
+        sess = onnx_runtime.session(str(model))
+        assert sess.get_session_options().intra_op_num_threads == 1
+    finally:
+        onnx_runtime.session.cache_clear()
+    code = "from serve.cli import _limit_threads as f; import torch; f(); print(torch.get_num_threads())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "1"
+    monkeypatch.setenv("PURR_THREADS", "lots")
+    with pytest.raises(ValueError, match="threads"):
+        Settings()

@@ -93,6 +93,65 @@ def test_variants_share_one_research_call_and_resume_by_seed(rows_file, tmp_path
         make_file(maker, [], out, n=1, variants=0, progress=False)
 
 
+def test_batched_seeds_make_the_same_rows(rows_file, tmp_path):
+    out, _, maker, docs = rows_file
+    fresh = EditorDataMaker(maker.researcher, maker.attribution, maker.corruptor, relevance=0.3)
+    again = tmp_path / "batched.jsonl"
+    make_file(fresh, corpus_seeds(docs, per_doc=3), again, n=12, progress=False, batch_size=5)
+    assert again.read_text() == out.read_text()
+    with pytest.raises(ValueError, match="batch size must be >= 1"):
+        make_file(fresh, [], again, n=1, batch_size=0, progress=False)
+
+
+def test_llm_corruptions_of_earlier_rows_reuse_their_evidence(rows_file, tmp_path):
+    from llm_helpers import smollm
+
+    from training.corrupt import LLMCorruptor
+    from training.editor_data import row_seeds
+
+    out, _, maker, _ = rows_file
+    rows = {r["seed_id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    seeds = row_seeds(out)
+    assert {s.id for s in seeds} == set(rows) and all(s.evidence for s in seeds)
+
+    class NoResearch:
+        def research_queries(self, queries):
+            raise AssertionError("rows read back must not be researched again")
+
+    llm_maker = EditorDataMaker(
+        NoResearch(), maker.attribution, LLMCorruptor(smollm(), nlp=get_nlp()), max_supported=1.01
+    )
+    llm_out = tmp_path / "llm.jsonl"
+    report = make_file(llm_maker, seeds, llm_out, n=50, progress=False, variants=2, batch_size=8)
+    made = [json.loads(x) for x in llm_out.read_text().splitlines()]
+    assert report["seeds_tried"] == len(seeds) and made, report
+    for r in made:
+        first = rows[r["seed_id"]]
+        assert r["source"] == "llm" and r["corrupted"] != r["clean"] == first["clean"]
+        assert (r["evidence_pos"], r["evidence_neg"]) == (
+            first["evidence_pos"],
+            first["evidence_neg"],
+        )
+        assert set(r["corruption_types"]) <= {*CORRUPTION_TYPES, "other"}
+    (tmp_path / "bad.jsonl").write_text('{"id": "a", "query": "q", "clean": "c"}\n')
+    with pytest.raises(ValueError, match=r"bad.jsonl:1: row lacks evidence_pos, evidence_neg"):
+        row_seeds(tmp_path / "bad.jsonl")
+
+
+def test_edit_types_are_read_from_the_edit():
+    from training.corrupt import edit_types
+
+    nlp = get_nlp()
+    clean = "Wellington defeated Napoleon at Waterloo in 1815 with 68,000 men."
+    assert edit_types(clean, clean.replace("1815", "1820"), nlp) == ("date",)
+    assert edit_types(clean, clean.replace("68,000", "12,000"), nlp) == ("number",)
+    swapped = "Napoleon defeated Wellington at Waterloo in 1815 with 68,000 men."
+    assert edit_types(clean, swapped, nlp) == ("role",)
+    assert edit_types(clean, clean.replace("Waterloo", "Leipzig"), nlp) == ("entity",)
+    assert edit_types(clean, clean.replace(" with 68,000 men", ""), nlp) == ("number",)
+    assert edit_types(clean, clean.replace("defeated", "fought"), nlp) == ("other",)
+
+
 def test_shards_split_the_seeds_disjointly(resources):
     from helpers import run_purr
 

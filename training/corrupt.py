@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from editor.nlp import ner_only
 from training.planted import _plant
 
 CORRUPTION_TYPES = ("date", "number", "entity", "role", "negation")
@@ -69,6 +70,7 @@ class RuleCorruptor:
         self.two_errors = two_errors
         self.negation_first = negation_first
         self._ner: dict[str, list[tuple[str, int, int, str]]] = {}
+        self._off = ner_only(nlp)
 
     def entities(self, text: str) -> list[tuple[str, int, int, str]]:
         """``(text, start, end, label)`` of the named entities in ``text``; the last few
@@ -76,9 +78,8 @@ class RuleCorruptor:
         if text not in self._ner:
             if len(self._ner) > 256:
                 self._ner.clear()
-            self._ner[text] = [
-                (e.text, e.start_char, e.end_char, e.label_) for e in self.nlp(text).ents
-            ]
+            doc = self.nlp(text, disable=self._off)
+            self._ner[text] = [(e.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
         return self._ner[text]
 
     def corrupt(
@@ -108,29 +109,114 @@ class RuleCorruptor:
                 text, done = new, [*done, kind]
         return Corruption(text, tuple(done)) if done else None
 
+    def corrupt_batch(
+        self, items: Sequence[tuple[str, Sequence[str], random.Random]]
+    ) -> list[Corruption | None]:
+        return [self.corrupt(clean, negatives, rng) for clean, negatives, rng in items]
+
 
 class LLMCorruptor:
-    """An LLM asked to introduce the given kinds of factual error (few-shot prompt file)."""
+    """An LLM asked to introduce the given kinds of factual error (few-shot prompt file).
+
+    Small models often make another kind of error than the one asked for, so a row's types are
+    read from the edit itself (``edit_types``), not from the request."""
 
     name = "llm"
 
-    def __init__(self, llm: Any, prompt: str | Path | None = None, max_new_tokens: int = 96):
+    def __init__(
+        self,
+        llm: Any,
+        prompt: str | Path | None = None,
+        max_new_tokens: int = 96,
+        nlp: Any = None,
+    ):
         self.llm = llm
         self.template = Path(prompt or PROMPTS / "corrupt.txt").read_text(encoding="utf-8")
         self.max_new_tokens = max_new_tokens
+        self.nlp = nlp
 
     def corrupt(
         self, clean: str, negatives: Sequence[str], rng: random.Random
     ) -> Corruption | None:
-        kinds = rng.sample(CORRUPTION_TYPES[:4], 2 if rng.random() < 0.3 else 1)
-        prompt = self.template.replace("{{types}}", ", ".join(kinds)).replace("{{text}}", clean)
-        [[answer]] = self.llm.complete(
-            [prompt], max_new_tokens=self.max_new_tokens, temperature=0.7, stop=["\n"]
+        [got] = self.corrupt_batch([(clean, negatives, rng)])
+        return got
+
+    def corrupt_batch(
+        self, items: Sequence[tuple[str, Sequence[str], random.Random]]
+    ) -> list[Corruption | None]:
+        """One LLM call for every item (the backend batches the prompts)."""
+        if not items:
+            return []
+        kinds = [
+            rng.sample(CORRUPTION_TYPES[:4], 2 if rng.random() < 0.3 else 1) for *_, rng in items
+        ]
+        prompts = [
+            self.template.replace("{{types}}", ", ".join(k)).replace("{{text}}", clean)
+            for (clean, _, _), k in zip(items, kinds, strict=True)
+        ]
+        answers = self.llm.complete(
+            prompts, max_new_tokens=self.max_new_tokens, temperature=0.7, stop=["\n"]
         )
-        answer = answer.strip().strip('"').strip()
-        if not answer or answer == clean or len(answer) > 2 * len(clean) + 20:
-            return None
-        return Corruption(answer, tuple(kinds))
+        out: list[Corruption | None] = []
+        for (clean, _, _), asked, [answer] in zip(items, kinds, answers, strict=True):
+            answer = answer.strip().strip('"').strip()
+            if not answer or answer == clean or len(answer) > 2 * len(clean) + 20:
+                out.append(None)
+                continue
+            types = edit_types(clean, answer, self.nlp) if self.nlp is not None else tuple(asked)
+            out.append(Corruption(answer, types))
+        return out
+
+
+_NUM = re.compile(r"\d")
+_YEARISH = re.compile(r"^(1[0-9]{3}|20[0-9]{2}|[0-9]{1,2}(st|nd|rd|th))\W*$")
+
+
+def edit_types(clean: str, corrupted: str, nlp: Any) -> tuple[str, ...]:
+    """The kinds of error an edit made, read from the words it changed: ``negation`` (a "not"
+    added or removed), ``date`` / ``number`` (changed words with digits; years and ordinals are
+    dates), ``role`` (the same names in another order), ``entity`` (a changed word inside a named
+    entity), else ``other`` (a rewording, a deletion).
+
+    >>> nlp = __import__("editor.nlp", fromlist=["get_nlp"]).get_nlp()
+    >>> edit_types("Paris is in France.", "Paris is not in France.", nlp)
+    ('negation',)
+    >>> edit_types("It opened in 1889 in Paris.", "It opened in 1901 in Lyon.", nlp)
+    ('date', 'entity')
+    """
+    import difflib
+
+    from editor.nlp import ner_only
+
+    def words(text: str) -> list[str]:
+        return [w for w in (w.strip(".,;:!?\"'()[]") for w in text.split()) if w]
+
+    a, b = words(clean), words(corrupted)
+    removed: list[str] = []
+    added: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+        if op != "equal":
+            removed += a[i1:i2]
+            added += b[j1:j2]
+    types: list[str] = []
+    if ("not" in added) != ("not" in removed) or ("n't" in " ".join(added)) != (
+        "n't" in " ".join(removed)
+    ):
+        types.append("negation")
+    changed = [w for w in removed + added if w not in ("not",)]
+    digits = [w for w in changed if _NUM.search(w)]
+    if any(_YEARISH.match(w) for w in digits):
+        types.append("date")
+    if any(not _YEARISH.match(w) for w in digits):
+        types.append("number")
+    off = ner_only(nlp)
+    ents_a = [e.text for e in nlp(clean, disable=off).ents]
+    ents_b = [e.text for e in nlp(corrupted, disable=off).ents]
+    if ents_a != ents_b and sorted(ents_a) == sorted(ents_b):
+        types.append("role")
+    elif set(changed) & {w for e in ents_a + ents_b for w in words(e) if not _NUM.search(w)}:
+        types.append("entity")
+    return tuple(types) or ("other",)
 
 
 class LLMSummarizer:

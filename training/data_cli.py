@@ -18,9 +18,28 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
         default=None,
         help="trusted documents whose sentences are seeds (JSONL/files, or packaged:wiki-summaries)",
     )
+    src.add_argument(
+        "--from",
+        dest="from_rows",
+        default=None,
+        help="rows of an earlier purr data make: corrupt their clean statements again (e.g. with "
+        "--corruptor llm) reusing their evidence, with no research",
+    )
     p.add_argument("--index", default=None, help="index to research (default: the Wikipedia one)")
     p.add_argument("--out", required=True, help="JSONL to write (appended to when resuming)")
     p.add_argument("--corruptor", choices=["rules", "llm"], default="rules")
+    p.add_argument(
+        "--llm",
+        default=None,
+        help="the LLM of --corruptor/--summarizer llm (sets llm.model: packaged:NAME, a path, a "
+        "hub id, or the served model's name with --set llm.backend=openai)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=8,
+        help="seeds per corruptor call and attribution batch (16-64 with an LLM corruptor)",
+    )
     p.add_argument(
         "--summarizer",
         choices=["source", "llm"],
@@ -68,19 +87,23 @@ def _cmd_make(args: argparse.Namespace) -> int:
         make_file,
         parse_shard,
         read_seeds,
+        row_seeds,
         shard,
     )
     from training.nli_data import is_dev
     from training.planted import entity_pool
 
-    for flag in ("n", "variants", "per_doc"):
+    for flag in ("n", "variants", "per_doc", "batch_size"):
         if getattr(args, flag) < 1:
             raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     if args.shard:
         parse_shard(args.shard)  # a bad spec fails before any model loads
-    cfg = load_config(args.config, list(args.overrides))
+    overrides = list(args.overrides) + ([f"llm.model={args.llm}"] if args.llm else [])
+    cfg = load_config(args.config, overrides)
     comp = Components(cfg, index_path=args.index)
-    if args.seeds:
+    if args.from_rows:
+        seed_iter = iter(row_seeds(Path(args.from_rows)))
+    elif args.seeds:
         seeds = read_seeds(Path(args.seeds))
         random.Random(args.seed).shuffle(seeds)
         seed_iter = iter(seeds)
@@ -93,9 +116,10 @@ def _cmd_make(args: argparse.Namespace) -> int:
     if args.shard:
         seed_iter = shard(seed_iter, *parse_shard(args.shard))
     nlp = get_nlp()
-    pool = entity_pool(list(read_wiki_summaries()), nlp)
     corruptor: LLMCorruptor | RuleCorruptor = (
-        LLMCorruptor(comp.llm) if args.corruptor == "llm" else RuleCorruptor(nlp, pool)
+        LLMCorruptor(comp.llm, nlp=nlp)
+        if args.corruptor == "llm"
+        else RuleCorruptor(nlp, entity_pool(list(read_wiki_summaries()), nlp))
     )
     summarizer = LLMSummarizer(comp.llm) if args.summarizer == "llm" else None
     attribution = build_attribution(cfg.attribution, comp.settings)
@@ -108,7 +132,15 @@ def _cmd_make(args: argparse.Namespace) -> int:
         max_supported=args.max_supported,
         max_edit_chars=args.max_edit_chars,
     )
-    report = make_file(maker, seed_iter, Path(args.out), args.n, args.seed, variants=args.variants)
+    report = make_file(
+        maker,
+        seed_iter,
+        Path(args.out),
+        args.n,
+        args.seed,
+        variants=args.variants,
+        batch_size=args.batch_size,
+    )
     print(json.dumps({"out": args.out, **report}, indent=2))
     return 0
 

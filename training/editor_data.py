@@ -20,6 +20,7 @@ written to the output, or recorded as skipped in ``<out>.skipped.jsonl``, are no
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import random
@@ -28,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tqdm.auto import tqdm
 
@@ -45,12 +46,14 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Seed:
-    """A seed query; ``clean`` is the trusted sentence it came from (corpus seeds)."""
+    """A seed query; ``clean`` is the trusted sentence it came from (corpus seeds);
+    ``evidence`` is ``(E+, E-)`` already researched (seeds read back from rows, ``--from``)."""
 
     id: str
     query: str
     clean: str | None = None
     title: str | None = None
+    evidence: tuple[tuple[str, ...], tuple[str, ...]] | None = None
 
 
 def _qid(text: str) -> str:
@@ -82,6 +85,24 @@ def read_seeds(path: Path) -> list[Seed]:
             seeds.setdefault(_qid(q), Seed(_qid(q), q))
     if not seeds:
         raise ValueError(f"{path}: no seed queries found (one per line, or 'question' fields)")
+    return list(seeds.values())
+
+
+def row_seeds(path: Path) -> list[Seed]:
+    """One seed per clean statement of an earlier ``purr data make`` output, with its evidence,
+    so another corruptor can corrupt the same statements without researching them again
+    (``purr data make --from``). Rows missing a field are named in the error."""
+    seeds: dict[str, Seed] = {}
+    need = ("id", "query", "clean", "evidence_pos", "evidence_neg")
+    for line_no, row in jsonl_rows(path):
+        missing = [k for k in need if k not in row]
+        if missing:
+            raise ValueError(f"{path}:{line_no}: row lacks {', '.join(missing)}")
+        sid = str(row.get("seed_id", row["id"]))
+        ev = (tuple(row["evidence_pos"]), tuple(row["evidence_neg"]))
+        seeds.setdefault(sid, Seed(sid, row["query"], row["clean"], None, ev))
+    if not seeds:
+        raise ValueError(f"{path}: no rows")
     return list(seeds.values())
 
 
@@ -135,6 +156,12 @@ def _best_sentence(query: str, text: str) -> str | None:
     return max(sents, key=lambda s: (len(content_words(s) & target), -abs(len(s.split()) - 20)))
 
 
+class _Prepared(NamedTuple):
+    clean: str
+    pos: list[str]
+    neg: list[str]
+
+
 class EditorDataMaker:
     """Turns seeds into training rows (see the module doc)."""
 
@@ -182,37 +209,66 @@ class EditorDataMaker:
     ) -> list[tuple[dict[str, Any] | None, str]]:
         """Up to ``variants`` rows for ``seed`` (distinct corruptions of one clean statement
         sharing one research call), each ``(row, "ok")`` or ``(None, why it was skipped)``."""
+        return self.make_many([seed], [rng], variants)[0]
+
+    def _prepare(self, seed: Seed) -> _Prepared | str:
+        """The clean statement and evidence of a seed, or why it has none."""
+        if seed.evidence is not None:
+            e_pos, e_neg = list(seed.evidence[0]), list(seed.evidence[1])
+            if not seed.clean or not e_pos:
+                return "no relevant evidence"
+            return _Prepared(seed.clean, e_pos, e_neg)
         pos, neg = self.evidence(seed.query)
         if not pos:
-            return [(None, "no relevant evidence")]
+            return "no relevant evidence"
         e_pos = [_snippet_text(h) for h in pos]
         e_neg = [_snippet_text(h) for h in neg]
         clean: str | None
         if seed.clean is not None:
             clean = seed.clean
             if not any(" ".join(clean.split()) in " ".join(h.snippet.text.split()) for h in pos):
-                return [(None, "source sentence not among the relevant evidence")]
+                return "source sentence not among the relevant evidence"
         elif self.summarizer is not None:
             clean = self.summarizer.summarize(seed.query, e_pos)
         else:
             clean = _best_sentence(seed.query, pos[0].snippet.text)
-        if not clean:
-            return [(None, "no clean statement")]
-        outcomes: list[tuple[dict[str, Any] | None, str]] = []
-        candidates: list[Corruption] = []
-        for _ in range(variants):
-            corruption: Corruption | None = self.corruptor.corrupt(clean, e_neg, rng)
-            why = self._reject(clean, corruption, candidates)
-            if why or corruption is None:
-                outcomes.append((None, why or "no corruption applies"))
-            else:
-                candidates.append(corruption)
-        if candidates:  # one attribution batch for every variant
-            pairs = [(e, c.text) for c in candidates for e in e_pos]
-            scores = [s.supported for s in self.attribution.score_batch(pairs)]
-        for k, corruption in enumerate(candidates):
-            if max(scores[k * len(e_pos) : (k + 1) * len(e_pos)]) >= self.max_supported:
-                outcomes.append((None, "corruption still supported by the evidence"))
+        return _Prepared(clean, e_pos, e_neg) if clean else "no clean statement"
+
+    def make_many(
+        self, seeds: list[Seed], rngs: list[random.Random], variants: int = 1
+    ) -> list[list[tuple[dict[str, Any] | None, str]]]:
+        """``make`` for several seeds: one corruptor call (an LLM batches its prompts) and one
+        attribution batch for all of them. Same rows as seed by seed."""
+        prepared = [self._prepare(s) for s in seeds]
+        requests = [
+            (p.clean, p.neg, rng)
+            for p, rng in zip(prepared, rngs, strict=True)
+            if not isinstance(p, str)
+            for _ in range(variants)
+        ]
+        corruptions = iter(self.corruptor.corrupt_batch(requests))
+        outcomes: list[list[tuple[dict[str, Any] | None, str]]] = []
+        kept: list[tuple[int, int, Corruption, _Prepared]] = []  # (seed, candidate index, ..)
+        for i, p in enumerate(prepared):
+            if isinstance(p, str):
+                outcomes.append([(None, p)])
+                continue
+            outcomes.append([])
+            mine: list[Corruption] = []
+            for _ in range(variants):
+                corruption = next(corruptions)
+                why = self._reject(p.clean, corruption, mine)
+                if why or corruption is None:
+                    outcomes[i].append((None, why or "no corruption applies"))
+                else:
+                    mine.append(corruption)
+            kept += [(i, k, c, p) for k, c in enumerate(mine)]
+        pairs = [(e, c.text) for _, _, c, p in kept for e in p.pos]
+        scores = iter([s.supported for s in self.attribution.score_batch(pairs)] if pairs else [])
+        for i, k, corruption, (clean, e_pos, e_neg) in kept:
+            seed = seeds[i]
+            if max(next(scores) for _ in e_pos) >= self.max_supported:
+                outcomes[i].append((None, "corruption still supported by the evidence"))
                 continue
             self._seen.add((clean, corruption.text))
             row = {
@@ -226,7 +282,7 @@ class EditorDataMaker:
                 "corruption_types": list(corruption.types),
                 "source": self.corruptor.name,
             }
-            outcomes.append((row, "ok"))
+            outcomes[i].append((row, "ok"))
         return outcomes
 
     def _reject(
@@ -268,45 +324,49 @@ def make_file(
     seed: int = 0,
     progress: bool = True,
     variants: int = 1,
+    batch_size: int = 1,
 ) -> dict[str, Any]:
     """Write up to ``n`` rows to ``out`` (appending to a previous run), up to ``variants``
-    corruptions per seed; counts and the rate."""
+    corruptions per seed, ``batch_size`` seeds at a time (one corruptor call and one attribution
+    batch each: an LLM corruptor wants 16 or more); counts and the rate."""
     if variants < 1:
         raise ValueError(f"variants must be >= 1, got {variants}")
+    if batch_size < 1:
+        raise ValueError(f"batch size must be >= 1, got {batch_size}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
     written, done = previous_run(out, skipped_path)
     made = len(written)
-    for row in written:
-        maker.remember(row["clean"], row["corrupted"])
+    for old in written:
+        maker.remember(old["clean"], old["corrupted"])
     reasons: Counter[str] = Counter()
     types: Counter[str] = Counter()
     started = time.perf_counter()
     new_rows = seeds_tried = 0
     out.parent.mkdir(parents=True, exist_ok=True)
     bar = tqdm(total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress)
+    todo = (s for s in seeds if s.id not in done)
     with out.open("a", encoding="utf-8") as f, skipped_path.open("a", encoding="utf-8") as sk:
-        for s in seeds:
-            if made >= n:
+        while made < n:
+            batch = list(itertools.islice(todo, batch_size))
+            if not batch:
                 break
-            if s.id in done:
-                continue
-            done.add(s.id)
-            seeds_tried += 1
-            outcomes = maker.make(s, random.Random(f"{seed}:{s.id}"), variants)
-            for row, why in outcomes:
-                reasons[why] += 1
-                if row is None:
-                    continue
-                if made >= n:
-                    break
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
-                types.update(row["corruption_types"])
-                made += 1
-                new_rows += 1
-                bar.update(1)
+            done.update(s.id for s in batch)
+            seeds_tried += len(batch)
+            rngs = [random.Random(f"{seed}:{s.id}") for s in batch]
+            for s, outcomes in zip(batch, maker.make_many(batch, rngs, variants), strict=True):
+                for row, why in outcomes:
+                    reasons[why] += 1
+                    if row is None or made >= n:
+                        continue
+                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    types.update(row["corruption_types"])
+                    made += 1
+                    new_rows += 1
+                    bar.update(1)
+                if not any(row for row, _ in outcomes):
+                    sk.write(json.dumps({"id": s.id, "reason": outcomes[0][1]}) + "\n")
             f.flush()
-            if not any(row for row, _ in outcomes):
-                sk.write(json.dumps({"id": s.id, "reason": outcomes[0][1]}) + "\n")
+            sk.flush()
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     return {

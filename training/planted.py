@@ -80,7 +80,9 @@ def entity_pool(docs: list[Document], nlp: Any, size: int = 1500) -> dict[str, l
     of its text): the same-type replacements of entity swaps."""
     pool: dict[str, list[str]] = defaultdict(list)
     step = max(1, len(docs) // max(1, size))
-    for doc in nlp.pipe(d.text[:600] for d in docs[::step]):
+    from editor.nlp import ner_only
+
+    for doc in nlp.pipe((d.text[:600] for d in docs[::step]), disable=ner_only(nlp)):
         for e in doc.ents:
             pool[e.label_].append(e.text)
     return pool

@@ -216,6 +216,18 @@ def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
     editor = FiDEditor(str(base), adapter=str(saved), max_new_tokens=8)
     ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
     assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+    # continuing the saved adapter starts where it stopped, not from scratch
+    more = cfg.model_copy(update={"init_adapter": str(saved), "out": str(tmp_path / "more")})
+    again = train_editor(EditorTrainConfig(**more.model_dump()), progress=False)
+    assert again["curve"][0]["dev_loss"] < report["curve"][0]["dev_loss"]
+    assert (tmp_path / "more" / "adapter_model.safetensors").is_file()
+    for bad, match in [
+        ({"lora_r": 4}, "has rank r=16 but lora_r=4; pass --lora-r 16"),
+        ({"lora": False}, "drop --full or --init-adapter"),
+        ({"init_adapter": str(tmp_path)}, "no adapter_config.json"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            EditorTrainConfig(**{**more.model_dump(), **bad})
 
 
 def test_fid_editor_from_scratch_is_a_loadable_t5(rows_file, tmp_path):

@@ -179,6 +179,12 @@ def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", required=True, help="folder for the adapter (or model) and its config")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
+    p.add_argument(
+        "--init-adapter",
+        default=None,
+        help="continue training this LoRA adapter folder (e.g. editor/models/purr-editor-causal "
+        "on your domain's rows) instead of a fresh one",
+    )
     for name in CLI_FIELDS:
         default = fields[name].default
         p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
@@ -225,6 +231,7 @@ def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--base", default=fields["base"].default, help="causal base model")
     p.add_argument("--out", required=True, help="folder for the adapter and its config")
     p.add_argument("--full", action="store_true", help="full fine-tuning instead of LoRA")
+    p.add_argument("--init-adapter", default=None, help="continue training this LoRA adapter")
     for name in [f for f in CLI_FIELDS if f in fields]:
         default = fields[name].default
         p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)

@@ -20,6 +20,8 @@ def _command(cfg: dict[str, Any]) -> str:
     ]
     if not cfg.get("lora", True):
         flags.append("--full")
+    if cfg.get("init_adapter"):
+        flags.append(f"--init-adapter {cfg['init_adapter']}")
     for key in CLI_FIELDS:
         flags.append(f"--{key.replace('_', '-')} {cfg[key]}")
     return "purr train editor " + " ".join(flags)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tqdm.auto import tqdm
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,34 @@ class TrainLoopConfig(BaseModel):
     max_target_length: int = Field(96, ge=8)
     seed: int = 0
     device: str = "cpu"
+    init_adapter: str | None = Field(
+        None,
+        description="a LoRA adapter folder to continue training (e.g. the shipped editor on "
+        "your own domain's rows) instead of a fresh adapter; its rank must equal lora_r",
+    )
+
+    @model_validator(mode="after")
+    def _init_adapter_is_lora(self) -> TrainLoopConfig:
+        if self.init_adapter is None:
+            return self
+        if not self.lora:
+            raise ValueError(
+                f"init_adapter={self.init_adapter} continues a LoRA adapter, but lora=false "
+                "(--full); drop --full or --init-adapter"
+            )
+        config = Path(self.init_adapter) / "adapter_config.json"
+        if not config.is_file():
+            raise ValueError(
+                f"init_adapter={self.init_adapter}: no adapter_config.json there; pass the "
+                "folder `purr train` saved (e.g. editor/models/purr-editor-causal)"
+            )
+        r = json.loads(config.read_text(encoding="utf-8")).get("r")
+        if r != self.lora_r:
+            raise ValueError(
+                f"init_adapter={self.init_adapter} has rank r={r} but lora_r={self.lora_r}; "
+                f"pass --lora-r {r}"
+            )
+        return self
 
 
 def is_dev_row(row: dict[str, Any], share: float, key: str = "query") -> bool:
@@ -77,8 +105,13 @@ def split_rows(
 
 
 def with_lora(model: Any, cfg: TrainLoopConfig, task: str) -> Any:
-    """``model`` with LoRA on every linear layer when ``cfg.lora``, in training mode."""
-    if cfg.lora:
+    """``model`` with LoRA on every linear layer when ``cfg.lora`` (continuing
+    ``cfg.init_adapter`` when given), in training mode."""
+    if cfg.lora and cfg.init_adapter:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, cfg.init_adapter, is_trainable=True)
+    elif cfg.lora:
         from peft import LoraConfig, get_peft_model
 
         lora = LoraConfig(

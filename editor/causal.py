@@ -116,8 +116,10 @@ class CausalEditor(ModelEditor):
         num_beams: int = 1,
         device: str = "cpu",
         max_evidence_chars: int = 800,
+        prompt_lookup: int = 10,
     ) -> None:
         super().__init__(model, tokenizer, adapter)
+        self.prompt_lookup = prompt_lookup
         self.template = load_template(prompt, DEFAULT_PROMPT, ["evidence", "text"])
         self.max_evidence_chars = max_evidence_chars
         self.max_evidence = max_evidence
@@ -150,21 +152,35 @@ class CausalEditor(ModelEditor):
             )
             for t, ev in items
         ]
-        enc = tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
+        common = {
+            "max_new_tokens": self.max_new_tokens,
+            "num_beams": self.num_beams,
+            "do_sample": False,
+            "pad_token_id": tokenizer.pad_token_id,
+            "eos_token_id": _line_end_ids(tokenizer),  # the revision is one line
+        }
+        texts: list[str] = []
         with torch.inference_mode():
-            out = model.generate(
-                **enc,
-                max_new_tokens=self.max_new_tokens,
-                num_beams=self.num_beams,
-                do_sample=False,
-                pad_token_id=tokenizer.pad_token_id,
-                eos_token_id=_line_end_ids(tokenizer),  # the revision is one line
-            )
-        new_tokens = out[:, enc.input_ids.shape[1] :]
+            if self.prompt_lookup and self.num_beams == 1:
+                # prompt-lookup decoding: draft tokens are copied from the prompt (a revision
+                # mostly repeats the claim) and checked in one forward pass; same greedy output,
+                # one prompt at a time (the drafts differ per row)
+                for prompt in prompts:
+                    enc = tokenizer([prompt], return_tensors="pt").to(self.device)
+                    out = model.generate(
+                        **enc, prompt_lookup_num_tokens=self.prompt_lookup, **common
+                    )
+                    texts += tokenizer.batch_decode(
+                        out[:, enc.input_ids.shape[1] :], skip_special_tokens=True
+                    )
+            else:
+                enc = tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
+                out = model.generate(**enc, **common)
+                texts = tokenizer.batch_decode(
+                    out[:, enc.input_ids.shape[1] :], skip_special_tokens=True
+                )
         result = []
-        for (text, _), gen in zip(
-            items, tokenizer.batch_decode(new_tokens, skip_special_tokens=True), strict=True
-        ):
+        for (text, _), gen in zip(items, texts, strict=True):
             line = gen.strip().split("\n", 1)[0].strip()
             if not line:
                 result.append(Revision(text, "the causal editor produced nothing"))

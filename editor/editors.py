@@ -430,6 +430,7 @@ def _causal(cfg: EditorConfig, llm_cfg: Any = None, **_: Any) -> Editor:
         max_new_tokens=cfg.max_new_tokens,
         num_beams=cfg.num_beams,
         device=cfg.device,
+        prompt_lookup=cfg.prompt_lookup,
     )
 
 

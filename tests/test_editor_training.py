@@ -363,3 +363,22 @@ def test_causal_editor_uses_the_shipped_adapter_by_default():
     assert all(p.stat().st_size < 20e6 for p in shipped.iterdir())
     other = load_config("default", ["editor.type=causal", "editor.max_evidence=3"])
     assert build_editor(other.editor, lambda: None, lambda: None, other.llm).max_evidence == 3
+
+
+def test_prompt_lookup_decoding_writes_what_plain_decoding_writes():
+    from editor.causal import DEFAULT_BASE, CausalEditor, default_causal_adapter
+
+    adapter = str(default_causal_adapter())
+    fast = CausalEditor(DEFAULT_BASE, adapter=adapter, max_evidence=2, prompt_lookup=10)
+    tokenizer, model = fast.load()
+    plain = CausalEditor(model, tokenizer, max_evidence=2, prompt_lookup=0)  # same weights
+    ev = [
+        Evidence(
+            "e", "The Eiffel Tower was completed in 1889 by Gustave Eiffel.", "", "t", None, "", 1.0
+        )
+    ]
+    items = [("The Eiffel Tower was completed in 1901 by Gustave Eiffel.", ev),
+             ("The Eiffel Tower was completed in 1889 by Thomas Edison.", ev)]  # fmt: skip
+    got = fast.edit_batch(items)
+    assert [r.text for r in got] == [r.text for r in plain.edit_batch(items)]
+    assert "1889" in got[0].text

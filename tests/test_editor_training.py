@@ -128,6 +128,7 @@ def test_llm_corruptions_of_earlier_rows_reuse_their_evidence(rows_file, tmp_pat
     for r in made:
         first = rows[r["seed_id"]]
         assert r["source"] == "llm" and r["corrupted"] != r["clean"] == first["clean"]
+        assert r["id"].startswith(r["seed_id"] + "~llm") and r["id"] not in rows
         assert (r["evidence_pos"], r["evidence_neg"]) == (
             first["evidence_pos"],
             first["evidence_neg"],

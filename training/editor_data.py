@@ -271,8 +271,10 @@ class EditorDataMaker:
                 outcomes[i].append((None, "corruption still supported by the evidence"))
                 continue
             self._seen.add((clean, corruption.text))
+            # rows corrupted again from earlier rows (--from) get ids of their own
+            base = seed.id if seed.evidence is None else f"{seed.id}~{self.corruptor.name}"
             row = {
-                "id": seed.id if not k else f"{seed.id}~v{k}",
+                "id": base if not k else f"{base}~v{k}",
                 "seed_id": seed.id,
                 "query": seed.query,
                 "evidence_pos": e_pos,

@@ -101,6 +101,19 @@ def test_batched_seeds_make_the_same_rows(rows_file, tmp_path):
     assert again.read_text() == out.read_text()
     with pytest.raises(ValueError, match="batch size must be >= 1"):
         make_file(fresh, [], again, n=1, batch_size=0, progress=False)
+    # seeds of an earlier run's rows (and its skipped file) are not redone
+    ex = make_file(
+        fresh, corpus_seeds(docs, 3), tmp_path / "x.jsonl", 12, exclude=[out], progress=False
+    )
+    assert ex["seeds_tried"] == 0
+    with pytest.raises(FileNotFoundError, match="--exclude"):
+        make_file(fresh, [], again, n=1, exclude=[tmp_path / "none.jsonl"], progress=False)
+    # snippets of held-out documents (the dev split) never enter a row
+    held = EditorDataMaker(
+        maker.researcher, maker.attribution, maker.corruptor, relevance=0.3, held_out=lambda d: True
+    )
+    none = make_file(held, corpus_seeds(docs, 3), tmp_path / "h.jsonl", 12, progress=False)
+    assert none["rows"] == 0 and set(none["outcomes"]) == {"no relevant evidence"}
 
 
 def test_llm_corruptions_of_earlier_rows_reuse_their_evidence(rows_file, tmp_path):

@@ -61,6 +61,13 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
         help="I/N: only every N-th seed from the I-th, to run N processes on a many-core machine "
         "(each with its own --out; concatenate the files)",
     )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        help="rows of an earlier run (repeatable): their seeds, written or skipped, are not "
+        "redone, e.g. to extend a data set with --per-doc 3 without repeating seeds",
+    )
     p.add_argument("--relevance", type=float, default=0.5, help="E+ threshold (cross-encoder)")
     p.add_argument("--max-supported", type=float, default=0.5)
     p.add_argument("--max-edit-chars", type=int, default=80)
@@ -131,6 +138,10 @@ def _cmd_make(args: argparse.Namespace) -> int:
         relevance=args.relevance,
         max_supported=args.max_supported,
         max_edit_chars=args.max_edit_chars,
+        # the dev split's articles (the planted dev set) stay out of rows from any seed source
+        held_out=None
+        if args.include_dev or args.index
+        else (lambda doc_id: is_dev(f"wiki-synthetic:{doc_id}")),
     )
     report = make_file(
         maker,
@@ -140,6 +151,7 @@ def _cmd_make(args: argparse.Namespace) -> int:
         args.seed,
         variants=args.variants,
         batch_size=args.batch_size,
+        exclude=[Path(x) for x in args.exclude],
     )
     print(json.dumps({"out": args.out, **report}, indent=2))
     return 0

@@ -26,7 +26,7 @@ import logging
 import random
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -176,6 +176,7 @@ class EditorDataMaker:
         max_neg: int = 4,
         max_supported: float = 0.5,
         max_edit_chars: int = 80,
+        held_out: Callable[[str], bool] | None = None,
     ) -> None:
         if not 0 <= relevance <= 1:
             raise ValueError(f"relevance threshold must be in [0, 1], got {relevance}")
@@ -188,6 +189,7 @@ class EditorDataMaker:
         self.max_neg = max_neg
         self.max_supported = max_supported
         self.max_edit_chars = max_edit_chars
+        self.held_out = held_out  # documents (ids) whose snippets never enter a row: a dev split
         self._seen: set[tuple[str, str]] = set()
 
     def remember(self, clean: str, corrupted: str) -> None:
@@ -196,7 +198,7 @@ class EditorDataMaker:
 
     def evidence(self, query: str) -> tuple[list[Hit], list[Hit]]:
         [qe] = self.researcher.research_queries([Query(query, "seed")])
-        ranked = list(qe.hits)
+        ranked = [h for h in qe.hits if not (self.held_out and self.held_out(h.snippet.doc_id))]
         pos = [h for h in ranked if (h.relevance or 0.0) >= self.relevance][: self.max_pos]
         pos_docs = {h.snippet.doc_id for h in pos}
         rest = [h for h in ranked if h not in pos]
@@ -327,16 +329,22 @@ def make_file(
     progress: bool = True,
     variants: int = 1,
     batch_size: int = 1,
+    exclude: Iterable[Path] = (),
 ) -> dict[str, Any]:
     """Write up to ``n`` rows to ``out`` (appending to a previous run), up to ``variants``
     corruptions per seed, ``batch_size`` seeds at a time (one corruptor call and one attribution
-    batch each: an LLM corruptor wants 16 or more); counts and the rate."""
+    batch each: an LLM corruptor wants 16 or more); seeds of the ``exclude`` files (earlier runs'
+    rows, with their ``.skipped.jsonl``) are not redone; counts and the rate."""
     if variants < 1:
         raise ValueError(f"variants must be >= 1, got {variants}")
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
     written, done = previous_run(out, skipped_path)
+    for path in exclude:
+        if not path.is_file():
+            raise FileNotFoundError(f"--exclude {path}: no such file")
+        done |= previous_run(path, path.with_name(path.name + ".skipped.jsonl"))[1]
     made = len(written)
     for old in written:
         maker.remember(old["clean"], old["corrupted"])

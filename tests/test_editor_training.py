@@ -102,10 +102,14 @@ def test_batched_seeds_make_the_same_rows(rows_file, tmp_path):
     with pytest.raises(ValueError, match="batch size must be >= 1"):
         make_file(fresh, [], again, n=1, batch_size=0, progress=False)
     # seeds of an earlier run's rows (and its skipped file) are not redone
-    ex = make_file(
-        fresh, corpus_seeds(docs, 3), tmp_path / "x.jsonl", 12, exclude=[out], progress=False
-    )
-    assert ex["seeds_tried"] == 0
+    from training.editor_data import previous_run
+
+    done = previous_run(out, out.with_name(out.name + ".skipped.jsonl"))[1]
+    every = {s.id for s in corpus_seeds(docs, 3)}
+    x = tmp_path / "x.jsonl"
+    ex = make_file(fresh, corpus_seeds(docs, 3), x, 99, exclude=[out], progress=False)
+    assert done and ex["seeds_tried"] == len(every - done)
+    assert not {json.loads(r)["seed_id"] for r in x.read_text().splitlines()} & done
     with pytest.raises(FileNotFoundError, match="--exclude"):
         make_file(fresh, [], again, n=1, exclude=[tmp_path / "none.jsonl"], progress=False)
     # snippets of held-out documents (the dev split) never enter a row

@@ -229,6 +229,7 @@ class SubstituteEditor(_OneByOne):
         self.min_gain = min_gain
         self.max_candidates = max_candidates
         self._nlp = nlp
+        self._off: list[str] | None = None
 
     @property
     def nlp(self) -> Any:
@@ -238,10 +239,17 @@ class SubstituteEditor(_OneByOne):
             self._nlp = get_nlp()
         return self._nlp
 
+    @property
+    def _ner_off(self) -> list[str]:
+        """Components skipped when only entities are needed (worked out once)."""
+        if self._off is None:
+            self._off = ner_only(self.nlp)
+        return self._off
+
     def candidates(self, text: str, evidence: Sequence[Evidence]) -> list[tuple[str, str, bool]]:
         """(revised text, description, same surface shape) of every single swap worth scoring;
         "same shape" (a year for a year, a number for a number) breaks near-ties."""
-        off = ner_only(self.nlp)
+        off = self._ner_off
         doc = self.nlp(text, disable=off)
         mine = typed_spans(doc)
         theirs: list[_Span] = []

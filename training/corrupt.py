@@ -12,6 +12,7 @@ Both return ``Corruption(text, types)`` or None when nothing applies.
 
 from __future__ import annotations
 
+import difflib
 import random
 import re
 from collections import defaultdict
@@ -184,9 +185,6 @@ def edit_types(clean: str, corrupted: str, nlp: Any) -> tuple[str, ...]:
     >>> edit_types("It opened in 1889 in Paris.", "It opened in 1901 in Lyon.", nlp)
     ('date', 'entity')
     """
-    import difflib
-
-    from editor.nlp import ner_only
 
     def words(text: str) -> list[str]:
         return [w for w in (w.strip(".,;:!?\"'()[]") for w in text.split()) if w]

@@ -29,6 +29,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from editor.nlp import ner_only
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.nli_data import is_dev
@@ -80,8 +81,6 @@ def entity_pool(docs: list[Document], nlp: Any, size: int = 1500) -> dict[str, l
     of its text): the same-type replacements of entity swaps."""
     pool: dict[str, list[str]] = defaultdict(list)
     step = max(1, len(docs) // max(1, size))
-    from editor.nlp import ner_only
-
     for doc in nlp.pipe((d.text[:600] for d in docs[::step]), disable=ner_only(nlp)):
         for e in doc.ents:
             pool[e.label_].append(e.text)

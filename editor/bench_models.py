@@ -1,7 +1,8 @@
-"""Model benchmarks: ``purr bench attribution`` (NLI throughput at a fixed pair length, fp32 vs
-int8) and ``purr bench edit`` (end-to-end latency by stage over 3-sentence passages, each
-editor against the identity baseline measured in the same run). Figures are medians of several
-runs (attribution) or p50/p95 over passages (edit); JSON to stdout and ``--out``."""
+"""Model benchmarks. ``purr bench attribution``: NLI throughput at a fixed pair length, fp32
+vs int8, beside the pairs/s this CPU's measured matrix-multiply rate allows the model at best.
+``purr bench edit``: end-to-end latency by stage over 3-sentence passages, each editor against
+the identity baseline measured in the same run. Figures are medians of several runs
+(attribution) or p50/p95 over passages (edit); JSON to stdout and ``--out``."""
 
 from __future__ import annotations
 
@@ -42,6 +43,35 @@ def fixed_length_pairs(tokenizer: Any, n: int, length: int, seed: int = 0) -> li
     return pairs
 
 
+def encoder_flops(config: Any, seq_len: int) -> float:
+    """Multiply-add FLOPs (2 per MAC) of one pass of a BERT-style encoder over ``seq_len``
+    tokens: the four attention projections, the two feed-forward layers and the two attention
+    products in every layer (embeddings, norms and the head are negligible).
+
+    >>> from types import SimpleNamespace as C
+    >>> round(encoder_flops(C(hidden_size=384, intermediate_size=1536, num_hidden_layers=6), 256) / 1e9, 2)
+    6.04
+    """
+    d, ff, n = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    per_layer = 2 * seq_len * (4 * d * d + 2 * d * ff) + 2 * 2 * seq_len * seq_len * d
+    return float(n * per_layer)
+
+
+def matmul_peak_gflops(runs: int = 5, size: int = 2048) -> float:
+    """This machine's fp32 matrix-multiply rate in GFLOP/s with torch's threads (median of
+    ``runs``): the ceiling any encoder's pairs/s on this CPU is measured against."""
+    import torch
+
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b  # warm-up
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - t)
+    return 2 * size**3 / statistics.median(times) / 1e9
+
+
 def bench_attribution(
     model_ref: str | None, lengths: list[int], n: int, runs: int, batch_size: int
 ) -> dict[str, Any]:
@@ -58,6 +88,7 @@ def bench_attribution(
         "runs": runs,
         "batch_size": batch_size,
         "torch_threads": torch.get_num_threads(),
+        "matmul_peak_gflops": round(matmul_peak_gflops(), 1),
         "lengths": {},
     }
     models = {
@@ -95,6 +126,10 @@ def bench_attribution(
             ),
             "mean_abs_diff": round(float(np.mean(np.abs(probs["none"] - probs["int8"]))), 4),
         }
+        flops = encoder_flops(models["none"]._model.config, length)
+        row["gflop_per_pair"] = round(flops / 1e9, 2)
+        row["fp32_gflops"] = round(row["none"]["pairs_per_s"] * flops / 1e9, 1)
+        row["pairs_per_s_at_peak"] = round(report["matmul_peak_gflops"] * 1e9 / flops, 1)
         report["lengths"][str(length)] = row
     return report
 

@@ -57,6 +57,14 @@ def add_train_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
     )
+    p.add_argument(
+        "--edit-pairs",
+        action="store_true",
+        help="add sentence-level contrast pairs from SummEdits' minimal edits",
+    )
+    p.add_argument(
+        "--init-adapter", default=None, help="continue training this saved LoRA adapter folder"
+    )
     p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
     p.add_argument("--eval-every", type=_positive_int, default=200)
     p.add_argument("--patience", type=_positive_int, default=5)
@@ -75,6 +83,11 @@ def add_train_parser(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--limit", type=_positive_int, default=None, help="dev rows per source")
     e.add_argument("--max-length", type=_positive_int, default=256)
     e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
+    e.add_argument(
+        "--whole-hypothesis",
+        action="store_true",
+        help="score a multi-sentence hypothesis whole (default: per sentence, all must hold)",
+    )
     e.add_argument("--device", default="auto")
     e.set_defaults(handler=run_eval_attribution)
 
@@ -116,6 +129,8 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         dev_limit_per_source=args.dev_limit_per_source,
         wiki_articles=args.wiki_articles,
         role_swaps=args.role_swaps,
+        edit_pairs=args.edit_pairs,
+        init_adapter=args.init_adapter,
         balance=args.balance,
         eval_every=args.eval_every,
         patience=args.patience,
@@ -149,6 +164,7 @@ def run_eval_attribution(args: argparse.Namespace) -> int:
         limit=args.limit,
         max_length=args.max_length,
         windowed=args.windowed,
+        per_sentence=not args.whole_hypothesis,
         device=args.device,
     )
     json.dump(

@@ -2,7 +2,10 @@
 
 Targets are binary (supported vs rest, as auto-AIS uses them); the score is P(supported) from
 ``model.score_batch``, so long premises go through the model's own chunking (``ChunkedNLI``)
-unless ``windowed=True`` (the training-time sentence selection). Per source:
+unless ``windowed=True`` (the training-time sentence selection). A hypothesis of several
+sentences (a SummEdits summary) is scored sentence by sentence and is supported when every
+sentence is (``all_sentences``), as auto-AIS reads a passage; ``per_sentence=False`` scores it
+whole. Per source:
 ``balanced_accuracy`` at 0.5 (primary), at the best threshold, ``roc_auc``, and 3-way accuracy
 (argmax over the three scores); ``mean/*`` averages over sources. Throughput is pairs/s of
 ``score_batch`` on dev pairs windowed to fill ``max_length`` tokens.
@@ -23,6 +26,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution import AttributionModel, build
 from editor.config import AttributionConfig
+from retrieval.sentences import split
 from training.nli_data import DEV_FRACTION, LABELS, NLI_FILES, NLIExample, load_nli_sets
 from training.nli_data import split_by_group as _split
 from training.nli_metrics import binary_report
@@ -65,18 +69,54 @@ def score_rows(
     batch: int = 64,
     progress: bool = True,
     desc: str = "score",
+    per_sentence: bool = False,
 ) -> np.ndarray:
-    """(n, 3) scores in ``LABELS`` order."""
+    """(n, 3) scores in ``LABELS`` order. ``per_sentence`` scores each sentence of a
+    multi-sentence hypothesis on its own and combines them with ``all_sentences``."""
     out = np.zeros((len(rows), 3))
     for i in tqdm(range(0, len(rows), batch), desc=desc, disable=not progress, leave=False):
         chunk = rows[i : i + batch]
-        scores = model.score_batch([(r.premise, r.hypothesis) for r in chunk])
-        out[i : i + len(chunk)] = [[s.supported, s.contradicted, s.not_supported] for s in scores]
+        parts = [
+            hypothesis_sentences(r.hypothesis) if per_sentence else [r.hypothesis] for r in chunk
+        ]
+        pairs = [(r.premise, h) for r, hs in zip(chunk, parts, strict=True) for h in hs]
+        flat = np.array(
+            [[s.supported, s.contradicted, s.not_supported] for s in model.score_batch(pairs)]
+        )
+        start = 0
+        for j, hs in enumerate(parts):
+            out[i + j] = all_sentences(flat[start : start + len(hs)])
+            start += len(hs)
     return out
 
 
+def hypothesis_sentences(text: str) -> list[str]:
+    """The sentences of a hypothesis (the whole text when it has one, or no split).
+
+    >>> hypothesis_sentences("Ann won. She was 3.")
+    ['Ann won.', 'She was 3.']
+    """
+    return split(text) or [text]
+
+
+def all_sentences(scores: np.ndarray) -> np.ndarray:
+    """The scores of a claim made of sentences with ``scores`` (n, 3) in ``LABELS`` order: it
+    is supported when every sentence is (min), contradicted when any sentence is (max), and
+    not supported by the rest, so the three sum to 1 when each row does.
+
+    >>> all_sentences(np.array([[0.9, 0.05, 0.05], [0.6, 0.3, 0.1]])).round(2).tolist()
+    [0.6, 0.3, 0.1]
+    """
+    supported = float(scores[:, 0].min())
+    contradicted = min(float(scores[:, 1].max()), 1.0 - supported)
+    return np.array([supported, contradicted, 1.0 - supported - contradicted])
+
+
 def evaluate_model(
-    model: AttributionModel, dev: Mapping[str, Sequence[NLIExample]], progress: bool = True
+    model: AttributionModel,
+    dev: Mapping[str, Sequence[NLIExample]],
+    progress: bool = True,
+    per_sentence: bool = True,
 ) -> dict[str, float]:
     """Metrics per source (``source/name``) and averaged (``mean/name``); primary
     ``mean/balanced_accuracy``."""
@@ -85,7 +125,9 @@ def evaluate_model(
         if not rows:
             log.warning("source %s has no dev rows, skipped", name)
             continue
-        scores = score_rows(model, rows, progress=progress, desc=f"eval {name}")
+        scores = score_rows(
+            model, rows, progress=progress, desc=f"eval {name}", per_sentence=per_sentence
+        )
         y = np.array([r.label == "supported" for r in rows], dtype=int)
         for key, value in binary_report(y, scores[:, 0]).items():
             out[f"{name}/{key}"] = value
@@ -152,6 +194,7 @@ def run_eval(
     limit: int | None = None,
     max_length: int = 256,
     windowed: bool = False,
+    per_sentence: bool = True,
     device: str = "auto",
     progress: bool = True,
 ) -> dict[str, Any]:
@@ -165,7 +208,7 @@ def run_eval(
         limit=limit,
         max_length=max_length if windowed else None,
     )
-    metrics = evaluate_model(model, dev, progress=progress)
+    metrics = evaluate_model(model, dev, progress=progress, per_sentence=per_sentence)
     windows = load_dev_sets(data_dir, list(dev), limit=limit, max_length=max_length)
     pairs = [(r.premise, r.hypothesis) for rows in windows.values() for r in rows]
     pairs = sorted(pairs, key=lambda p: -len(p[0]) - len(p[1]))[:256]  # the ones that fill 256
@@ -178,6 +221,7 @@ def run_eval(
         "data_dir": str(data_dir) if data_dir else None,
         "rows": {name: len(rows) for name, rows in dev.items()},
         "premises": "windowed" if windowed else "whole (model chunking)",
+        "hypotheses": "per sentence (all must be supported)" if per_sentence else "whole",
         "max_length": max_length,
         "metrics": metrics,
     }

@@ -64,6 +64,15 @@ class TrainAttributionConfig(BaseModel):
     role_swaps: float = Field(
         0.0, ge=0, le=1, description="Share of synthetic articles that add a role-swap pair."
     )
+    edit_pairs: bool = Field(
+        False,
+        description="Add sentence-level contrast pairs from SummEdits' minimal edits "
+        "(training.nli_contrast; needs summedits among the sources).",
+    )
+    init_adapter: str | None = Field(
+        None,
+        description="A saved LoRA attribution adapter to continue training (lora=True, its r).",
+    )
     limit_per_source: int | None = Field(None, ge=1, description="Cap on train rows per source.")
     dev_limit_per_source: int | None = Field(600, ge=1, description="Cap on dev rows per source.")
     dev_fraction: float = Field(0.15, gt=0, lt=1, description="Share of documents held out.")
@@ -102,6 +111,29 @@ class TrainAttributionConfig(BaseModel):
             raise ValueError(f"sources {unknown} unknown; choose from {list(NLI_FILES)}")
         if self.merge_lora and not self.lora:
             raise ValueError("merge_lora needs lora=True; drop merge_lora or pass lora")
+        if self.edit_pairs and "summedits" not in self.sources:
+            raise ValueError(
+                f"edit_pairs uses the SummEdits documents, but sources are {self.sources}; "
+                "add summedits to sources or drop edit_pairs"
+            )
+        if self.init_adapter is not None:
+            if not self.lora:
+                raise ValueError(
+                    "init_adapter continues a LoRA adapter, but lora=False; pass --lora or "
+                    "drop --init-adapter"
+                )
+            saved = Path(self.init_adapter).expanduser() / "adapter_config.json"
+            if not saved.is_file():
+                raise ValueError(
+                    f"init_adapter {self.init_adapter}: no adapter_config.json there; pass a "
+                    "folder written by purr train attribution --lora"
+                )
+            r = json.loads(saved.read_text()).get("r")
+            if r != self.lora_r:
+                raise ValueError(
+                    f"init_adapter {self.init_adapter} has LoRA rank {r} but lora_r is "
+                    f"{self.lora_r}; set --lora-r {r}"
+                )
         return self
 
     @property
@@ -133,6 +165,13 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
             seed=cfg.seed,
             role_swaps=cfg.role_swaps,
             progress=cfg.progress,
+        )
+    if cfg.edit_pairs:
+        from training.nli_contrast import summedits_sentence_pairs
+        from training.nli_data import default_data_dir
+
+        sets["summedits-sentences"] = summedits_sentence_pairs(
+            cfg.data_dir or default_data_dir(), max_length=cfg.max_length
         )
     train: dict[str, list[NLIExample]] = {}
     dev: dict[str, list[NLIExample]] = {}
@@ -168,6 +207,10 @@ def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
         label2id={label: i for i, label in enumerate(LABELS)},
         ignore_mismatched_sizes=True,  # a base with another head gets a fresh 3-way head
     )
+    if cfg.init_adapter:
+        from editor.nli_hf import continue_adapter
+
+        return tokenizer, continue_adapter(model, cfg.init_adapter)
     if cfg.lora:
         try:
             from peft import LoraConfig, TaskType, get_peft_model
@@ -225,8 +268,9 @@ def predict_supported(
 
 
 def dev_metrics(rows: list[NLIExample], p_supported: np.ndarray) -> dict[str, float]:
-    """Per-source balanced accuracy (0.5) and ROC-AUC, supported vs rest, and their means;
-    primary: ``mean_balanced_accuracy``."""
+    """Per-source balanced accuracy (0.5) and ROC-AUC, supported vs rest, and their means over
+    all sources (``mean_*``) and over the shared NLI sets alone (``shared_mean_*``, primary:
+    the best state is chosen on it, not on the project's own synthetic pairs)."""
     out: dict[str, float] = {}
     for source in sorted({r.source for r in rows}):
         idx = [i for i, r in enumerate(rows) if r.source == source]
@@ -236,6 +280,12 @@ def dev_metrics(rows: list[NLIExample], p_supported: np.ndarray) -> dict[str, fl
     for name in ("balanced_accuracy", "roc_auc"):
         values = [v for k, v in out.items() if k.endswith(name) and not math.isnan(v)]
         out[f"mean_{name}"] = float(np.mean(values)) if values else float("nan")
+        shared = [
+            v
+            for k, v in out.items()
+            if k.split("/")[0] in NLI_FILES and k.endswith(name) and not math.isnan(v)
+        ]
+        out[f"shared_mean_{name}"] = float(np.mean(shared)) if shared else out[f"mean_{name}"]
     return out
 
 
@@ -291,8 +341,8 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
         )
         m = dev_metrics(splits.dev, p)
         history.append({"step": step, "train_loss": running, "dev": m})
-        score = m["mean_balanced_accuracy"]
-        log.info("step %d: dev mean balanced accuracy %.4f", step, score)
+        score = m["shared_mean_balanced_accuracy"]  # the shared sets, not our synthetic ones
+        log.info("step %d: dev mean balanced accuracy (shared sets) %.4f", step, score)
         if score > best["score"]:
             state = {
                 n: t.detach().cpu().clone() for n, t in model.named_parameters() if t.requires_grad
@@ -336,7 +386,7 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
     if best["state"] is not None:
         model.load_state_dict(best["state"], strict=False)
     metrics = {
-        "primary": "dev/mean_balanced_accuracy",
+        "primary": "dev/shared_mean_balanced_accuracy",
         "best_step": best["step"] if best["state"] is not None else step,
         "steps": step,
         "dev": best["dev"],
@@ -395,6 +445,14 @@ def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
         f"--wiki-articles {cfg['wiki_articles']}",
         f"--seed {cfg['seed']}",
     ]
+    if cfg.get("lr") is not None:
+        flags.append(f"--lr {cfg['lr']}")
+    if cfg.get("role_swaps"):
+        flags.append(f"--role-swaps {cfg['role_swaps']}")
+    if cfg.get("edit_pairs"):
+        flags.append("--edit-pairs")
+    if cfg.get("init_adapter"):
+        flags.append(f"--init-adapter {cfg['init_adapter']}")
     files = "\n".join(
         f"- `{p.name}` ({p.stat().st_size / 1e6:.2f} MB)"
         for p in sorted(out.iterdir())
@@ -406,6 +464,27 @@ def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
         f"{cfg.get('lora_targets')}) and a trained pooler and head"
         if cfg.get("lora")
         else ", fully fine-tuned"
+    )
+    roles = (
+        f"; {cfg['role_swaps']:.0%} of the articles add a subject/object role swap = contradicted"
+        if cfg.get("role_swaps")
+        else ""
+    )
+    edits = (
+        " SummEdits' minimal edits add sentence-level contrast pairs (`--edit-pairs`, "
+        "`training.nli_contrast`): each sentence an edit changed is `supported` in the "
+        "consistent summary and `contradicted` (or `not_supported` for an inserted fact) in "
+        "the edited one, against the same document."
+        if cfg.get("edit_pairs")
+        else ""
+    )
+    start = f", continuing the adapter `{cfg['init_adapter']}`" if cfg.get("init_adapter") else ""
+    nan = float("nan")
+    means = (
+        f"| **mean, shared sets** | **{dev.get('shared_mean_balanced_accuracy', nan):.3f}** | "
+        f"**{dev.get('shared_mean_roc_auc', nan):.3f}** |\n"
+        f"| mean, all rows above | {dev.get('mean_balanced_accuracy', nan):.3f} | "
+        f"{dev.get('mean_roc_auc', nan):.3f} |"
     )
     text = f"""# purr attribution model (NLI)
 
@@ -420,8 +499,8 @@ the maximum (`editor.nli`).
 The four shared NLI sets (`shared/data/nli`: SciFact rationales, Climate-FEVER, WiCE, SummEdits;
 labels `partial` -> `not_supported`) plus synthetic pairs from {cfg["wiki_articles"]} packaged
 Wikipedia summaries (sentence vs its own window = supported; one entity/number/date swapped =
-contradicted; a related article's window = not supported). Long premises are cut to the
-sentences most similar to the hypothesis. Train/dev split **by source document**
+contradicted; a related article's window = not supported{roles}).{edits} Long premises are
+cut to the sentences most similar to the hypothesis. Train/dev split **by source document**
 (salted hash, 15% of documents to dev; scifact by doc_id, climate-fever by title, wice and
 summedits by premise, synthetic by article), never by row.
 
@@ -431,7 +510,8 @@ Dev rows: {m.get("dev_rows", {}).get("total")} (at most {cfg["dev_limit_per_sour
 ## Recipe
 AdamW, lr {cfg["lr"]}, linear schedule with {cfg["warmup_ratio"]} warm-up, batch {cfg["batch_size"]},
 {cfg["max_length"]} tokens per pair, class-balanced sampling ({cfg["balance"]}), {m.get("steps")} steps
-(best dev at step {m.get("best_step")}), seed {cfg["seed"]}. Trained on {m.get("device")}
+(best dev at step {m.get("best_step")}, chosen on the mean over the shared sets), seed
+{cfg["seed"]}{start}. Trained on {m.get("device")}
 ({platform.processor() or platform.machine()}, torch threads {__import__("torch").get_num_threads()})
 in {m.get("wall_s", 0) / 60:.0f} min ({m.get("examples_per_s", 0):.1f} examples/s).
 
@@ -443,7 +523,7 @@ Reproduce (needs `../shared/data`):
 | dev set | balanced accuracy | ROC-AUC |
 |---|---|---|
 {rows}
-| **mean** | **{dev.get("mean_balanced_accuracy", float("nan")):.3f}** | **{dev.get("mean_roc_auc", float("nan")):.3f}** |
+{means}
 
 ## Files
 {files}

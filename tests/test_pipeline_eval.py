@@ -115,7 +115,13 @@ def test_eval_command_identity_and_oracle_resumable(tiny_nli, _built_index, tmp_
         ).exists()
         if editor == "identity":
             assert metrics["preservation"] == 1.0 and metrics["reference"]["closer_relative"] == 0.0
+            assert "attribution_gain" not in metrics  # nothing changed, no gain to report
         else:
+            gain = metrics["attribution_gain"]  # over the one changed row
+            report = results[0]["report"]
+            assert gain["rows"] == 1 and gain["mean"] == pytest.approx(
+                report["attribution_after"] - report["attribution_before"], abs=1e-4
+            )
             assert (
                 results[0]["revised"].endswith("1889.")
                 and metrics["reference"]["closer_relative"] == 0.5

@@ -106,16 +106,16 @@ def test_substitute_editor_swaps_in_the_evidence_span(nli):
 @pytest.mark.parametrize("mode", ["iterative", "one-pass"])
 def test_reviser_fixes_only_the_contradicted_sentence(nli, mode):
     text = (
-        "Marie Curie was a Polish-born physicist. The Eiffel Tower was completed in 1925. "
+        "Marie Curie was a Polish-born physicist. The Eiffel Tower is 500 metres tall. "
         "It is in Paris."
     )
     evidence = [
         _q(CURIE, "Marie Curie was a Polish-born physicist."),
-        _q(TOWER, "The Eiffel Tower was completed in 1925."),
+        _q(TOWER, "The Eiffel Tower is 500 metres tall."),
     ]
     reviser = Reviser(SubstituteEditor(nli), NLIAgreement(nli), RevisionConfig(mode=mode))
     revised, steps = reviser.revise(text, evidence)
-    assert revised == text.replace("1925", "1889")
+    assert revised == text.replace("500", "330")
     by_id = {s.evidence_id: s for s in steps}
     assert by_id["wiki-1"].accepted and by_id["wiki-1"].agrees is False  # the tower: fixed
     assert not by_id["wiki-2"].accepted and by_id["wiki-2"].agrees is True  # Curie: agrees

@@ -178,11 +178,14 @@ def test_concurrent_requests_each_get_their_own_answer(url):
         r = post(f"{url}/v1/edit", json={"text": text, "evidence": [TOWER]}, timeout=120)
         return h, r.json()
 
+    alone = dict(call(h) for h in heights)  # one at a time: what each request should get
     with ThreadPoolExecutor(8) as pool:
         answers = list(pool.map(call, heights))
     for h, data in answers:
         assert data["original"] == f"The Eiffel Tower is {h} metres tall."
-        assert data["revised"] == "The Eiffel Tower is 330 metres tall.", data
+        assert data["revised"] == alone[h]["revised"], (h, data)  # nothing crossed over
+    fixed = [h for h, data in answers if data["revised"] == "The Eiffel Tower is 330 metres tall."]
+    assert len(fixed) >= len(heights) - 2, fixed  # and the answers are real fixes
 
 
 def test_metrics_count_requests_and_stages(url):

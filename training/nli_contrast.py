@@ -19,7 +19,7 @@ agreement model and auto-AIS need. Rows carry the same split group as ``nli/summ
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from retrieval.sentences import split
@@ -61,46 +61,50 @@ def edit_label(edit_types: Iterable[str] | None) -> str:
     return "not_supported" if kinds and kinds <= _UNSUPPORTED_TYPES else "contradicted"
 
 
-def edit_sentence_pairs(
-    path: str | Path, *, max_length: int | None = 128, source: str = "summedits-sentences"
-) -> list[NLIExample]:
-    """Contrast pairs (see the module doc) from an edits file ``{id, evidence, original, gold,
-    edit_types?}``; each gold sentence occurs once however many edits were made of it."""
-    path = Path(path)
+def _rows(path: Path, keys: tuple[str, ...], kind: str) -> Iterator[tuple[int, dict, list[str]]]:
+    """``(line number, row, [row[k] as text for k in keys])`` of a JSONL file; a missing file or
+    a row without one of ``keys`` is a ValueError naming the file and line."""
     if not path.is_file():
-        raise ValueError(f"{path}: no such edits file; pass --data-dir pointing at shared/data")
-    out: list[NLIExample] = []
-    seen: set[tuple[str, str]] = set()
+        raise ValueError(f"{path}: no such {kind} file; pass --data-dir pointing at shared/data")
     with path.open(encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
                 row = json.loads(line)
-                evidence, original, gold = (str(row[k]) for k in ("evidence", "original", "gold"))
-            except (json.JSONDecodeError, KeyError) as e:
-                raise ValueError(f"{path}:{n}: bad edits row ({e})") from None
-            group = f"summedits:premise:{text_hash(evidence)}"
-            label = edit_label(row.get("edit_types"))
-            for k, (clean, wrong) in enumerate(changed_sentences(original, gold)):
-                for hypothesis, target in ((clean, "supported"), (wrong, label)):
-                    if (group, hypothesis) in seen:
-                        continue
-                    seen.add((group, hypothesis))
-                    premise = evidence
-                    if max_length is not None:
-                        budget = premise_word_budget(max_length, hypothesis)
-                        premise = window_premise(evidence, hypothesis, budget)
-                    out.append(
-                        NLIExample(
-                            id=f"{source}:{row.get('id', n)}:{k}:{target}",
-                            source=source,
-                            premise=premise,
-                            hypothesis=hypothesis,
-                            label=target,
-                            group=group,
-                        )
-                    )
+                values = [str(row[k]) for k in keys]
+            except (json.JSONDecodeError, KeyError, TypeError) as e:
+                raise ValueError(f"{path}:{n}: bad {kind} row ({e})") from None
+            yield n, row, values
+
+
+def _pair(
+    source: str, key: str, document: str, sentence: str, label: str, max_length: int | None
+) -> NLIExample:
+    """One pair: ``document`` windowed to ``sentence`` (whole when ``max_length`` is None)."""
+    premise = document
+    if max_length is not None:
+        premise = window_premise(document, sentence, premise_word_budget(max_length, sentence))
+    group = f"summedits:premise:{text_hash(document)}"
+    return NLIExample(f"{source}:{key}", source, premise, sentence, label, group)
+
+
+def edit_sentence_pairs(
+    path: str | Path, *, max_length: int | None = 128, source: str = "summedits-sentences"
+) -> list[NLIExample]:
+    """Contrast pairs (see the module doc) from an edits file ``{id, evidence, original, gold,
+    edit_types?}``; each gold sentence occurs once however many edits were made of it."""
+    out: list[NLIExample] = []
+    seen: set[tuple[str, str]] = set()
+    keys = ("evidence", "original", "gold")
+    for n, row, (evidence, original, gold) in _rows(Path(path), keys, "edits"):
+        label = edit_label(row.get("edit_types"))
+        for k, (clean, wrong) in enumerate(changed_sentences(original, gold)):
+            for hypothesis, target in ((clean, "supported"), (wrong, label)):
+                if (evidence, hypothesis) not in seen:
+                    seen.add((evidence, hypothesis))
+                    key = f"{row.get('id', n)}:{k}:{target}"
+                    out.append(_pair(source, key, evidence, hypothesis, target, max_length))
     return out
 
 
@@ -110,44 +114,17 @@ def consistent_sentence_pairs(
     """``supported`` pairs from each sentence of the summaries an NLI file ``{premise,
     hypothesis, label}`` labels ``supported`` (SummEdits' consistent summaries, paraphrases
     included): a consistent summary's every sentence is supported by its document."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such NLI file; pass --data-dir pointing at shared/data")
     out: list[NLIExample] = []
     seen: set[tuple[str, str]] = set()
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                premise, hypothesis, label = (
-                    str(row[k]) for k in ("premise", "hypothesis", "label")
-                )
-            except (json.JSONDecodeError, KeyError) as e:
-                raise ValueError(f"{path}:{n}: bad NLI row ({e})") from None
-            if label != "supported":
-                continue
-            group = f"summedits:premise:{text_hash(premise)}"
-            for k, sentence in enumerate(split(hypothesis) or [hypothesis]):
-                if (group, sentence) in seen:
-                    continue
-                seen.add((group, sentence))
-                window = premise
-                if max_length is not None:
-                    window = window_premise(
-                        premise, sentence, premise_word_budget(max_length, sentence)
-                    )
-                out.append(
-                    NLIExample(
-                        id=f"{source}:{row.get('id', n)}:{k}",
-                        source=source,
-                        premise=window,
-                        hypothesis=sentence,
-                        label="supported",
-                        group=group,
-                    )
-                )
+    keys = ("premise", "hypothesis", "label")
+    for n, row, (premise, hypothesis, label) in _rows(Path(path), keys, "NLI"):
+        if label != "supported":
+            continue
+        for k, sentence in enumerate(split(hypothesis) or [hypothesis]):
+            if (premise, sentence) not in seen:
+                seen.add((premise, sentence))
+                key = f"{row.get('id', n)}:{k}"
+                out.append(_pair(source, key, premise, sentence, "supported", max_length))
     return out
 
 

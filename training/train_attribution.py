@@ -519,7 +519,11 @@ Reproduce (needs `../shared/data`):
 
     purr train attribution {" ".join(flags)}
 
-## Dev scores (supported vs the rest; threshold 0.5 on P(supported))
+## Dev scores during training
+Supported vs the rest at 0.5 on P(supported); the dev split as training sees it: premises cut to
+the sentences most similar to the hypothesis, hypotheses whole, at most
+{cfg["dev_limit_per_source"]} rows per set.
+
 | dev set | balanced accuracy | ROC-AUC |
 |---|---|---|
 {rows}

@@ -79,6 +79,8 @@ PURR_ARTEFACT = "purr-attribution"
 adapter and head over the packaged all-MiniLM-L6-v2, with its model card)."""
 
 SHIPPED_MODELS = Path(__file__).resolve().parent / "models"
+"""Where the shipped artefacts live; ``attribution.model`` may name one of them by folder name
+(``purr-attribution-summaries``: the adapter continued on SummEdits contrast pairs)."""
 
 
 @runtime_checkable
@@ -150,6 +152,9 @@ def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
 
 def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     path = Path(cfg.model).expanduser() if cfg.model else default_purr_path(settings)
+    shipped = SHIPPED_MODELS / str(cfg.model)
+    if cfg.model and not path.exists() and (shipped / "config.json").is_file():
+        path = shipped  # a shipped artefact by name, e.g. purr-attribution-summaries
     if not (path / "config.json").is_file():
         raise AssetNotFoundError(
             f"the trained attribution model is not at {path} (no config.json); train it with the "

@@ -107,7 +107,8 @@ class AttributionConfig(_Cfg):
     model: str | None = Field(
         None,
         description="hf/t5-true: hub id (local cache only) or local path, required; purr: the "
-        "artefact folder, default the shipped editor/models/purr-attribution.",
+        "artefact folder, or the name of one shipped in editor/models (purr-attribution, "
+        "the default; purr-attribution-summaries, tuned on SummEdits contrast pairs).",
     )
     label_map: dict[str, Literal["supported", "contradicted", "not_supported"]] | None = Field(
         None,

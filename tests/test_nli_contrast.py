@@ -228,3 +228,23 @@ def test_init_adapter_and_edit_pairs_errors_name_the_fix(tiny_base, tmp_path):
         _cfg(tiny_base, tmp_path / "b", init_adapter=str(tmp_path))
     with pytest.raises(ValueError, match="add summedits"):
         _cfg(tiny_base, tmp_path / "b", edit_pairs=True, sources=["scifact"])
+
+
+def test_the_summaries_adapter_is_shipped_and_selectable_by_name():
+    from editor.attribution import build
+    from editor.config import AttributionConfig
+
+    folder = (
+        Path(__file__).resolve().parents[1] / "editor" / "models" / "purr-attribution-summaries"
+    )
+    assert all(p.stat().st_size < 20 * 1024 * 1024 for p in folder.iterdir())
+    assert "SummEdits" in (folder / "README.md").read_text()
+    by_name = build(AttributionConfig(model="purr-attribution-summaries"))
+    default = build(AttributionConfig())
+    premise = "The tower is 330 metres tall and was built from 1887 to 1889."
+    a, b = (
+        by_name.score(premise, "The tower is 500 metres tall."),
+        default.score(premise, "The tower is 500 metres tall."),
+    )
+    assert a.contradicted > 0.5 and b.contradicted > 0.5  # both are real, trained models
+    assert a.supported != b.supported  # and they are different ones

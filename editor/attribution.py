@@ -152,9 +152,8 @@ def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
 
 def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     path = Path(cfg.model).expanduser() if cfg.model else default_purr_path(settings)
-    shipped = SHIPPED_MODELS / str(cfg.model)
-    if cfg.model and not path.exists() and (shipped / "config.json").is_file():
-        path = shipped  # a shipped artefact by name, e.g. purr-attribution-summaries
+    if not path.exists() and (SHIPPED_MODELS / path / "config.json").is_file():
+        path = SHIPPED_MODELS / path  # a shipped artefact by name: purr-attribution-summaries
     if not (path / "config.json").is_file():
         raise AssetNotFoundError(
             f"the trained attribution model is not at {path} (no config.json); train it with the "

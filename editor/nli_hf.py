@@ -138,16 +138,6 @@ def _from_adapter_folder(model_class: Any, path: str) -> Any:
         hf_logging.enable_progress_bar()
 
 
-def continue_adapter(base: Any, path: str) -> Any:
-    """``base`` (a classifier) with the saved adapter of ``path`` loaded trainable, to train
-    further (``purr train attribution --init-adapter``)."""
-    from peft import PeftModel
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
-        return PeftModel.from_pretrained(base, str(Path(path).expanduser()), is_trainable=True)
-
-
 class HFSequenceClassificationNLI(_HFModel):
     """Any Hugging Face sequence-classification NLI model, by hub id (local cache) or path.
 

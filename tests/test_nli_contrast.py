@@ -1,5 +1,5 @@
-"""Sentence-level contrast pairs from minimal edits, per-sentence hypothesis scoring, and
-continuing a saved attribution adapter."""
+"""Sentence-level contrast pairs from minimal edits, per-sentence hypothesis scoring, and the
+shipped summaries adapter (continuing an adapter is tested in test_train_attribution.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import save_tiny_bert_nli
 
 from training.eval_attribution import all_sentences, hypothesis_sentences, score_rows
 from training.nli_contrast import (
@@ -123,111 +122,35 @@ def test_all_sentences_needs_every_sentence_supported():
     assert hypothesis_sentences("One claim only") == ["One claim only"]
 
 
-class _WordModel:
-    """Scores a sentence supported when every one of its words is in the premise."""
+class _SentenceWindowModel:
+    """Supported when one premise sentence holds every word of the hypothesis (a model whose
+    window sees one sentence at a time)."""
 
     def score_batch(self, pairs):
         from editor.types import EntailmentScores
 
         out = []
         for premise, hyp in pairs:
-            ok = all(w.strip(".").lower() in premise.lower() for w in hyp.split())
+            words = {w.strip(".").lower() for w in hyp.split()}
+            ok = any(words <= set(s.lower().replace(".", "").split()) for s in premise.split(". "))
+            p = 0.9 if ok else 0.1
             out.append(
-                EntailmentScores(
-                    supported=0.9 if ok else 0.1,
-                    contradicted=0.0,
-                    not_supported=0.1 if ok else 0.9,
-                    chunks=1,
-                )
+                EntailmentScores(supported=p, contradicted=0.0, not_supported=1 - p, chunks=1)
             )
         return out
 
 
-def test_per_sentence_scoring_catches_the_one_bad_sentence():
-    row = NLIExample("r", "s", "cats purr. dogs bark.", "Cats purr. Dogs meow.", "x", "g")
-    whole = score_rows(_WordModel(), [row], progress=False)
-    each = score_rows(_WordModel(), [row], progress=False, per_sentence=True)
-    assert whole[0, 0] == pytest.approx(0.1) and each[0, 0] == pytest.approx(0.1)
-    good = NLIExample("g", "s", "cats purr. dogs bark.", "Cats purr. Dogs bark.", "x", "g")
-    assert score_rows(_WordModel(), [good], progress=False, per_sentence=True)[0, 0] == 0.9
-
-
-# -- continuing an adapter --------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def tiny_base(tmp_path_factory) -> Path:
-    return save_tiny_bert_nli(tmp_path_factory.mktemp("tiny-base"), None)
-
-
-def _cfg(tiny_base, out, **kw):
-    from training.train_attribution import TrainAttributionConfig
-
-    base = dict(
-        out=str(out),
-        base=str(tiny_base),
-        max_length=64,
-        batch_size=4,
-        max_steps=2,
-        eval_every=2,
-        wiki_articles=0,
-        progress=False,
-        device="cpu",
-        lora=True,
-        lora_r=4,
-    )
-    return TrainAttributionConfig(**(base | kw))
-
-
-def _splits():
-    from training.nli_data import NLISplits
-
-    rows = [
-        NLIExample(
-            f"r{i}",
-            "scifact",
-            "The tower was built in 1889.",
-            f"Claim {i}.",
-            ("supported", "contradicted", "not_supported")[i % 3],
-            f"g{i}",
-        )
-        for i in range(12)
-    ]
-    return NLISplits(rows[:8], rows[8:])
-
-
-def test_init_adapter_continues_from_the_saved_weights(tiny_base, tmp_path):
-    from editor.nli_hf import HFSequenceClassificationNLI
-    from training.train_attribution import train_attribution
-
-    first = train_attribution(_cfg(tiny_base, tmp_path / "a"), _splits()).out
-    pair = [("The tower was built in 1889.", "It dates from 1889.")]
-    before = HFSequenceClassificationNLI(str(first), max_length=64)._batched(pair)
-    # lr tiny: the continued model must start where the saved one ended, not from scratch
-    second = train_attribution(
-        _cfg(tiny_base, tmp_path / "b", init_adapter=str(first), lr=1e-9), _splits()
-    ).out
-    after = HFSequenceClassificationNLI(str(second), max_length=64)._batched(pair)
-    assert np.abs(after - before).max() < 1e-3
-    fresh = train_attribution(_cfg(tiny_base, tmp_path / "c", lr=1e-9, seed=5), _splits()).out
-    other = HFSequenceClassificationNLI(str(fresh), max_length=64)._batched(pair)
-    assert np.abs(other - before).max() > 1e-3  # a fresh head differs: the check can fail
-    card = (second / "README.md").read_text()
-    assert f"--init-adapter {first}" in card
-
-
-def test_init_adapter_and_edit_pairs_errors_name_the_fix(tiny_base, tmp_path):
-    from training.train_attribution import train_attribution
-
-    first = train_attribution(_cfg(tiny_base, tmp_path / "a"), _splits()).out
-    with pytest.raises(ValueError, match="--lora-r 4"):
-        _cfg(tiny_base, tmp_path / "b", init_adapter=str(first), lora_r=8)
-    with pytest.raises(ValueError, match="pass --lora"):
-        _cfg(tiny_base, tmp_path / "b", init_adapter=str(first), lora=False)
-    with pytest.raises(ValueError, match="no adapter_config.json"):
-        _cfg(tiny_base, tmp_path / "b", init_adapter=str(tmp_path))
-    with pytest.raises(ValueError, match="add summedits"):
-        _cfg(tiny_base, tmp_path / "b", edit_pairs=True, sources=["scifact"])
+def test_per_sentence_scoring_reads_a_summary_as_auto_ais_does():
+    model = _SentenceWindowModel()
+    premise = "cats purr. dogs bark."
+    good = NLIExample("g", "s", premise, "Cats purr. Dogs bark.", "supported", "g")
+    bad = NLIExample("b", "s", premise, "Cats purr. Dogs meow.", "not_supported", "g")
+    whole = score_rows(model, [good, bad], progress=False)
+    each = score_rows(model, [good, bad], progress=False, per_sentence=True)
+    # whole: no single window holds both sentences, so even the true summary looks unsupported
+    assert whole[:, 0].tolist() == pytest.approx([0.1, 0.1])
+    # per sentence: the true summary is supported, the one bad sentence sinks the other
+    assert each[:, 0].tolist() == pytest.approx([0.9, 0.1])
 
 
 def test_the_summaries_adapter_is_shipped_and_selectable_by_name():

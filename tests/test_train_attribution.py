@@ -363,6 +363,53 @@ def test_cli_parser_and_errors(tmp_path):
         parser.parse_args(["train", "attribution", "--out", "x", "--max-steps", "0"])
 
 
+def _continue_splits():
+    from training.nli_data import NLISplits
+
+    labels = ("supported", "contradicted", "not_supported")
+    rows = [
+        NLIExample(f"r{i}", "scifact", EVIDENCE, f"Claim {i}.", labels[i % 3], f"g{i}")
+        for i in range(12)
+    ]
+    return NLISplits(rows[:8], rows[8:])
+
+
+def test_init_adapter_continues_from_the_saved_weights(tiny_base, tmp_path):
+    from editor.nli_hf import HFSequenceClassificationNLI
+    from training.train_attribution import train_attribution
+
+    def scores(out):
+        model = HFSequenceClassificationNLI(str(out), max_length=64)
+        return model._batched([(EVIDENCE, "It dates from 1889.")])
+
+    lora = dict(lora=True, lora_r=4)
+    first = train_attribution(_tiny_cfg(tiny_base, tmp_path / "a", **lora), _continue_splits()).out
+    # lr tiny: the continued model must start where the saved one ended, not from scratch
+    cont = _tiny_cfg(tiny_base, tmp_path / "b", init_adapter=str(first), lr=1e-9, **lora)
+    second = train_attribution(cont, _continue_splits()).out
+    assert np.abs(scores(second) - scores(first)).max() < 1e-3
+    fresh = _tiny_cfg(tiny_base, tmp_path / "c", lr=1e-9, seed=5, **lora)
+    other = train_attribution(fresh, _continue_splits()).out
+    assert np.abs(scores(other) - scores(first)).max() > 1e-3  # a fresh head differs
+    assert f"--init-adapter {first}" in (second / "README.md").read_text()
+
+
+def test_init_adapter_and_edit_pairs_errors_name_the_fix(tiny_base, tmp_path):
+    from training.train_attribution import train_attribution
+
+    lora = dict(lora=True, lora_r=4)
+    first = train_attribution(_tiny_cfg(tiny_base, tmp_path / "a", **lora), _continue_splits()).out
+    out = tmp_path / "b"
+    with pytest.raises(ValueError, match="--lora-r 4"):
+        _tiny_cfg(tiny_base, out, init_adapter=str(first), lora=True, lora_r=8)
+    with pytest.raises(ValueError, match="pass --lora"):
+        _tiny_cfg(tiny_base, out, init_adapter=str(first))
+    with pytest.raises(ValueError, match="no adapter_config.json"):
+        _tiny_cfg(tiny_base, out, init_adapter=str(tmp_path), **lora)
+    with pytest.raises(ValueError, match="add summedits"):
+        _tiny_cfg(tiny_base, out, edit_pairs=True, sources=["scifact"])
+
+
 # -- real shared data -------------------------------------------------------------------------
 
 

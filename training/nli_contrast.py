@@ -25,8 +25,9 @@ from pathlib import Path
 from retrieval.sentences import split
 from training.nli_data import (
     NLIExample,
+    group_key,
+    load_nli_file,
     premise_word_budget,
-    text_hash,
     window_premise,
 )
 
@@ -61,9 +62,10 @@ def edit_label(edit_types: Iterable[str] | None) -> str:
     return "not_supported" if kinds and kinds <= _UNSUPPORTED_TYPES else "contradicted"
 
 
-def _rows(path: Path, keys: tuple[str, ...], kind: str) -> Iterator[tuple[int, dict, list[str]]]:
-    """``(line number, row, [row[k] as text for k in keys])`` of a JSONL file; a missing file or
-    a row without one of ``keys`` is a ValueError naming the file and line."""
+def _edit_rows(path: Path) -> Iterator[tuple[int, dict, list[str]]]:
+    """``(line number, row, [evidence, original, gold])`` of an edits file; a missing file or a
+    row without those fields is a ValueError naming the file and line."""
+    kind, keys = "edits", ("evidence", "original", "gold")
     if not path.is_file():
         raise ValueError(f"{path}: no such {kind} file; pass --data-dir pointing at shared/data")
     with path.open(encoding="utf-8") as f:
@@ -85,7 +87,7 @@ def _pair(
     premise = document
     if max_length is not None:
         premise = window_premise(document, sentence, premise_word_budget(max_length, sentence))
-    group = f"summedits:premise:{text_hash(document)}"
+    group = group_key("summedits", {"premise": document})  # the split of nli/summedits
     return NLIExample(f"{source}:{key}", source, premise, sentence, label, group)
 
 
@@ -96,8 +98,7 @@ def edit_sentence_pairs(
     edit_types?}``; each gold sentence occurs once however many edits were made of it."""
     out: list[NLIExample] = []
     seen: set[tuple[str, str]] = set()
-    keys = ("evidence", "original", "gold")
-    for n, row, (evidence, original, gold) in _rows(Path(path), keys, "edits"):
+    for n, row, (evidence, original, gold) in _edit_rows(Path(path)):
         label = edit_label(row.get("edit_types"))
         for k, (clean, wrong) in enumerate(changed_sentences(original, gold)):
             for hypothesis, target in ((clean, "supported"), (wrong, label)):
@@ -116,15 +117,14 @@ def consistent_sentence_pairs(
     included): a consistent summary's every sentence is supported by its document."""
     out: list[NLIExample] = []
     seen: set[tuple[str, str]] = set()
-    keys = ("premise", "hypothesis", "label")
-    for n, row, (premise, hypothesis, label) in _rows(Path(path), keys, "NLI"):
-        if label != "supported":
+    for ex in load_nli_file(path, "summedits", max_length=None):
+        if ex.label != "supported":
             continue
-        for k, sentence in enumerate(split(hypothesis) or [hypothesis]):
-            if (premise, sentence) not in seen:
-                seen.add((premise, sentence))
-                key = f"{row.get('id', n)}:{k}"
-                out.append(_pair(source, key, premise, sentence, "supported", max_length))
+        for k, sentence in enumerate(split(ex.hypothesis) or [ex.hypothesis]):
+            if (ex.premise, sentence) not in seen:
+                seen.add((ex.premise, sentence))
+                key = f"{ex.id.removeprefix('summedits:')}:{k}"
+                out.append(_pair(source, key, ex.premise, sentence, "supported", max_length))
     return out
 
 

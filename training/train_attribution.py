@@ -207,15 +207,15 @@ def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
         label2id={label: i for i, label in enumerate(LABELS)},
         ignore_mismatched_sizes=True,  # a base with another head gets a fresh 3-way head
     )
-    if cfg.init_adapter:
-        from editor.nli_hf import continue_adapter
-
-        return tokenizer, continue_adapter(model, cfg.init_adapter)
     if cfg.lora:
         try:
-            from peft import LoraConfig, TaskType, get_peft_model
+            from peft import LoraConfig, PeftModel, TaskType, get_peft_model
         except ImportError as e:
             raise ImportError("LoRA training needs peft: pip install 'peft>=0.17'") from e
+    if cfg.init_adapter:  # continue a saved adapter (its head and pooler come with it)
+        path = str(Path(cfg.init_adapter).expanduser())
+        return tokenizer, PeftModel.from_pretrained(model, path, is_trainable=True)
+    if cfg.lora:
         names = {n.rsplit(".", 1)[-1] for n, _ in model.named_modules()}
         extra = ["pooler"] if "pooler" in names else []
         lora = LoraConfig(

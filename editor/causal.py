@@ -53,35 +53,51 @@ def render_causal(
 
 
 def load_causal(
-    ref: str, adapter: str | None, device: str, cache_dir: Path | None = None
+    ref: str,
+    adapter: str | None,
+    device: str,
+    cache_dir: Path | None = None,
+    inference: bool = False,
 ) -> tuple[Any, Any]:
     """Tokenizer and causal LM (packaged GGUF models converted once into the cache), with a
-    LoRA adapter merged in when given."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    LoRA adapter merged in when given (the merge is cached too). ``inference``: read the
+    tokenizer with ``RawTokenizer`` where the files allow (2 s faster for Gemma 3)."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
-    from editor.llm.model_files import locate_model
+    from editor.llm.fast_tokenizer import RawTokenizer
+    from editor.llm.model_files import locate_model, merged_model
 
-    location = locate_model(ref, cache_dir or Settings().cache_dir)
-    local_only = True
+    cache = cache_dir or Settings().cache_dir
+    location = locate_model(ref, cache)
     try:
-        tokenizer = AutoTokenizer.from_pretrained(location.load_id, local_files_only=local_only)
-        model = AutoModelForCausalLM.from_pretrained(location.load_id, local_files_only=local_only)
+        if inference and RawTokenizer.supports(location.load_id):
+            tokenizer = RawTokenizer(location.load_id)
+        else:
+            tokenizer = AutoTokenizer.from_pretrained(location.load_id, local_files_only=True)
+        AutoConfig.from_pretrained(location.load_id, local_files_only=True)
     except OSError as e:
         raise OSError(
             f"cannot load the causal editor base '{ref}' ({e}); use packaged:gemma-3-270m, "
             "a local folder, or a hub id already in the local cache"
         ) from None
     if adapter:
-        from peft import PeftModel
-
         if not (Path(adapter) / "adapter_config.json").is_file():
             raise FileNotFoundError(
                 f"editor.adapter {adapter} has no adapter_config.json; pass the folder that "
                 "`purr train editor --arch causal` wrote"
             )
-        with warnings.catch_warnings():  # peft asks a deprecated transformers property
-            warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
-            model = PeftModel.from_pretrained(model, adapter).merge_and_unload()
+
+        def merge() -> Any:
+            from peft import PeftModel
+
+            base = AutoModelForCausalLM.from_pretrained(location.load_id, local_files_only=True)
+            with warnings.catch_warnings():  # peft asks a deprecated transformers property
+                warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+                return PeftModel.from_pretrained(base, adapter).merge_and_unload()
+
+        model = merged_model(adapter, location.load_id, cache, merge, AutoModelForCausalLM)
+    else:
+        model = AutoModelForCausalLM.from_pretrained(location.load_id, local_files_only=True)
     tokenizer.padding_side = "left"
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -130,7 +146,7 @@ class CausalEditor(ModelEditor):
             log.warning("causal editor over %s without a trained adapter: expect poor edits", model)
 
     def _load(self) -> tuple[Any, Any]:
-        return load_causal(self.ref, self.adapter, self.device)
+        return load_causal(self.ref, self.adapter, self.device, inference=True)
 
     def edit_batch(
         self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None

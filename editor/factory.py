@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -10,21 +12,36 @@ from editor.config import PipelineConfig
 from editor.research import Researcher
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.index import CONFIG_FILE, Index
+from retrieval.prebuilt import VectorCache
 from retrieval.rerank import Reranker, build_reranker
 from retrieval.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class FirstUse:
+    """One-time work before a first run: what it is, roughly how long, and the call doing it."""
+
+    what: str
+    estimate: str
+    run: Callable[[], object]
+
+
+DEFAULT_INDEX_WORK = "building the default index of 10,033 Wikipedia summaries at {path}"
+
+
+def default_index_estimate(cfg: PipelineConfig) -> str:
+    """Roughly how long building the default index takes with ``cfg``'s encoder."""
+    if not cfg.index.dense_enabled or VectorCache.packaged(cfg.index.dense) is not None:
+        return "about 15 s: the passage vectors ship prebuilt"
+    return "10-20 minutes on a 2-core CPU: every passage is embedded"
+
+
 def ensure_default_index(cfg: PipelineConfig, settings: Settings, progress: bool = True) -> Path:
     """The default-corpus index, built on first use into ``settings.index_dir``."""
     path = settings.index_dir
     if not (path / CONFIG_FILE).exists():
-        log.warning(
-            "building the default index of 10,033 Wikipedia summaries at %s (first use only; "
-            "a few minutes on a laptop CPU)",
-            path,
-        )
         Index.build(
             read_corpus([DEFAULT_CORPUS]),
             path,
@@ -55,6 +72,19 @@ class Components:
     def index_path(self) -> Path | None:
         """The index folder given, or None for the default-corpus index."""
         return self._index_path
+
+    def first_use_work(self) -> list[FirstUse]:
+        """The default index when it is still to be built (see ``Pipeline.first_use_work``)."""
+        path = self.settings.index_dir
+        if self._index_path is not None or (path / CONFIG_FILE).exists():
+            return []
+        return [
+            FirstUse(
+                DEFAULT_INDEX_WORK.format(path=path),
+                default_index_estimate(self.cfg),
+                lambda: ensure_default_index(self.cfg, self.settings, self.progress),
+            )
+        ]
 
     @cached_property
     def index(self) -> Index:

@@ -109,33 +109,42 @@ def _is_adapter_folder(path: str) -> bool:
 
 def _from_adapter_folder(model_class: Any, path: str) -> Any:
     """Base model (``base_model_name_or_path``: packaged:, path or cached hub id) with the
-    folder's config (its labels), the adapter and saved modules applied, merged."""
-    from transformers import AutoConfig
+    folder's config (its labels), the adapter and saved modules applied, merged. The merge is
+    saved in the cache (``merged_model``), so later loads need neither peft nor the merge."""
+    from editor.llm.model_files import merged_model
+    from retrieval.settings import Settings
 
-    try:
-        from peft import PeftModel
-    except ImportError as e:
-        raise ImportError(
-            f"'{path}' holds a LoRA adapter; loading it needs peft: pip install peft"
-        ) from e
     base_ref = json.loads((Path(path) / "adapter_config.json").read_text())[
         "base_model_name_or_path"
     ]
-    config = AutoConfig.from_pretrained(path, local_files_only=True)
     base_id = resolve(base_ref).load_id
-    from transformers.utils import logging as hf_logging
 
-    level = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()  # the base lacks the head the adapter brings: not news
-    hf_logging.disable_progress_bar()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", FutureWarning)  # peft calls a deprecated alias
-            base = model_class.from_pretrained(base_id, config=config, local_files_only=True)
-            return PeftModel.from_pretrained(base, path).merge_and_unload()
-    finally:
-        hf_logging.set_verbosity(level)
-        hf_logging.enable_progress_bar()
+    def merge() -> Any:
+        from transformers import AutoConfig
+
+        try:
+            from peft import PeftModel
+        except ImportError as e:
+            raise ImportError(
+                f"'{path}' holds a LoRA adapter; loading it needs peft: pip install peft"
+            ) from e
+        config = AutoConfig.from_pretrained(path, local_files_only=True)
+        from transformers.utils import logging as hf_logging
+
+        level = hf_logging.get_verbosity()
+        hf_logging.set_verbosity_error()  # the base lacks the head the adapter brings: not news
+        hf_logging.disable_progress_bar()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)  # peft calls a deprecated alias
+                base = model_class.from_pretrained(base_id, config=config, local_files_only=True)
+                return PeftModel.from_pretrained(base, path).merge_and_unload()
+        finally:
+            hf_logging.set_verbosity(level)
+            hf_logging.enable_progress_bar()
+
+    key = f"{model_class.__name__}:{base_id}"
+    return merged_model(path, key, Settings().cache_dir, merge, model_class)
 
 
 class HFSequenceClassificationNLI(_HFModel):

@@ -14,11 +14,13 @@ model is loaded once and shared by the agreement model, the ``substitute`` edito
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -26,7 +28,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution import AttributionModel, auto_ais
 from editor.attribution import build as build_attribution
-from editor.factory import Components
+from editor.factory import Components, FirstUse
 from editor.metrics import f1_ap, preservation
 from editor.nlp import looks_english
 from editor.report import select_evidence
@@ -94,6 +96,12 @@ def assign_queries(queries: Sequence[Query], evidence: Sequence[Evidence]) -> li
     return out
 
 
+def _convert(ref: str, cache_dir) -> None:
+    from editor.llm.model_files import locate_model
+
+    locate_model(ref, cache_dir)
+
+
 class _StageTimeout(RuntimeError):
     pass
 
@@ -120,6 +128,9 @@ class Pipeline:
         self._attribution = attribution
         self._editor = editor
         self.max_evidence = max_evidence
+        self._prepare_lock = threading.Lock()
+        self._prepared_research = False
+        self._prepared_models = False
 
     @property
     def cfg(self):
@@ -166,6 +177,68 @@ class Pipeline:
             self._editor = reviser
             return reviser
         return self._editor
+
+    def first_use_work(self, research: bool = True) -> list[FirstUse]:
+        """The one-time work this pipeline still needs on this machine (the default index,
+        GGUF conversions into the cache), each with what it is and roughly how long it takes."""
+        work: list[FirstUse] = []
+        if research:
+            work.extend(self.components.first_use_work())
+        from editor.llm.model_files import needs_conversion
+
+        cfg, cache = self.cfg, self.components.settings.cache_dir
+        editors = {cfg.editor.type, cfg.editor.fallback}
+        refs = []
+        if "causal" in editors:
+            refs.append(cfg.editor.model or cfg.llm.model)
+        uses_llm = (
+            "prompted" in editors or cfg.querygen.type == "llm" or cfg.agreement.type == "llm"
+        )
+        if uses_llm and cfg.llm.backend == "transformers":
+            refs.append(cfg.llm.model)
+        for ref in dict.fromkeys(refs):
+            if needs_conversion(ref, cache):
+                work.append(
+                    FirstUse(
+                        f"converting {ref} to safetensors in {cache / 'models'}",
+                        "about 1 minute",
+                        partial(_convert, ref, cache),
+                    )
+                )
+        return work
+
+    def prepare(self, research: bool = True) -> None:
+        """Do the first-use work now, before any stage's timeout starts: each item is logged
+        (what, and roughly how long) and shows a progress bar. A no-op once done."""
+        with self._prepare_lock:
+            if research and self._prepared_research and self._prepared_models:
+                return
+            if not research and self._prepared_models:
+                return
+            for item in self.first_use_work(research):
+                log.warning("preparing: %s (first use only; %s)", item.what, item.estimate)
+                started = time.perf_counter()
+                item.run()
+                log.warning("prepared in %.0f s", time.perf_counter() - started)
+            if research:
+                self.components.index  # noqa: B018 - open it once, outside the stage timeout
+                self._prepared_research = True
+            self._prepared_models = True
+
+    def load_models_in_background(self) -> threading.Thread:
+        """Start ``load_models`` in a daemon thread and return it: a one-shot caller (``purr
+        edit``) then loads the attribution model and the editor while research runs, instead of
+        after it. Errors are left for the stage that needs the model to report."""
+
+        def load() -> None:
+            try:
+                self.load_models()
+            except Exception as e:  # noqa: BLE001 - the stage that needs it fails with the reason
+                log.debug("background model loading failed: %s", e)
+
+        thread = threading.Thread(target=load, name="purr-load", daemon=True)
+        thread.start()
+        return thread
 
     def load_models(self) -> None:
         """Load the attribution model and the editor's models now rather than on first use
@@ -221,6 +294,10 @@ class Pipeline:
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
         self.check_input(text, context, evidence)
+        try:
+            self.prepare(research=evidence is None)
+        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
+            return self._degraded(text, context, f"preparing failed: {e}", {}, time.perf_counter(), "prepare")
         lim = self.cfg.limits
         timings: dict[str, float] = {}
         warnings: list[str] = []

@@ -30,6 +30,7 @@ from retrieval.chunking import chunk
 from retrieval.config import IndexConfig, SearchConfig
 from retrieval.dense import DenseIndex
 from retrieval.encoders import Encoder, build_encoder
+from retrieval.prebuilt import passage_encoder
 from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from retrieval.store import SnippetStore, write_store
 from retrieval.types import Document, Hit, Snippet
@@ -117,7 +118,7 @@ class Index:
                 f"{out} exists and is not empty; pass --overwrite to replace it or --append to add to it"
             )
         tmp = _temp_sibling(out)
-        enc = encoder or (build_encoder(cfg.dense) if cfg.dense_enabled else None)
+        enc = encoder or (passage_encoder(cfg.dense) if cfg.dense_enabled else None)
         try:
             _write_all(
                 tmp, docs, cfg, enc, existing=None, extra_config=extra_config, progress=progress

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import sys
@@ -312,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    finally:
+        # The process ends next: move every object out of the collector's reach, so that
+        # interpreter shutdown does not walk the model graphs (about 0.9 s after an edit).
+        gc.freeze()
 
 
 if __name__ == "__main__":

@@ -17,8 +17,10 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from editor.llm.base import LLMError
 from retrieval.assets import PACKAGED, resolve
@@ -75,6 +77,26 @@ def locate_model(ref: str, cache_dir: Path) -> ModelLocation:
             )
         return ModelLocation(ref, str(resolved.path), "path")
     return ModelLocation(ref, ref, "hub")
+
+
+def needs_conversion(ref: str, cache_dir: Path) -> bool:
+    """Whether ``locate_model(ref, cache_dir)`` would first convert a GGUF model (slow, once).
+
+    >>> needs_conversion("some-org/some-model", Path("/nonexistent"))
+    False
+    """
+    try:
+        resolved = resolve(ref)
+    except Exception:  # noqa: BLE001 - an unresolvable reference fails later, with its own message
+        return False
+    models_dir = Path(cache_dir).expanduser() / "models"
+    if resolved.source == "packaged" and resolved.kind in {"gguf", "gguf-parts"}:
+        return not _is_complete(models_dir / ref.removeprefix("packaged:"))
+    if resolved.source == "path" and resolved.path is not None and resolved.path.suffix == ".gguf":
+        return resolved.path.is_file() and not _is_complete(
+            models_dir / _gguf_cache_name(resolved.path)
+        )
+    return False
 
 
 def convert_gguf(gguf_file: Path, target: Path) -> Path:
@@ -158,3 +180,62 @@ def _remove_stale_tmp(target: Path) -> None:
         if now - stale.stat().st_mtime > _STALE_TMP_S:
             logger.info("removing %s left by an interrupted conversion", stale)
             shutil.rmtree(stale, ignore_errors=True)
+
+
+MERGED_FORMAT = 1
+_ADAPTER_FILES = ("adapter_config.json", "adapter_model.safetensors", "adapter_model.bin")
+
+
+def adapter_digest(adapter: str | Path, base: str) -> str:
+    """A key of a LoRA adapter's files and the base it is merged into (changes when either does)."""
+    h = hashlib.sha256(f"{MERGED_FORMAT}:{base}".encode())
+    for name in _ADAPTER_FILES:
+        file = Path(adapter) / name
+        if file.is_file():
+            h.update(name.encode())
+            h.update(file.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def merged_model(
+    adapter: str | Path,
+    base: str,
+    cache_dir: Path,
+    merge: Callable[[], Any],
+    model_class: Any,
+) -> Any:
+    """The base model with a LoRA adapter merged in, read from ``<cache_dir>/merged/``.
+
+    Merging needs peft and takes seconds (2 s for the 270M causal editor on 2 cores, plus 2 s to
+    import peft), so the first call runs ``merge()`` and saves the result; later calls load the
+    saved weights with ``model_class.from_pretrained`` alone. The folder's name carries
+    ``adapter_digest``, so a changed adapter or base is merged anew."""
+    target = Path(cache_dir).expanduser() / "merged" / f"{Path(adapter).name}-{adapter_digest(adapter, base)}"
+    if (target / _PROVENANCE).is_file() and _is_complete(target):
+        from transformers.utils import logging as hf_logging
+
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()  # a load of a second or less needs no progress bar
+        try:
+            return model_class.from_pretrained(str(target), local_files_only=True)
+        except (OSError, ValueError) as e:
+            logger.warning("cannot read the merged model in %s (%s); merging again", target, e)
+            shutil.rmtree(target, ignore_errors=True)
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
+    model = merge()
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_stale_tmp(target)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        try:
+            model.save_pretrained(tmp)
+            provenance = {"adapter": str(Path(adapter).resolve()), "base": base}
+            (tmp / _PROVENANCE).write_text(json.dumps(provenance, indent=2), "utf-8")
+            os.rename(tmp, target)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    except OSError as e:  # a read-only or full cache only costs the next run the merge
+        logger.warning("cannot save the merged model to %s (%s); it is merged on each load", target, e)
+    return model

@@ -34,7 +34,7 @@ DEFAULT_INDEX_WORK = "building the default index of 10,033 Wikipedia summaries a
 def default_index_estimate(cfg: PipelineConfig) -> str:
     """Roughly how long building the default index takes with ``cfg``'s encoder."""
     if not cfg.index.dense_enabled or VectorCache.packaged(cfg.index.dense) is not None:
-        return "about 15 s: the passage vectors ship prebuilt"
+        return "a few seconds: the passage vectors ship prebuilt"
     return "10-20 minutes on a 2-core CPU: every passage is embedded"
 
 
@@ -85,6 +85,14 @@ class Components:
                 lambda: ensure_default_index(self.cfg, self.settings, self.progress),
             )
         ]
+
+    def load_research_models(self) -> None:
+        """Open the index and load the research models now (otherwise first use does)."""
+        encoder = self.index.encoder if self.index.dense is not None else None
+        for part in (encoder, self.reranker, self.querygen):
+            load = getattr(part, "load", None)
+            if callable(load):
+                load()
 
     @cached_property
     def index(self) -> Index:

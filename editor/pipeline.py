@@ -30,7 +30,7 @@ from editor.attribution import AttributionModel, auto_ais
 from editor.attribution import build as build_attribution
 from editor.factory import Components, FirstUse
 from editor.metrics import f1_ap, preservation
-from editor.nlp import looks_english
+from editor.nlp import get_nlp, looks_english
 from editor.report import select_evidence
 from editor.research import unique_evidence
 from editor.result import AttributionReport, EditResult, SentenceReport, Status, Step
@@ -211,34 +211,24 @@ class Pipeline:
         """Do the first-use work now, before any stage's timeout starts: each item is logged
         (what, and roughly how long) and shows a progress bar. A no-op once done."""
         with self._prepare_lock:
-            if research and self._prepared_research and self._prepared_models:
-                return
-            if not research and self._prepared_models:
+            if self._prepared_models and (self._prepared_research or not research):
                 return
             for item in self.first_use_work(research):
                 log.warning("preparing: %s (first use only; %s)", item.what, item.estimate)
                 started = time.perf_counter()
                 item.run()
                 log.warning("prepared in %.0f s", time.perf_counter() - started)
-            if research:
-                self.components.index  # noqa: B018 - open it once, outside the stage timeout
+            # the models every edit needs load here too, so that a stage's timeout bounds
+            # its own work only (the editor's model loads when the gate first calls it)
+            if research and not self._prepared_research:
+                self.components.load_research_models()
                 self._prepared_research = True
-            self._prepared_models = True
-
-    def load_models_in_background(self) -> threading.Thread:
-        """Start ``load_models`` in a daemon thread and return it: a one-shot caller (``purr
-        edit``) then loads the attribution model and the editor while research runs, instead of
-        after it. Errors are left for the stage that needs the model to report."""
-
-        def load() -> None:
-            try:
-                self.load_models()
-            except Exception as e:  # noqa: BLE001 - the stage that needs it fails with the reason
-                log.debug("background model loading failed: %s", e)
-
-        thread = threading.Thread(target=load, name="purr-load", daemon=True)
-        thread.start()
-        return thread
+            if not self._prepared_models:
+                get_nlp()  # sentences and decontextualisation, in research and the report
+                load = getattr(self.attribution, "load", None)
+                if callable(load):
+                    load()
+                self._prepared_models = True
 
     def load_models(self) -> None:
         """Load the attribution model and the editor's models now rather than on first use
@@ -294,18 +284,20 @@ class Pipeline:
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
         self.check_input(text, context, evidence)
-        try:
-            self.prepare(research=evidence is None)
-        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
-            return self._degraded(text, context, f"preparing failed: {e}", {}, time.perf_counter(), "prepare")
         lim = self.cfg.limits
-        timings: dict[str, float] = {}
-        warnings: list[str] = []
-        queries: list[Query] = []
-        found: list[Evidence] = []
         if lim.english_only and not looks_english(text):
             reason = "the text does not look like English; returned unchanged"
             return EditResult.untouched(text, context, reason, "unchanged")
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        try:
+            self.prepare(research=evidence is None)
+        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
+            return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
+        timings["prepare"] = (time.perf_counter() - t) * 1000
+        warnings: list[str] = []
+        queries: list[Query] = []
+        found: list[Evidence] = []
         t = time.perf_counter()
         try:
 

@@ -59,11 +59,16 @@ class OnnxEncoder:
         self.dim = 384
         self._session = None
 
-    def _run(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+    def load(self) -> None:
+        """Open the ONNX session and tokenizer now (otherwise the first call does)."""
         if self._session is None:
             self._session = onnx_runtime.session(str(self.model_dir / "model.onnx"))
             out = self._session.get_outputs()[0].shape
             self.dim = int(out[-1]) if isinstance(out[-1], int) else self.dim
+        onnx_runtime.tokenizer(self.model_dir, self.max_length)
+
+    def _run(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        self.load()
         tok = onnx_runtime.tokenizer(self.model_dir, self.max_length)
         encs = tok.encode_batch(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)  # (n, dim)

@@ -30,8 +30,8 @@ from retrieval.chunking import chunk
 from retrieval.config import IndexConfig, SearchConfig
 from retrieval.dense import DenseIndex
 from retrieval.encoders import Encoder, build_encoder
-from retrieval.prebuilt import passage_encoder
 from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
+from retrieval.prebuilt import passage_encoder
 from retrieval.store import SnippetStore, write_store
 from retrieval.types import Document, Hit, Snippet
 

@@ -128,7 +128,9 @@ class CachedEncoder:
         missing = np.flatnonzero(~hit)
         self.misses += len(missing)
         if len(missing):
-            log.info("%d of %d passages have no stored vector; embedding them", len(missing), len(texts))
+            log.info(
+                "%d of %d passages have no stored vector; embedding them", len(missing), len(texts)
+            )
             out[missing] = self.encoder.encode_passages([texts[i] for i in missing], progress)
         return out
 

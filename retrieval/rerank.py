@@ -65,6 +65,11 @@ class OnnxCrossEncoder:
         self.max_length = max_length
         self.batch_size = batch_size
 
+    def load(self) -> None:
+        """Open the ONNX session and tokenizer now (otherwise the first call does)."""
+        onnx_runtime.session(str(self.model_dir / "model.onnx"))
+        onnx_runtime.tokenizer(self.model_dir, self.max_length)
+
     def logits(self, query: str, passages: list[str]) -> np.ndarray:
         if not passages:
             return np.zeros(0, dtype=np.float32)
@@ -136,6 +141,12 @@ class Reranker:
     def __init__(self, scorer: Scorer, cfg: RerankConfig):
         self.scorer = scorer
         self.cfg = cfg
+
+    def load(self) -> None:
+        """Load the scorer's model now (otherwise the first call does)."""
+        load = getattr(self.scorer, "load", None)
+        if callable(load):
+            load()
 
     def relevance(self, query: str, passages: list[str]) -> np.ndarray:
         """Calibrated relevance of each passage to the query."""

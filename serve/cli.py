@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
     from serve.bench_serve import add_bench_serve_parser
 
     add_bench_serve_parser(bsub)
+    from serve.bench_cold import add_bench_cold_parser
+
+    add_bench_cold_parser(bsub)
     add_eval_parser(sub)
     add_train_parser(sub)
     add_eval_retrieval_parser(sub)

@@ -166,7 +166,7 @@ def test_pipeline_edit_result_contract(nli):
     rep = data["report"]
     assert rep["attribution_after"] > rep["attribution_before"]
     assert 0.9 < rep["preservation"] < 1.0 and rep["f1_ap"] is not None
-    assert set(data["timings_ms"]) == {"research", "revision", "report"}
+    assert set(data["timings_ms"]) == {"prepare", "research", "revision", "report"}
     assert any(s["accepted"] for s in data["steps"])
 
 

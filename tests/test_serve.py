@@ -251,7 +251,8 @@ def test_broken_model_degrades_and_the_server_stays_up(tmp_path, _built_index):
         r = post(f"{base}/v1/edit", json={"text": PLANTED})
         data = r.json()
         assert r.status_code == 200 and data["status"] == "degraded", data
-        assert data["revised"] == PLANTED and "revision failed" in data["warnings"][0]
+        assert data["revised"] == PLANTED  # models load before the stages, and say which failed
+        assert data["warnings"][0].startswith("preparing failed: cannot load NLI model")
         scored = post(f"{base}/v1/score", json={"text": PLANTED, "evidence": [TOWER]})
         assert _error(scored, 500)["message"].startswith("internal error")
         assert httpx.get(f"{base}/healthz").status_code == 200

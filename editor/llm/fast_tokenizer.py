@@ -61,7 +61,9 @@ class RawTokenizer:
     def supports(cls, folder: str | Path) -> bool:
         """Whether ``folder`` has the files this reader needs."""
         folder = Path(folder)
-        return (folder / "tokenizer.json").is_file() and (folder / "tokenizer_config.json").is_file()
+        return (folder / "tokenizer.json").is_file() and (
+            folder / "tokenizer_config.json"
+        ).is_file()
 
     def _id(self, token: str | None) -> int | None:
         return None if token is None else self._tok.token_to_id(token)
@@ -93,7 +95,11 @@ class RawTokenizer:
         out = torch.full((len(ids), width), pad, dtype=torch.long)  # (batch, seq)
         mask = torch.zeros((len(ids), width), dtype=torch.long)  # (batch, seq)
         for i, row in enumerate(ids):
-            span = slice(width - len(row), width) if self.padding_side == "left" else slice(0, len(row))
+            span = (
+                slice(width - len(row), width)
+                if self.padding_side == "left"
+                else slice(0, len(row))
+            )
             out[i, span] = torch.tensor(row, dtype=torch.long)
             mask[i, span] = 1
         return Encoded(out, mask)

@@ -210,7 +210,11 @@ def merged_model(
     import peft), so the first call runs ``merge()`` and saves the result; later calls load the
     saved weights with ``model_class.from_pretrained`` alone. The folder's name carries
     ``adapter_digest``, so a changed adapter or base is merged anew."""
-    target = Path(cache_dir).expanduser() / "merged" / f"{Path(adapter).name}-{adapter_digest(adapter, base)}"
+    target = (
+        Path(cache_dir).expanduser()
+        / "merged"
+        / f"{Path(adapter).name}-{adapter_digest(adapter, base)}"
+    )
     if (target / _PROVENANCE).is_file() and _is_complete(target):
         from transformers.utils import logging as hf_logging
 
@@ -237,5 +241,7 @@ def merged_model(
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     except OSError as e:  # a read-only or full cache only costs the next run the merge
-        logger.warning("cannot save the merged model to %s (%s); it is merged on each load", target, e)
+        logger.warning(
+            "cannot save the merged model to %s (%s); it is merged on each load", target, e
+        )
     return model

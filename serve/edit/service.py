@@ -65,7 +65,7 @@ class EditService:
     def _warm(self) -> None:
         t = time.perf_counter()
         try:
-            self.pipeline.components.index  # noqa: B018 - opens (or builds) the index
+            self.pipeline.prepare()  # first use: builds the index, converts; loads models
             self.pipeline.load_models()
             result = self.pipeline.edit(WARMUP_TEXT)
             if result.status == "degraded":

@@ -7,7 +7,7 @@ checkable (questions, greetings, remarks about the conversation; ``editor.nlp.is
 not applicable: they are reported but left out of the mean.
 
 Models (``editor.nli_hf``, built on ``editor.nli.ChunkedNLI``): ``hf`` (any sequence-
-classification NLI model), ``t5-true`` (TRUE-style seq2seq) and ``purr`` (this project's trained
+classification NLI model), ``t5-true`` (TRUE-style seq2seq) and ``purr`` (purr's own trained
 model, a local folder loaded as ``hf``).
 
 >>> class Overlap:  # a toy model: P(supported) = share of hypothesis words in the premise

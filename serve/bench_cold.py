@@ -3,8 +3,8 @@
 Each run is a new process (imports, model loads, the edit, printing, exit) with warm caches: one
 unmeasured run first makes sure the default index and the converted models exist. The baseline,
 measured in the same run and interleaved with it, is a process that only imports the libraries
-every edit needs (torch, transformers, spaCy), the floor no edit can go below without dropping
-one of them. Reports medians and min-max over ``--runs`` runs, the ratio to the baseline, and the
+every edit needs (torch, spaCy, and transformers with its model-loading code), the floor no
+edit can go below without dropping one of them. Reports medians and min-max over ``--runs`` runs, the ratio to the baseline, and the
 stage timings of the edit (``timings_ms``) from its ``--json`` output.
 """
 
@@ -23,7 +23,7 @@ DEFAULT_TEXT = (
     "The Eiffel Tower is a lattice tower in Paris. It was designed and built by "
     "Thomas Edison's company from 1887 to 1889."
 )
-BASELINE = "import torch, transformers, spacy"
+BASELINE = "import torch, spacy, transformers.modeling_utils"
 
 
 def _timed(cmd: list[str]) -> tuple[float, str]:

@@ -57,11 +57,6 @@ def cmd_edit(args: argparse.Namespace) -> int:
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     if args.input is not None:
         return edit_file(pipeline, Path(args.input), Path(args.output))
-    pipeline.check_input(args.text, args.context, args.evidence)
-    try:
-        pipeline.prepare(research=args.evidence is None)  # first use: index, conversions
-    except Exception:  # noqa: BLE001 - edit() tries again and reports the reason as degraded
-        pass
     result = pipeline.edit(args.text, args.context, args.evidence)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))

@@ -4,8 +4,9 @@ Each run is a new process (imports, model loads, the edit, printing, exit) with 
 unmeasured run first makes sure the default index and the converted models exist. The baseline,
 measured in the same run and interleaved with it, is a process that only imports the libraries
 every edit needs (torch, spaCy, and transformers with its model-loading code), the floor no
-edit can go below without dropping one of them. Reports medians and min-max over ``--runs`` runs, the ratio to the baseline, and the
-stage timings of the edit (``timings_ms``) from its ``--json`` output.
+edit can go below without dropping one of them. Reports medians and min-max over ``--runs``
+runs, the ratio to the baseline, and the stage timings of the edit (``timings_ms``) from its
+``--json`` output.
 """
 
 from __future__ import annotations

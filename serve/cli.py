@@ -115,6 +115,9 @@ def build_parser() -> argparse.ArgumentParser:
     from serve.bench_cold import add_bench_cold_parser
 
     add_bench_cold_parser(bsub)
+    from retrieval.bench_batch import add_bench_batch_parser
+
+    add_bench_batch_parser(bsub)
     add_eval_parser(sub)
     add_train_parser(sub)
     add_eval_retrieval_parser(sub)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 
 from editor.config import PipelineConfig
@@ -51,6 +51,34 @@ def ensure_default_index(cfg: PipelineConfig, settings: Settings, progress: bool
             progress=progress,
         )
     return path
+
+
+def first_use_work(components: Components, research: bool = True) -> list[FirstUse]:
+    """The one-time work a pipeline over ``components`` still needs on this machine: the default
+    index (when researching) and the GGUF conversions of the causal LMs its editor and prompted
+    stages use, each with what it is and roughly how long it takes."""
+    from editor.llm.model_files import needs_conversion
+
+    work: list[FirstUse] = components.first_use_work() if research else []
+    cfg, cache = components.cfg, components.settings.cache_dir
+    editors = {cfg.editor.type, cfg.editor.fallback}
+    refs = []
+    if "causal" in editors:
+        refs.append(cfg.editor.model or cfg.llm.model)
+    uses_llm = "prompted" in editors or cfg.querygen.type == "llm" or cfg.agreement.type == "llm"
+    if uses_llm and cfg.llm.backend == "transformers":
+        refs.append(cfg.llm.model)
+    for ref in dict.fromkeys(refs):
+        if needs_conversion(ref, cache):
+            what = f"converting {ref} to safetensors in {cache / 'models'}"
+            work.append(FirstUse(what, "about 1 minute", partial(_convert, ref, cache)))
+    return work
+
+
+def _convert(ref: str, cache_dir: Path) -> None:
+    from editor.llm.model_files import locate_model
+
+    locate_model(ref, cache_dir)
 
 
 class Components:

@@ -20,7 +20,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
-from functools import partial
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
@@ -28,7 +27,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution import AttributionModel, auto_ais
 from editor.attribution import build as build_attribution
-from editor.factory import Components, FirstUse
+from editor.factory import Components, FirstUse, first_use_work
 from editor.metrics import f1_ap, preservation
 from editor.nlp import get_nlp, looks_english
 from editor.report import select_evidence
@@ -94,12 +93,6 @@ def assign_queries(queries: Sequence[Query], evidence: Sequence[Evidence]) -> li
         best = max(range(len(evidence)), key=lambda i: (len(target & words[i]), -i))
         out.append(replace(evidence[best], query=q.text))
     return out
-
-
-def _convert(ref: str, cache_dir) -> None:
-    from editor.llm.model_files import locate_model
-
-    locate_model(ref, cache_dir)
 
 
 class _StageTimeout(RuntimeError):
@@ -179,33 +172,8 @@ class Pipeline:
         return self._editor
 
     def first_use_work(self, research: bool = True) -> list[FirstUse]:
-        """The one-time work this pipeline still needs on this machine (the default index,
-        GGUF conversions into the cache), each with what it is and roughly how long it takes."""
-        work: list[FirstUse] = []
-        if research:
-            work.extend(self.components.first_use_work())
-        from editor.llm.model_files import needs_conversion
-
-        cfg, cache = self.cfg, self.components.settings.cache_dir
-        editors = {cfg.editor.type, cfg.editor.fallback}
-        refs = []
-        if "causal" in editors:
-            refs.append(cfg.editor.model or cfg.llm.model)
-        uses_llm = (
-            "prompted" in editors or cfg.querygen.type == "llm" or cfg.agreement.type == "llm"
-        )
-        if uses_llm and cfg.llm.backend == "transformers":
-            refs.append(cfg.llm.model)
-        for ref in dict.fromkeys(refs):
-            if needs_conversion(ref, cache):
-                work.append(
-                    FirstUse(
-                        f"converting {ref} to safetensors in {cache / 'models'}",
-                        "about 1 minute",
-                        partial(_convert, ref, cache),
-                    )
-                )
-        return work
+        """The one-time work this pipeline still needs on this machine (``first_use_work``)."""
+        return first_use_work(self.components, research)
 
     def prepare(self, research: bool = True) -> None:
         """Do the first-use work now, before any stage's timeout starts: each item is logged

@@ -37,10 +37,9 @@ def bench_research(
         timings = []
         for _ in range(runs):
             t = time.perf_counter()
-            results = comp.researcher.research(text)
+            run = comp.researcher.run([text])
             total = (time.perf_counter() - t) * 1000
-            tm = comp.researcher.last_timings
-            assert tm is not None
+            results, tm = run.results[0], run.timings
             timings.append(
                 {
                     "querygen": tm.querygen_ms,

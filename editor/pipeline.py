@@ -16,11 +16,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -33,16 +31,11 @@ from editor.nlp import get_nlp, looks_english
 from editor.report import select_evidence
 from editor.research import unique_evidence
 from editor.result import AttributionReport, EditResult, SentenceReport, Status, Step
+from editor.stages import StageRunner
 from editor.types import Evidence, Query
 from retrieval.sentences import split
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-# Stages run here so a timeout can return control; a timed-out stage finishes in the
-# background and its result is dropped.
-_STAGES = ThreadPoolExecutor(max_workers=4, thread_name_prefix="purr-stage")
 
 
 class InputError(ValueError):
@@ -95,18 +88,6 @@ def assign_queries(queries: Sequence[Query], evidence: Sequence[Evidence]) -> li
     return out
 
 
-class _StageTimeout(RuntimeError):
-    pass
-
-
-def _run_stage(fn: Callable[[], T], timeout_s: float, stage: str) -> T:
-    future = _STAGES.submit(fn)
-    try:
-        return future.result(timeout=timeout_s)
-    except FutureTimeout:
-        raise _StageTimeout(f"{stage} timed out after {timeout_s:g} s") from None
-
-
 class Pipeline:
     """Composes the shared components with an editor and an attribution model."""
 
@@ -121,6 +102,7 @@ class Pipeline:
         self._attribution = attribution
         self._editor = editor
         self.max_evidence = max_evidence
+        self.stages = StageRunner()  # each stage call on its own thread, under its timeout
         self._prepare_lock = threading.Lock()
         self._prepared_research = False
         self._prepared_models = False
@@ -197,6 +179,16 @@ class Pipeline:
                 if callable(load):
                     load()
                 self._prepared_models = True
+
+    def close(self) -> None:
+        """Refuse further edits (stages already running finish on their own threads)."""
+        self.stages.close()
+
+    def __enter__(self) -> Pipeline:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def load_models(self) -> None:
         """Load the attribution model and the editor's models now rather than on first use
@@ -280,13 +272,15 @@ class Pipeline:
                 given = given_evidence(evidence)
                 return qs, given, assign_queries(qs, given)
 
-            queries, found, to_revise = _run_stage(research, lim.research_timeout_s, "research")
+            queries, found, to_revise = self.stages.run(
+                research, lim.research_timeout_s, "research"
+            )
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
             return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
         timings["research"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            revised, steps = _run_stage(
+            revised, steps = self.stages.run(
                 lambda: self.editor.revise(text, to_revise, context),
                 lim.revision_timeout_s,
                 "revision",
@@ -298,7 +292,7 @@ class Pipeline:
         timings["revision"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
         try:
-            report = _run_stage(
+            report = self.stages.run(
                 lambda: self.report(text, revised, queries, found, context),
                 lim.report_timeout_s,
                 "report",

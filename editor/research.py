@@ -28,8 +28,17 @@ class ResearchTimings:
     rerank_ms: float
 
 
+@dataclass(frozen=True)
+class ResearchRun:
+    """One research call: the queries of each text with their evidence, and where time went."""
+
+    results: list[list[QueryEvidence]]
+    timings: ResearchTimings
+
+
 class Researcher:
-    """Composes a query generator, an index and an optional reranker."""
+    """Composes a query generator, an index and an optional reranker. It keeps no state between
+    calls, so worker threads can share one."""
 
     def __init__(
         self,
@@ -44,7 +53,6 @@ class Researcher:
         self.reranker = reranker
         self.cfg = cfg or ResearchConfig()
         self.search = search or SearchConfig()
-        self.last_timings: ResearchTimings | None = None
 
     def research(self, text: str, context: str | None = None) -> list[QueryEvidence]:
         """Queries for ``text`` (and the dialogue ``context``) with their evidence."""
@@ -53,6 +61,12 @@ class Researcher:
     def research_batch(
         self, texts: list[str], contexts: Sequence[str | None] | None = None
     ) -> list[list[QueryEvidence]]:
+        """``research`` for each text (with its context)."""
+        return self.run(texts, contexts).results
+
+    def run(self, texts: list[str], contexts: Sequence[str | None] | None = None) -> ResearchRun:
+        """``research_batch`` with the milliseconds spent generating queries, searching and
+        reranking, summed over the texts."""
         ctx = list(contexts) if contexts is not None else [None] * len(texts)
         if len(ctx) != len(texts):
             raise ValueError(
@@ -61,27 +75,30 @@ class Researcher:
         t0 = time.perf_counter()
         queries = self.querygen.generate_batch(list(texts), ctx)
         t1 = time.perf_counter()
-        results = [self.research_queries(qs) for qs in queries]
+        found = [self._research_queries(qs) for qs in queries]
         t2 = time.perf_counter()
-        rerank_ms = self._rerank_ms
-        self.last_timings = ResearchTimings(
-            (t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms
-        )
-        return results
+        rerank_ms = sum(ms for _, ms in found)
+        timings = ResearchTimings((t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms)
+        return ResearchRun([results for results, _ in found], timings)
 
     def research_queries(self, queries: list[Query]) -> list[QueryEvidence]:
         """Evidence for given queries; a snippet kept for several queries appears once per query
         but with the same evidence id (see :func:`unique_evidence`)."""
-        self._rerank_ms = 0.0
+        return self._research_queries(queries)[0]
+
+    def _research_queries(self, queries: list[Query]) -> tuple[list[QueryEvidence], float]:
+        """The evidence of each query, and the milliseconds spent reranking."""
         if not queries:
-            return []
+            return [], 0.0
         first_stage = self.index.search_batch(
             [q.text for q in queries], self.search.candidates, self.search
         )
-        out = []
+        out, rerank_ms = [], 0.0
         for query, hits in zip(queries, first_stage, strict=True):
             candidates = self._candidates(hits)
+            t = time.perf_counter()
             ranked = self._rank(query.text, candidates)
+            rerank_ms += (time.perf_counter() - t) * 1000
             kept = [
                 h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance
             ]
@@ -89,7 +106,7 @@ class Researcher:
             out.append(
                 QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked))
             )
-        return out
+        return out, rerank_ms
 
     def _candidates(self, hits: list[Hit]) -> list[Hit]:
         """Snippets of the K best documents: each document's windows, best first-stage first."""
@@ -116,12 +133,7 @@ class Researcher:
     def _rank(self, query: str, candidates: list[Hit]) -> list[Hit]:
         if self.reranker is None or not candidates:
             return sorted(candidates, key=lambda h: -h.score)
-        t = time.perf_counter()
-        ranked = self.reranker.rerank(query, candidates)
-        self._rerank_ms += (time.perf_counter() - t) * 1000
-        return ranked
-
-    _rerank_ms: float = 0.0
+        return self.reranker.rerank(query, candidates)
 
 
 def _evidence(query: Query, hit: Hit) -> Evidence:

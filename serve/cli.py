@@ -244,19 +244,15 @@ def cmd_research(args: argparse.Namespace) -> int:
     comp = Components(cfg, index_path=args.index)
     researcher = comp.researcher  # opens (or, on first use, builds) the index
     t = time.perf_counter()
-    results = researcher.research(text, args.context)
+    run = researcher.run([text], [args.context])
     total = (time.perf_counter() - t) * 1000
-    tm = researcher.last_timings
-    timings = (
-        {
-            "querygen": tm.querygen_ms,
-            "retrieval": tm.retrieval_ms,
-            "rerank": tm.rerank_ms,
-            "total": total,
-        }
-        if tm
-        else {"total": total}
-    )
+    results, tm = run.results[0], run.timings
+    timings = {
+        "querygen": tm.querygen_ms,
+        "retrieval": tm.retrieval_ms,
+        "rerank": tm.rerank_ms,
+        "total": total,
+    }
     payload = research_json(text, args.context, results, timings)
     if args.json:
         print(json.dumps(payload, indent=2, ensure_ascii=False))

@@ -34,8 +34,11 @@ def test_sentence_queries_find_evidence_from_the_right_articles(tiny_index, rera
         assert len(qe.evidence) == 1  # J = 1
         assert 0.0 <= qe.evidence[0].relevance <= 1.0
         assert qe.evidence[0].query == qe.query.text
-    tm = researcher.last_timings
-    assert tm is not None and tm.querygen_ms > 0 and tm.rerank_ms > 0
+    run = researcher.run([PASSAGE, PASSAGE])  # timings come with the result, summed over texts
+    assert run.results == [results, results]
+    tm = run.timings
+    assert tm.querygen_ms > 0 and tm.rerank_ms > 0 and tm.retrieval_ms > 0
+    assert not hasattr(researcher, "last_timings")  # nothing per call is kept on the object
 
 
 def test_k_documents_and_j_snippets(tiny_index, reranker):

@@ -15,6 +15,7 @@ import json
 import random
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +77,18 @@ def bench_batch(n: int, sizes: list[int], runs: int) -> dict[str, Any]:
     }
 
 
+def write_report(
+    report: dict[str, Any], out: str | Path | None, plot: Callable[[dict[str, Any], Path], None]
+) -> None:
+    """Print ``report`` as JSON; with ``out``, also write it there and its plot beside it (.png)."""
+    print(json.dumps(report, indent=2))
+    if out:
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report, indent=2) + "\n")
+        plot(report, path.with_suffix(".png"))
+
+
 def _plot(report: dict[str, Any], png: Path) -> None:
     import matplotlib
 
@@ -111,11 +124,5 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
     if not sizes or sizes[0] < 1 or args.n < 1 or args.runs < 1:
         raise ValueError("--sizes must be batch sizes >= 1, and --n, --runs >= 1")
-    report = bench_batch(args.n, sizes, args.runs)
-    print(json.dumps(report, indent=2))
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n")
-        _plot(report, out.with_suffix(".png"))
+    write_report(bench_batch(args.n, sizes, args.runs), args.out, _plot)
     return 0

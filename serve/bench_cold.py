@@ -118,11 +118,7 @@ def _cmd_cold(args: argparse.Namespace) -> int:
     extra = ["--config", args.config, *(f"--set={o}" for o in args.overrides)]
     if args.index:
         extra += ["--index", args.index]
-    report = bench_cold_start(args.text, args.runs, extra)
-    print(json.dumps(report, indent=2))
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n")
-        plot(report, out.with_suffix(".png"))
+    from retrieval.bench_batch import write_report
+
+    write_report(bench_cold_start(args.text, args.runs, extra), args.out, plot)
     return 0

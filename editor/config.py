@@ -6,6 +6,7 @@ Loaded from ``configs/NAME.yaml`` or a YAML path, with ``a.b=c`` overrides. Runt
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,10 +29,46 @@ class _Cfg(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+# The registry behind each stage's ``type`` setting: a name registered with the module's
+# ``register()`` is valid here too. Read when a config is validated (the modules are light).
+_REGISTRIES = {
+    "llm.backend": ("editor.llm.registry", "_BACKENDS"),
+    "querygen.type": ("editor.querygen", "_GENERATORS"),
+    "attribution.type": ("editor.attribution", "_MODELS"),
+    "agreement.type": ("editor.agreement", "_AGREEMENT"),
+    "editor.type": ("editor.editors", "_EDITORS"),
+    "editor.fallback": ("editor.editors", "_EDITORS"),
+}
+
+
+def registered(setting: str, name: str) -> str:
+    """``name`` if it is registered for ``setting``, else a ValueError naming the choices.
+
+    >>> registered("editor.type", "substitute")
+    'substitute'
+    >>> registered("editor.type", "magic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: editor.type 'magic' is not registered; use one of: causal, fid, identity, ...
+    """
+    module, attr = _REGISTRIES[setting]
+    available = getattr(importlib.import_module(module), attr).available()
+    if name not in available:
+        raise ValueError(
+            f"{setting} '{name}' is not registered; use one of: {', '.join(available)} "
+            f"(or register() your own in {module})"
+        )
+    return name
+
+
 class LLMConfig(_Cfg):
     """Which LLM backend serves prompted stages (query generation, later the prompted editor)."""
 
-    backend: Literal["transformers", "openai", "vllm"] = "transformers"
+    backend: str = Field(
+        "transformers",
+        description="transformers, openai or vllm, or a backend added with "
+        "editor.llm.registry.register().",
+    )
     model: str = Field(
         "packaged:gemma-3-270m",
         description="transformers/vllm: packaged:NAME, local path or hub id; openai: the served model name.",
@@ -50,11 +87,16 @@ class LLMConfig(_Cfg):
     temperature: float = Field(0.7, ge=0, le=2)
     device: str = Field("cpu", description="transformers backend: torch device.")
 
+    @field_validator("backend")
+    @classmethod
+    def _registered_backend(cls, value: str) -> str:
+        return registered("llm.backend", value)
+
 
 class QueryGenConfig(_Cfg):
     """Question generation (CQGen)."""
 
-    type: Literal["sentence", "entity", "llm", "passage", "trained"] = Field(
+    type: str = Field(
         "sentence",
         description="sentence: one decontextualised query per sentence; entity: NER/number-focused "
         "questions; llm: few-shot prompted LLM sampled `samples` times, union of questions; "
@@ -77,6 +119,11 @@ class QueryGenConfig(_Cfg):
         None, description="trained: the LoRA adapter folder written by `purr train querygen`."
     )
 
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("querygen.type", value)
+
 
 class ResearchConfig(_Cfg):
     """Research stage: K documents per query, snippets ranked, top J kept."""
@@ -98,7 +145,7 @@ class ResearchConfig(_Cfg):
 class AttributionConfig(_Cfg):
     """The attribution (NLI) model behind auto-AIS: P(evidence entails sentence)."""
 
-    type: Literal["purr", "hf", "t5-true"] = Field(
+    type: str = Field(
         "purr",
         description="purr: the project's trained attribution model (a local artefact folder); "
         "hf: any Hugging Face sequence-classification NLI model; t5-true: a TRUE-style T5 "
@@ -156,11 +203,16 @@ class AttributionConfig(_Cfg):
             )
         return self
 
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("attribution.type", value)
+
 
 class AgreementConfig(_Cfg):
     """Agreement model: does the text imply the same answer to a query as the evidence?"""
 
-    type: Literal["nli", "llm"] = Field(
+    type: str = Field(
         "nli",
         description="nli: question-guided NLI with the attribution model's P(contradicted); "
         "llm: RARR's prompted chain-of-thought check through the LLM backend.",
@@ -177,11 +229,16 @@ class AgreementConfig(_Cfg):
     prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
     max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
 
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("agreement.type", value)
+
 
 class EditorConfig(_Cfg):
     """The editor that fixes what the evidence contradicts."""
 
-    type: Literal["identity", "substitute", "prompted", "fid", "causal"] = Field(
+    type: str = Field(
         "causal",
         description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
         "numbers and dates for the evidence's; prompted: RARR's few-shot LLM editor; fid: "
@@ -194,7 +251,7 @@ class EditorConfig(_Cfg):
         "the LLM config's model).",
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
-    fallback: Literal["substitute", "prompted"] | None = Field(
+    fallback: str | None = Field(
         "substitute",
         description="Editor asked where `type` returns the text unchanged or an edit over the "
         "revision limits (the default: causal, then substitute); None = no second editor.",
@@ -225,6 +282,16 @@ class EditorConfig(_Cfg):
         le=1,
         description="substitute: how much P(supported) - P(contradicted) must rise to keep a swap.",
     )
+
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("editor.type", value)
+
+    @field_validator("fallback")
+    @classmethod
+    def _registered_fallback(cls, value: str | None) -> str | None:
+        return None if value is None else registered("editor.fallback", value)
 
 
 class RevisionConfig(_Cfg):

@@ -90,3 +90,30 @@ def test_purr_threads_limits_onnx_runtime_and_torch(monkeypatch):
     monkeypatch.setenv("PURR_THREADS", "lots")
     with pytest.raises(ValueError, match="threads"):
         Settings()
+
+
+def test_a_registered_stage_name_is_a_valid_setting():
+    """``type`` settings are checked against the stage's registry, so a registered editor (or
+    query generator, attribution model, agreement model, LLM backend) is a valid config value."""
+    from editor.editors import Revision, available, build, register
+
+    class Shouting:
+        name = "shouting"
+
+        def edit(self, text, evidence, context=None):
+            return Revision(text.upper(), "shouted")
+
+        def edit_batch(self, items, context=None):
+            return [self.edit(t, e, context) for t, e in items]
+
+    with pytest.raises(
+        ConfigError, match=r"editor.type 'shouting' is not registered.*register\(\)"
+    ):
+        load_config("default", ["editor.type=shouting"])
+    if "shouting" not in available():
+        register("shouting", lambda cfg, **_: Shouting())
+    cfg = load_config("default", ["editor.type=shouting", "editor.fallback=shouting"])
+    editor = build(cfg.editor, attribution=lambda: None, llm=lambda: None)
+    assert editor.edit("paris", []).text == "PARIS"
+    with pytest.raises(ConfigError, match="querygen.type 'nonsense' is not registered"):
+        load_config("default", ["querygen.type=nonsense"])

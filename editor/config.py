@@ -6,7 +6,6 @@ Loaded from ``configs/NAME.yaml`` or a YAML path, with ``a.b=c`` overrides. Runt
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from editor.registry import registered
 from retrieval.config import IndexConfig, RerankConfig, SearchConfig
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
@@ -27,38 +27,6 @@ CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 
 class _Cfg(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-# The registry behind each stage's ``type`` setting: a name registered with the module's
-# ``register()`` is valid here too. Read when a config is validated (the modules are light).
-_REGISTRIES = {
-    "llm.backend": ("editor.llm.registry", "_BACKENDS"),
-    "querygen.type": ("editor.querygen", "_GENERATORS"),
-    "attribution.type": ("editor.attribution", "_MODELS"),
-    "agreement.type": ("editor.agreement", "_AGREEMENT"),
-    "editor.type": ("editor.editors", "_EDITORS"),
-    "editor.fallback": ("editor.editors", "_EDITORS"),
-}
-
-
-def registered(setting: str, name: str) -> str:
-    """``name`` if it is registered for ``setting``, else a ValueError naming the choices.
-
-    >>> registered("editor.type", "substitute")
-    'substitute'
-    >>> registered("editor.type", "magic")  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: editor.type 'magic' is not registered; use one of: causal, fid, identity, ...
-    """
-    module, attr = _REGISTRIES[setting]
-    available = getattr(importlib.import_module(module), attr).available()
-    if name not in available:
-        raise ValueError(
-            f"{setting} '{name}' is not registered; use one of: {', '.join(available)} "
-            f"(or register() your own in {module})"
-        )
-    return name
 
 
 class LLMConfig(_Cfg):

@@ -3,6 +3,7 @@ attribution models): ``register`` refuses duplicates, ``get`` names the choices 
 
 from __future__ import annotations
 
+import importlib
 from typing import Generic, TypeVar
 
 F = TypeVar("F")
@@ -48,3 +49,35 @@ class Registry(Generic[F]):
                 f"{', '.join(self.available())} (or register() your own)"
             )
         return self._factories[name]
+
+
+# The registry behind each stage's ``type`` setting: a name registered with the module's
+# ``register()`` is valid here too. Read when a config is validated (the modules are light).
+_REGISTRIES = {
+    "llm.backend": ("editor.llm.registry", "_BACKENDS"),
+    "querygen.type": ("editor.querygen", "_GENERATORS"),
+    "attribution.type": ("editor.attribution", "_MODELS"),
+    "agreement.type": ("editor.agreement", "_AGREEMENT"),
+    "editor.type": ("editor.editors", "_EDITORS"),
+    "editor.fallback": ("editor.editors", "_EDITORS"),
+}
+
+
+def registered(setting: str, name: str) -> str:
+    """``name`` if it is registered for ``setting``, else a ValueError naming the choices.
+
+    >>> registered("editor.type", "substitute")
+    'substitute'
+    >>> registered("editor.type", "magic")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: editor.type 'magic' is not registered; use one of: causal, fid, identity, ...
+    """
+    module, attr = _REGISTRIES[setting]
+    available = getattr(importlib.import_module(module), attr).available()
+    if name not in available:
+        raise ValueError(
+            f"{setting} '{name}' is not registered; use one of: {', '.join(available)} "
+            f"(or register() your own in {module})"
+        )
+    return name

@@ -12,7 +12,7 @@ from editor.config import PipelineConfig
 from editor.research import Researcher
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.index import CONFIG_FILE, Index
-from retrieval.prebuilt import VectorCache
+from retrieval.prebuilt import packaged_vectors_fit
 from retrieval.rerank import Reranker, build_reranker
 from retrieval.settings import Settings
 
@@ -33,7 +33,7 @@ DEFAULT_INDEX_WORK = "building the default index of 10,033 Wikipedia summaries a
 
 def default_index_estimate(cfg: PipelineConfig) -> str:
     """Roughly how long building the default index takes with ``cfg``'s encoder."""
-    if not cfg.index.dense_enabled or VectorCache.packaged(cfg.index.dense) is not None:
+    if not cfg.index.dense_enabled or packaged_vectors_fit(cfg.index.dense):
         return "a few seconds: the passage vectors ship prebuilt"
     return "10-20 minutes on a 2-core CPU: every passage is embedded"
 
@@ -55,12 +55,21 @@ def ensure_default_index(cfg: PipelineConfig, settings: Settings, progress: bool
 
 def first_use_work(components: Components, research: bool = True) -> list[FirstUse]:
     """The one-time work a pipeline over ``components`` still needs on this machine: the default
-    index (when researching) and the GGUF conversions of the causal LMs its editor and prompted
-    stages use, each with what it is and roughly how long it takes."""
+    index (when researching, with no index given) and the GGUF conversions of the causal LMs its
+    editor and prompted stages use, each with what it is and roughly how long it takes."""
     from editor.llm.model_files import needs_conversion
 
-    work: list[FirstUse] = components.first_use_work() if research else []
-    cfg, cache = components.cfg, components.settings.cache_dir
+    cfg, settings = components.cfg, components.settings
+    work: list[FirstUse] = []
+    index = settings.index_dir
+    if research and components.index_path is None and not (index / CONFIG_FILE).exists():
+        work.append(
+            FirstUse(
+                DEFAULT_INDEX_WORK.format(path=index),
+                default_index_estimate(cfg),
+                partial(ensure_default_index, cfg, settings, components.progress),
+            )
+        )
     editors = {cfg.editor.type, cfg.editor.fallback}
     refs = []
     if "causal" in editors:
@@ -69,9 +78,11 @@ def first_use_work(components: Components, research: bool = True) -> list[FirstU
     if uses_llm and cfg.llm.backend == "transformers":
         refs.append(cfg.llm.model)
     for ref in dict.fromkeys(refs):
-        if needs_conversion(ref, cache):
-            what = f"converting {ref} to safetensors in {cache / 'models'}"
-            work.append(FirstUse(what, "about 1 minute", partial(_convert, ref, cache)))
+        if needs_conversion(ref, settings.cache_dir):
+            what = f"converting {ref} to safetensors in {settings.cache_dir / 'models'}"
+            work.append(
+                FirstUse(what, "about 1 minute", partial(_convert, ref, settings.cache_dir))
+            )
     return work
 
 
@@ -100,19 +111,6 @@ class Components:
     def index_path(self) -> Path | None:
         """The index folder given, or None for the default-corpus index."""
         return self._index_path
-
-    def first_use_work(self) -> list[FirstUse]:
-        """The default index when it is still to be built (see ``Pipeline.first_use_work``)."""
-        path = self.settings.index_dir
-        if self._index_path is not None or (path / CONFIG_FILE).exists():
-            return []
-        return [
-            FirstUse(
-                DEFAULT_INDEX_WORK.format(path=path),
-                default_index_estimate(self.cfg),
-                lambda: ensure_default_index(self.cfg, self.settings, self.progress),
-            )
-        ]
 
     def load_research_models(self) -> None:
         """Open the index and load the research models now (otherwise first use does)."""

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution import AttributionModel, auto_ais
 from editor.attribution import build as build_attribution
-from editor.factory import Components, FirstUse, first_use_work
+from editor.factory import Components, first_use_work
 from editor.metrics import f1_ap, preservation
 from editor.nlp import get_nlp, looks_english
 from editor.report import select_evidence
@@ -153,17 +153,13 @@ class Pipeline:
             return reviser
         return self._editor
 
-    def first_use_work(self, research: bool = True) -> list[FirstUse]:
-        """The one-time work this pipeline still needs on this machine (``first_use_work``)."""
-        return first_use_work(self.components, research)
-
     def prepare(self, research: bool = True) -> None:
         """Do the first-use work now, before any stage's timeout starts: each item is logged
         (what, and roughly how long) and shows a progress bar. A no-op once done."""
         with self._prepare_lock:
             if self._prepared_models and (self._prepared_research or not research):
                 return
-            for item in self.first_use_work(research):
+            for item in first_use_work(self.components, research):
                 log.warning("preparing: %s (first use only; %s)", item.what, item.estimate)
                 started = time.perf_counter()
                 item.run()
@@ -191,11 +187,9 @@ class Pipeline:
         self.close()
 
     def load_models(self) -> None:
-        """Load the attribution model and the editor's models now rather than on first use
-        (the service's warm-up: the first request must not pay for loading)."""
-        load = getattr(self.attribution, "load", None)
-        if callable(load):
-            load()
+        """``prepare`` the models, then load the editor's too rather than on first use (the
+        service's warm-up: the first request must not pay for loading)."""
+        self.prepare(research=False)
         editor = getattr(self.editor, "editor", self.editor)  # the Reviser's editor
         load_editor = getattr(editor, "load", None)
         if callable(load_editor):

@@ -6,7 +6,7 @@ corpus's vectors therefore ship with the package (``retrieval/data/``) as float1
 by a 64-bit hash of each passage's exact indexed text. ``CachedEncoder`` wraps an encoder: a
 passage whose text has a stored vector takes it, any other passage is embedded as usual. A
 changed corpus, chunking or title setting thus only costs the passages that changed, and a
-different encoder never sees the stored vectors (``VectorCache.matches`` checks the model).
+different encoder never sees the stored vectors (``packaged_vectors_fit`` checks the model).
 
 Files, ``PREFIX.keys.npy`` (uint64, sorted), ``PREFIX.vectors.npy`` (float16, one row per key)
 and ``PREFIX.json`` (the encoder and its settings); ``export_vectors`` writes them from an index.
@@ -69,16 +69,10 @@ class VectorCache:
     @classmethod
     def packaged(cls, cfg: DenseConfig) -> VectorCache | None:
         """The shipped default-corpus vectors when they were made by ``cfg``'s encoder."""
-        try:
-            cache = cls.load(DEFAULT_PREFIX)
-        except FileNotFoundError:
-            log.info("no packaged passage vectors at %s; embedding everything", DEFAULT_PREFIX)
+        if not packaged_vectors_fit(cfg):
+            log.info("no packaged passage vectors for %s; embedding everything", cfg.model)
             return None
-        return cache if cache.matches(cfg) else None
-
-    def matches(self, cfg: DenseConfig) -> bool:
-        """Whether these vectors come from the encoder ``cfg`` describes."""
-        return self.meta.get("model") == cfg.model and self.meta.get("max_length") == cfg.max_length
+        return cls.load(DEFAULT_PREFIX)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -93,6 +87,19 @@ class VectorCache:
         pos = np.minimum(np.searchsorted(self.keys, keys), len(self.keys) - 1)
         hit = self.keys[pos] == keys
         return np.where(hit, pos, -1).astype(np.int64), hit
+
+
+def packaged_vectors_fit(cfg: DenseConfig) -> bool:
+    """Whether vectors ship for ``cfg``'s encoder (reads the small JSON file only).
+
+    >>> packaged_vectors_fit(DenseConfig()), packaged_vectors_fit(DenseConfig(max_length=64))
+    (True, False)
+    """
+    try:
+        meta = json.loads(Path(f"{DEFAULT_PREFIX}.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return meta.get("model") == cfg.model and meta.get("max_length") == cfg.max_length
 
 
 class CachedEncoder:

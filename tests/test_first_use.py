@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from editor.config import load_config
-from editor.factory import Components
+from editor.factory import Components, first_use_work
 from editor.pipeline import Pipeline
 from retrieval.chunking import chunk
 from retrieval.config import DenseConfig
@@ -86,8 +86,9 @@ def test_first_use_builds_the_default_index_before_the_research_timeout(
     cfg = load_config(
         "default", ["limits.research_timeout_s=1", "editor.type=identity", "editor.fallback=null"]
     )
-    pipeline = Pipeline(Components(cfg, Settings(), progress=False))
-    (work,) = pipeline.first_use_work()
+    components = Components(cfg, Settings(), progress=False)
+    pipeline = Pipeline(components)
+    (work,) = first_use_work(components)
     assert "default index" in work.what and "prebuilt" in work.estimate
     with caplog.at_level(logging.WARNING):
         result = pipeline.edit("The Eiffel Tower is a lattice tower in Paris.")
@@ -95,21 +96,16 @@ def test_first_use_builds_the_default_index_before_the_research_timeout(
     assert any(e.title == "Eiffel Tower" for e in result.evidence)
     assert (tmp_path / "indexes" / "default" / "config.json").is_file()
     assert any("preparing: building the default index" in r.message for r in caplog.records)
-    assert pipeline.first_use_work() == []  # nothing left to do on the next run
+    assert first_use_work(components) == []  # nothing left to do on the next run
 
 
 def test_first_use_names_the_gguf_conversion(tmp_path, monkeypatch):
     monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path))
     cfg = load_config("default")
-    pipeline = Pipeline(Components(cfg, Settings(), index_path=tmp_path / "idx"))
-    work = pipeline.first_use_work(research=True)
+    work = first_use_work(Components(cfg, Settings(), index_path=tmp_path / "idx"))
     assert [w.what.split(" ")[:2] for w in work] == [["converting", "packaged:gemma-3-270m"]]
-    assert (
-        Pipeline(
-            Components(load_config("default", ["editor.type=substitute", "editor.fallback=null"]))
-        ).first_use_work(research=False)
-        == []
-    )
+    no_llm = load_config("default", ["editor.type=substitute", "editor.fallback=null"])
+    assert first_use_work(Components(no_llm), research=False) == []
 
 
 # -- cached merges and the inference tokenizer ------------------------------------------------

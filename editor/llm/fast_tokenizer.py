@@ -51,10 +51,8 @@ class RawTokenizer:
         config = json.loads((folder / "tokenizer_config.json").read_text("utf-8"))
         self.padding_side = padding_side
         self.eos_token = _token(config.get("eos_token"))
-        self.bos_token = _token(config.get("bos_token"))
         self.pad_token = _token(config.get("pad_token")) or self.eos_token
         self.eos_token_id = self._id(self.eos_token)
-        self.bos_token_id = self._id(self.bos_token)
         self.pad_token_id = self._id(self.pad_token)
 
     @classmethod
@@ -67,9 +65,6 @@ class RawTokenizer:
 
     def _id(self, token: str | None) -> int | None:
         return None if token is None else self._tok.token_to_id(token)
-
-    def __len__(self) -> int:
-        return self._tok.get_vocab_size(with_added_tokens=True)
 
     def __call__(
         self,
@@ -103,10 +98,6 @@ class RawTokenizer:
             out[i, span] = torch.tensor(row, dtype=torch.long)
             mask[i, span] = 1
         return Encoded(out, mask)
-
-    def decode(self, ids: Any, skip_special_tokens: bool = False) -> str:
-        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
-        return self._tok.decode(ids, skip_special_tokens=skip_special_tokens)
 
     def batch_decode(self, rows: Any, skip_special_tokens: bool = False) -> list[str]:
         rows = rows.tolist() if hasattr(rows, "tolist") else [list(r) for r in rows]

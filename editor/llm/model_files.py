@@ -45,28 +45,37 @@ class ModelLocation:
     converted: bool = False
 
 
+def _conversion_target(ref: str, resolved, cache_dir: Path) -> Path | None:
+    """Where ``ref``'s GGUF conversion lives in the cache; None when ``ref`` is not GGUF."""
+    models_dir = Path(cache_dir).expanduser() / "models"
+    if resolved.source == "packaged" and resolved.kind in {"gguf", "gguf-parts"}:
+        return models_dir / ref.removeprefix("packaged:")
+    path = resolved.path
+    if resolved.source == "path" and path is not None and path.is_file() and path.suffix == ".gguf":
+        return models_dir / _gguf_cache_name(path)
+    return None
+
+
 def locate_model(ref: str, cache_dir: Path) -> ModelLocation:
     """Resolve ``ref`` (``packaged:NAME``, a folder, a ``.gguf`` file or a hub id) to files.
 
     GGUF models are converted on the first call (slow) and found in ``cache_dir`` afterwards.
     """
     resolved = resolve(ref)
-    models_dir = Path(cache_dir).expanduser() / "models"
+    target = _conversion_target(ref, resolved, cache_dir)
     if resolved.source == "packaged":
         name = ref.removeprefix("packaged:")
-        if resolved.kind not in {"gguf", "gguf-parts"}:
+        if target is None:
             raise ValueError(
                 f"packaged model '{name}' is a {resolved.kind} model, not a causal LM; use "
                 "packaged:gemma-3-270m, packaged:smollm2-135m-instruct, a local path or a hub id"
             )
-        target = models_dir / name
         if not _is_complete(target):
             _convert_packaged(name, resolved.kind, resolved.path, target)
         return ModelLocation(ref, str(target), "packaged", converted=True)
     if resolved.source == "path":
         assert resolved.path is not None
-        if resolved.path.is_file() and resolved.path.suffix == ".gguf":
-            target = models_dir / _gguf_cache_name(resolved.path)
+        if target is not None:
             if not _is_complete(target):
                 convert_gguf(resolved.path, target)
             return ModelLocation(ref, str(target), "path", converted=True)
@@ -89,14 +98,33 @@ def needs_conversion(ref: str, cache_dir: Path) -> bool:
         resolved = resolve(ref)
     except Exception:  # noqa: BLE001 - an unresolvable reference fails later, with its own message
         return False
-    models_dir = Path(cache_dir).expanduser() / "models"
-    if resolved.source == "packaged" and resolved.kind in {"gguf", "gguf-parts"}:
-        return not _is_complete(models_dir / ref.removeprefix("packaged:"))
-    if resolved.source == "path" and resolved.path is not None and resolved.path.suffix == ".gguf":
-        return resolved.path.is_file() and not _is_complete(
-            models_dir / _gguf_cache_name(resolved.path)
-        )
-    return False
+    target = _conversion_target(ref, resolved, cache_dir)
+    return target is not None and not _is_complete(target)
+
+
+def _save_into_cache(target: Path, write: Callable[[Path], dict[str, Any]]) -> bool:
+    """Run ``write(tmp)`` in a temporary sibling of ``target``, record what it returns as the
+    folder's provenance, and rename the folder into place, so that an interrupted write is never
+    mistaken for a finished one. Returns False when a concurrent writer got there first."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _remove_stale_tmp(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        provenance = write(tmp)
+        (tmp / _PROVENANCE).write_text(json.dumps(provenance, indent=2), "utf-8")
+        try:
+            os.rename(tmp, target)
+        except OSError:
+            if not _is_complete(target):
+                raise LLMError(
+                    f"cannot move the finished model into {target}; it exists but is incomplete: "
+                    "delete that folder and retry"
+                ) from None
+            logger.info("%s was written concurrently; keeping that copy", target)
+            return False
+        return True
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def convert_gguf(gguf_file: Path, target: Path) -> Path:
@@ -106,37 +134,21 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    target.parent.mkdir(parents=True, exist_ok=True)
-    _remove_stale_tmp(target)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     started = time.perf_counter()
     logger.info("converting %s to safetensors in %s (once; this takes a while)", gguf_file, target)
-    try:
+
+    def write(tmp: Path) -> dict[str, Any]:
         folder, name = str(gguf_file.parent), gguf_file.name
         tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=name)
         model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=name, **_dequantize_kwargs())
         model.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
         seconds = time.perf_counter() - started
-        provenance = {
-            "source": str(gguf_file),
-            "bytes": gguf_file.stat().st_size,
-            "seconds": seconds,
-        }
-        (tmp / _PROVENANCE).write_text(json.dumps(provenance, indent=2), "utf-8")
-        try:
-            os.rename(tmp, target)
-        except OSError:
-            if not _is_complete(target):
-                raise LLMError(
-                    f"cannot move the converted model into {target}; it exists but is incomplete: "
-                    "delete that folder and retry"
-                ) from None
-            logger.info("%s was converted concurrently; keeping that copy", target)
-        logger.info("converted %s in %.1f s", gguf_file.name, seconds)
-        return target
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        return {"source": str(gguf_file), "bytes": gguf_file.stat().st_size, "seconds": seconds}
+
+    _save_into_cache(target, write)
+    logger.info("converted %s in %.1f s", gguf_file.name, time.perf_counter() - started)
+    return target
 
 
 def _convert_packaged(name: str, kind: str | None, path: Path | None, target: Path) -> None:
@@ -229,18 +241,14 @@ def merged_model(
             if bars:
                 hf_logging.enable_progress_bar()
     model = merge()
+
+    def write(tmp: Path) -> dict[str, Any]:
+        model.save_pretrained(tmp)
+        return {"adapter": str(Path(adapter).resolve()), "base": base}
+
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        _remove_stale_tmp(target)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-        try:
-            model.save_pretrained(tmp)
-            provenance = {"adapter": str(Path(adapter).resolve()), "base": base}
-            (tmp / _PROVENANCE).write_text(json.dumps(provenance, indent=2), "utf-8")
-            os.rename(tmp, target)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    except OSError as e:  # a read-only or full cache only costs the next run the merge
+        _save_into_cache(target, write)
+    except (OSError, LLMError) as e:  # a read-only or full cache only costs the next run the merge
         logger.warning(
             "cannot save the merged model to %s (%s); it is merged on each load", target, e
         )

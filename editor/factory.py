@@ -1,4 +1,7 @@
-"""Builds the research components from a ``PipelineConfig`` once, lazily, and shares them."""
+"""The builder: everything a ``Pipeline`` composes, made from a ``PipelineConfig``. The research
+components are built once, lazily, and shared; ``build_reviser`` makes the revision stage (the
+agreement gate and the editor, with its fallback); ``first_use_work`` lists the one-time work a
+machine still needs."""
 
 from __future__ import annotations
 
@@ -7,14 +10,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property, partial
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from editor.config import PipelineConfig
-from editor.research import Researcher
+from editor.research.researcher import Researcher
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.index import CONFIG_FILE, Index
 from retrieval.prebuilt import packaged_vectors_fit
 from retrieval.rerank import Reranker, build_reranker
 from retrieval.settings import Settings
+
+if TYPE_CHECKING:
+    from editor.revision.reviser import Reviser
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +144,7 @@ class Components:
 
     @cached_property
     def querygen(self):
-        from editor.querygen import build as build_querygen
+        from editor.research.querygen.base import build as build_querygen
 
         needs_llm = self.cfg.querygen.type == "llm"
         return build_querygen(self.cfg.querygen, self.llm if needs_llm else None)
@@ -147,3 +154,28 @@ class Components:
         return Researcher(
             self.index, self.querygen, self.reranker, self.cfg.research, self.cfg.search
         )
+
+
+def build_reviser(
+    cfg: PipelineConfig, attribution: Callable[[], Any], llm: Callable[[], Any]
+) -> Reviser:
+    """The revision stage of ``cfg``: the editor (behind its fallback, if one is set) and the
+    agreement gate. ``attribution`` and ``llm`` are loaders, called only by the stages that need
+    them, so an editor without an LLM never loads one."""
+    from editor.revision.agreement import build as build_agreement
+    from editor.revision.editors import build as build_editor
+    from editor.revision.editors.fallback import FallbackEditor
+    from editor.revision.reviser import Reviser
+
+    editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
+    if cfg.editor.fallback and cfg.editor.type != "identity":
+        second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
+        editor = FallbackEditor(
+            editor,
+            build_editor(second, attribution, llm, cfg.llm),
+            cfg.revision.max_edit_chars,
+            cfg.revision.max_edit_ratio,
+        )
+    gate = cfg.revision.gate and cfg.editor.type != "identity"
+    agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
+    return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}))

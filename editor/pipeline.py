@@ -6,8 +6,10 @@ DESIGN.md) and ``edit_batch``. Input limits (``limits.*``) are checked first and
 timeout gives status ``degraded`` with the original text and the reason. Non-English text is
 returned unchanged with a warning (the models here are English-only).
 
-The revision stage is a ``Reviser`` (agreement gate + editor, ``editor.revision``) built from
-``cfg.editor``, ``cfg.agreement`` and ``cfg.revision`` unless one is passed in. The attribution
+The pipeline composes stages that the builder (``editor.factory``) makes: the research components,
+the revision stage (a ``Reviser``: agreement gate + editor, ``editor.revision``) built from
+``cfg.editor``, ``cfg.agreement`` and ``cfg.revision`` unless one is passed in, and the report
+(``editor.report``). The attribution
 model is loaded once and shared by the agreement model, the ``substitute`` editor and the report.
 """
 
@@ -18,20 +20,20 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
-import numpy as np
 from tqdm.auto import tqdm
 
-from editor.attribution import AttributionModel, auto_ais
-from editor.attribution import build as build_attribution
-from editor.factory import Components, first_use_work
-from editor.metrics import f1_ap, preservation
-from editor.nlp import get_nlp, looks_english
-from editor.report import select_evidence
-from editor.research import unique_evidence
-from editor.result import AttributionReport, EditResult, SentenceReport, Status, Step
+from editor.attribution.base import AttributionModel
+from editor.attribution.base import build as build_attribution
+from editor.factory import Components, build_reviser, first_use_work
+from editor.report.builder import Reporter
+from editor.research.given import assign_queries, given_evidence
+from editor.research.researcher import unique_evidence
+from editor.result import AttributionReport, EditResult, Status
+from editor.revision.base import Revises
 from editor.stages import StageRunner
+from editor.text.nlp import get_nlp, looks_english
 from editor.types import Evidence, Query
 from retrieval.sentences import split
 
@@ -45,47 +47,6 @@ class InputError(ValueError):
     def __init__(self, message: str, too_large: bool = False) -> None:
         super().__init__(message)
         self.too_large = too_large
-
-
-class Revises(Protocol):
-    """The revision stage: the revised text and the steps taken."""
-
-    name: str
-
-    def revise(
-        self, text: str, evidence: Sequence[Evidence], context: str | None = None
-    ) -> tuple[str, list[Step]]: ...
-
-
-def given_evidence(texts: Sequence[str], source: str = "given") -> list[Evidence]:
-    """Evidence supplied by the caller (ids ``given-0``, ``given-1``, ...)."""
-    return [
-        Evidence(
-            id=f"{source}-{i}", text=t, title="", source=source, url=None, query="", relevance=1.0
-        )
-        for i, t in enumerate(texts)
-    ]
-
-
-def assign_queries(queries: Sequence[Query], evidence: Sequence[Evidence]) -> list[Evidence]:
-    """Given evidence carries no query: pair each query with the given evidence that shares the
-    most content words with it (one (query, evidence) step per query, as research would give).
-
-    >>> ev = given_evidence(["Paris is the capital of France.", "The Nile is long."])
-    >>> [(e.id, e.query) for e in assign_queries([Query("How long is the Nile?", "t")], ev)]
-    [('given-1', 'How long is the Nile?')]
-    """
-    from editor.agreement import content_words
-
-    if not queries or not evidence:
-        return list(evidence)
-    words = [content_words(e.text) for e in evidence]
-    out = []
-    for q in queries:
-        target = content_words(q.text)
-        best = max(range(len(evidence)), key=lambda i: (len(target & words[i]), -i))
-        out.append(replace(evidence[best], query=q.text))
-    return out
 
 
 class Pipeline:
@@ -121,36 +82,9 @@ class Pipeline:
     def editor(self) -> Revises:
         """The revision stage (built from the config on first use)."""
         if self._editor is None:
-            from editor.agreement import build as build_agreement
-            from editor.editors import build as build_editor
-            from editor.revision import Reviser
-
-            def llm() -> Any:
-                return self.components.llm
-
-            def attribution() -> AttributionModel:
-                return self.attribution
-
-            editor = build_editor(self.cfg.editor, attribution, llm, self.cfg.llm)
-            if self.cfg.editor.fallback and self.cfg.editor.type != "identity":
-                from editor.fallback import FallbackEditor
-
-                second = self.cfg.editor.model_copy(
-                    update={"type": self.cfg.editor.fallback, "fallback": None}
-                )
-                editor = FallbackEditor(
-                    editor,
-                    build_editor(second, attribution, llm, self.cfg.llm),
-                    self.cfg.revision.max_edit_chars,
-                    self.cfg.revision.max_edit_ratio,
-                )
-            gate = self.cfg.revision.gate and self.cfg.editor.type != "identity"
-            agreement = build_agreement(self.cfg.agreement, attribution, llm) if gate else None
-            reviser = Reviser(
-                editor, agreement, self.cfg.revision.model_copy(update={"gate": gate})
+            self._editor = build_reviser(
+                self.cfg, attribution=lambda: self.attribution, llm=lambda: self.components.llm
             )
-            self._editor = reviser
-            return reviser
         return self._editor
 
     def prepare(self, research: bool = True) -> None:
@@ -343,47 +277,13 @@ class Pipeline:
         context: str | None = None,
     ) -> AttributionReport:
         """Select at most M evidence by query coverage and score both texts against them."""
-        chosen = self.select(queries, evidence)
-        texts = [e.text for e in chosen]
-        threshold = self.components.cfg.attribution.threshold
-        before = auto_ais(original, texts, self.attribution, context=context, threshold=threshold)
-        after = (
-            before
-            if revised == original
-            else auto_ais(revised, texts, self.attribution, context=context, threshold=threshold)
+        reporter = Reporter(
+            self.attribution,
+            self.components.reranker,
+            self.max_evidence,
+            self.cfg.attribution.threshold,
         )
-        pres = preservation(original, revised)
-        sentences = tuple(
-            SentenceReport(
-                s.text,
-                s.decontextualized,
-                s.attribution,
-                chosen[s.evidence_index].id if s.evidence_index is not None else None,
-                s.applicable,
-            )
-            for s in after.sentences
-        )
-        score = None if after.attribution is None else f1_ap(after.attribution, pres)
-        return AttributionReport(
-            tuple(e.id for e in chosen),
-            sentences,
-            before.attribution,
-            after.attribution,
-            pres,
-            score,
-        )
-
-    def select(self, queries: Sequence[Query], evidence: Sequence[Evidence]) -> list[Evidence]:
-        if len(evidence) <= self.max_evidence:
-            return list(evidence)
-        reranker = self.components.reranker
-        if reranker is None or not queries:
-            return sorted(evidence, key=lambda e: -e.relevance)[: self.max_evidence]
-        texts = [e.text for e in evidence]
-        relevance = np.stack(
-            [reranker.relevance(q.text, texts) for q in queries]
-        )  # (queries, evidence)
-        return [evidence[i] for i in select_evidence(relevance, self.max_evidence)]
+        return reporter.report(original, revised, queries, evidence, context)
 
     def _degraded(
         self, text, context, reason, timings, started, stage, queries=(), found=()

@@ -55,11 +55,11 @@ class Registry(Generic[F]):
 # ``register()`` is valid here too. Read when a config is validated (the modules are light).
 _REGISTRIES = {
     "llm.backend": ("editor.llm.registry", "_BACKENDS"),
-    "querygen.type": ("editor.querygen", "_GENERATORS"),
-    "attribution.type": ("editor.attribution", "_MODELS"),
-    "agreement.type": ("editor.agreement", "_AGREEMENT"),
-    "editor.type": ("editor.editors", "_EDITORS"),
-    "editor.fallback": ("editor.editors", "_EDITORS"),
+    "querygen.type": ("editor.research.querygen.base", "_GENERATORS"),
+    "attribution.type": ("editor.attribution.base", "_MODELS"),
+    "agreement.type": ("editor.revision.agreement.base", "_AGREEMENT"),
+    "editor.type": ("editor.revision.editors.base", "_EDITORS"),
+    "editor.fallback": ("editor.revision.editors.base", "_EDITORS"),
 }
 
 
@@ -78,6 +78,6 @@ def registered(setting: str, name: str) -> str:
     if name not in available:
         raise ValueError(
             f"{setting} '{name}' is not registered; use one of: {', '.join(available)} "
-            f"(or register() your own in {module})"
+            f"(or register() your own with {module.removesuffix('.base')}.register)"
         )
     return name

@@ -10,7 +10,6 @@ measured separately on real passages. rank-bm25 is measured beside bm25s as the 
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
 import os
@@ -247,55 +246,3 @@ def _plot(report: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
-
-
-def add_bench_parser(bsub) -> None:
-    """Register ``purr bench retrieval`` on the ``bench`` sub-command parsers."""
-    b = bsub.add_parser(
-        "retrieval", help="indexing throughput, query latency, index size at several corpus sizes"
-    )
-    b.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated passage counts")
-    b.add_argument("--queries", type=int, default=100, help="queries timed per size")
-    b.add_argument(
-        "--repeats", type=int, default=7, help="runs of the rerank timing (median reported)"
-    )
-    b.add_argument(
-        "--corpus", action="append", default=[], help="extra JSONL corpora for the sentence pool"
-    )
-    b.add_argument(
-        "--baseline-max",
-        type=int,
-        default=100_000,
-        help="largest size at which rank-bm25 is also timed",
-    )
-    b.add_argument(
-        "--out", default="runs/bench", help="folder for bench_retrieval.json and the plot"
-    )
-    b.add_argument("-v", "--verbose", action="store_true")
-    b.set_defaults(handler=_cmd_bench_retrieval)
-
-
-def _cmd_bench_retrieval(args: argparse.Namespace) -> int:
-    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
-    if not sizes or min(sizes) < 100:
-        raise ValueError(f"--sizes must be passage counts >= 100, got {args.sizes}")
-    report = run_bench(
-        sizes, args.queries, args.corpus, Path(args.out), args.baseline_max, args.repeats
-    )
-    print(json.dumps({k: v for k, v in report.items() if k != "sizes"}, indent=2))
-    for n, row in report["sizes"].items():
-        b, d = row["bm25"], row["dense"]
-        extra = (
-            f", rank-bm25 {b['rank_bm25_query_ms']['p50']} ms ({b['speedup_vs_rank_bm25_p50']}x)"
-            if "rank_bm25_query_ms" in b
-            else ""
-        )
-        bm25 = f"bm25 p50 {b['query_ms']['p50']} ms p95 {b['query_ms']['p95']} ms{extra}"
-        dense = (
-            f"{d['index']} search p50 {d['search_ms']['p50']} ms p95 {d['search_ms']['p95']} ms "
-            f"recall@10 {d['recall@10_vs_exact']}"
-        )
-        disk = f"disk bm25 {b['disk_mb']} MB + faiss {d['disk_mb']} MB"
-        print(f"{int(n):>9,} passages | {bm25} | {dense} | {disk}")
-    print(f"wrote {Path(args.out) / 'bench_retrieval.json'}")
-    return 0

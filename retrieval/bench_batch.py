@@ -10,7 +10,6 @@ Each size is timed ``--runs`` times (median, min-max) and given as a ratio to th
 
 from __future__ import annotations
 
-import argparse
 import json
 import random
 import statistics
@@ -80,8 +79,7 @@ def bench_batch(n: int, sizes: list[int], runs: int) -> dict[str, Any]:
 def write_report(
     report: dict[str, Any], out: str | Path | None, plot: Callable[[dict[str, Any], Path], None]
 ) -> None:
-    """Print ``report`` as JSON; with ``out``, also write it there and its plot beside it (.png)."""
-    print(json.dumps(report, indent=2))
+    """With ``out``, write ``report`` there as JSON and its plot beside it (.png)."""
     if out:
         path = Path(out)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -89,7 +87,7 @@ def write_report(
         plot(report, path.with_suffix(".png"))
 
 
-def _plot(report: dict[str, Any], png: Path) -> None:
+def plot(report: dict[str, Any], png: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -109,20 +107,3 @@ def _plot(report: dict[str, Any], png: Path) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
-
-
-def add_bench_batch_parser(bsub: argparse._SubParsersAction) -> None:
-    p = bsub.add_parser("batch", help="encoder and cross-encoder throughput by batch size")
-    p.add_argument("--n", type=int, default=256, help="snippets of the default corpus")
-    p.add_argument("--sizes", default="4,8,16,32,64", help="comma-separated batch sizes")
-    p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--out", default=None, help="JSON report (a .png beside it)")
-    p.set_defaults(handler=_cmd_batch)
-
-
-def _cmd_batch(args: argparse.Namespace) -> int:
-    sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
-    if not sizes or sizes[0] < 1 or args.n < 1 or args.runs < 1:
-        raise ValueError("--sizes must be batch sizes >= 1, and --n, --runs >= 1")
-    write_report(bench_batch(args.n, sizes, args.runs), args.out, _plot)
-    return 0

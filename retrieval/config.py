@@ -97,7 +97,7 @@ class RerankConfig(_Cfg):
         0.2002,
         gt=0,
         description="Platt scaling: relevance = sigmoid(scale*logit + bias). Default fit on SciFact "
-        "train (purr eval-retrieval --calibrate): test ECE 0.232 -> 0.045.",
+        "train (purr eval retrieval --calibrate): test ECE 0.232 -> 0.045.",
     )
     calibration_bias: float = -1.0659
     fuse_weight: float = Field(

@@ -31,7 +31,7 @@ from retrieval.config import IndexConfig, SearchConfig
 from retrieval.dense import DenseIndex
 from retrieval.encoders import Encoder, build_encoder
 from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
-from retrieval.prebuilt import passage_encoder
+from retrieval.prebuilt import passage_encoder, text_key
 from retrieval.store import SnippetStore, write_store
 from retrieval.types import Document, Hit, Snippet
 
@@ -344,3 +344,37 @@ def _write_all(
         meta["pipeline"] = extra_config
     (directory / CONFIG_FILE).write_text(json.dumps(meta, indent=2), "utf-8")
     log.info("indexed %d passages (%s)", total, stats["seconds"])
+
+
+def export_vectors(index_dir: str | Path, prefix: str | Path) -> int:
+    """Write the passage vectors of a flat-FAISS index as a vector cache at ``prefix``.
+
+    Returns the number of vectors written."""
+    import faiss
+
+    index = Index.open(index_dir, mmap=False)
+    if index.dense is None:
+        raise ValueError(f"index at {index_dir} has no dense vectors to export")
+    raw = faiss.read_index(str(Path(index_dir) / "dense.faiss"))
+    if not hasattr(raw, "reconstruct_n"):
+        raise ValueError("only a flat FAISS index keeps exact vectors; build with index_type=flat")
+    vectors = raw.reconstruct_n(0, raw.ntotal)  # (n, dim) float32
+    texts = [passage_text(s, index.cfg) for s in index.store]
+    if len(texts) != len(vectors):
+        raise ValueError(f"{len(texts)} passages but {len(vectors)} vectors in {index_dir}")
+    keys = np.fromiter((text_key(t) for t in texts), dtype=np.uint64, count=len(texts))
+    keys, first = np.unique(keys, return_index=True)  # identical passages share one vector
+    prefix = Path(prefix)
+    prefix.parent.mkdir(parents=True, exist_ok=True)
+    np.save(f"{prefix}.keys.npy", keys)
+    np.save(f"{prefix}.vectors.npy", vectors[first].astype(np.float16))
+    meta = {
+        "model": index.cfg.dense.model,
+        "max_length": index.cfg.dense.max_length,
+        "dim": int(vectors.shape[1]),
+        "count": len(keys),
+        "title_in_passage": index.cfg.title_in_passage,
+        "chunking": index.cfg.chunking.model_dump(mode="json"),
+    }
+    Path(f"{prefix}.json").write_text(json.dumps(meta, indent=2), "utf-8")
+    return len(keys)

@@ -9,7 +9,7 @@ changed corpus, chunking or title setting thus only costs the passages that chan
 different encoder never sees the stored vectors (``packaged_vectors_fit`` checks the model).
 
 Files, ``PREFIX.keys.npy`` (uint64, sorted), ``PREFIX.vectors.npy`` (float16, one row per key)
-and ``PREFIX.json`` (the encoder and its settings); ``export_vectors`` writes them from an index.
+and ``PREFIX.json`` (the encoder and its settings); ``retrieval.index.export_vectors`` writes them from an index.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class VectorCache:
         if keys.ndim != 1 or vectors.ndim != 2 or len(keys) != len(vectors):
             raise ValueError(
                 f"vector cache keys {keys.shape} and vectors {vectors.shape} do not line up; "
-                "rewrite it with retrieval.prebuilt.export_vectors"
+                "rewrite it with retrieval.index.export_vectors"
             )
         order = np.argsort(keys, kind="stable")
         self.keys = keys[order]  # (n,) uint64, sorted
@@ -150,39 +150,3 @@ def passage_encoder(cfg: DenseConfig):
     encoder = build_encoder(cfg)
     cache = VectorCache.packaged(cfg)
     return encoder if cache is None else CachedEncoder(encoder, cache)
-
-
-def export_vectors(index_dir: str | Path, prefix: str | Path) -> int:
-    """Write the passage vectors of a flat-FAISS index as a vector cache at ``prefix``.
-
-    Returns the number of vectors written."""
-    import faiss
-
-    from retrieval.index import Index, passage_text
-
-    index = Index.open(index_dir, mmap=False)
-    if index.dense is None:
-        raise ValueError(f"index at {index_dir} has no dense vectors to export")
-    raw = faiss.read_index(str(Path(index_dir) / "dense.faiss"))
-    if not hasattr(raw, "reconstruct_n"):
-        raise ValueError("only a flat FAISS index keeps exact vectors; build with index_type=flat")
-    vectors = raw.reconstruct_n(0, raw.ntotal)  # (n, dim) float32
-    texts = [passage_text(s, index.cfg) for s in index.store]
-    if len(texts) != len(vectors):
-        raise ValueError(f"{len(texts)} passages but {len(vectors)} vectors in {index_dir}")
-    keys = np.fromiter((text_key(t) for t in texts), dtype=np.uint64, count=len(texts))
-    keys, first = np.unique(keys, return_index=True)  # identical passages share one vector
-    prefix = Path(prefix)
-    prefix.parent.mkdir(parents=True, exist_ok=True)
-    np.save(f"{prefix}.keys.npy", keys)
-    np.save(f"{prefix}.vectors.npy", vectors[first].astype(np.float16))
-    meta = {
-        "model": index.cfg.dense.model,
-        "max_length": index.cfg.dense.max_length,
-        "dim": int(vectors.shape[1]),
-        "count": len(keys),
-        "title_in_passage": index.cfg.title_in_passage,
-        "chunking": index.cfg.chunking.model_dump(mode="json"),
-    }
-    Path(f"{prefix}.json").write_text(json.dumps(meta, indent=2), "utf-8")
-    return len(keys)

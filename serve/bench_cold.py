@@ -11,7 +11,6 @@ runs, the ratio to the baseline, and the stage timings of the edit (``timings_ms
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -24,6 +23,8 @@ DEFAULT_TEXT = (
     "The Eiffel Tower is a lattice tower in Paris. It was designed and built by "
     "Thomas Edison's company from 1887 to 1889."
 )
+
+
 BASELINE = "import torch, spacy, transformers.modeling_utils"
 
 
@@ -99,26 +100,3 @@ def plot(report: dict[str, Any], png: Path) -> None:
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
-
-
-def add_bench_cold_parser(bsub: argparse._SubParsersAction) -> None:
-    p = bsub.add_parser("cold-start", help="wall time of a whole `purr edit` process (warm caches)")
-    p.add_argument("--text", default=DEFAULT_TEXT, help="the passage (default: the README's)")
-    p.add_argument("--runs", type=int, default=5)
-    p.add_argument("--index", default=None)
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("--out", default=None, help="JSON report (a .png of the runs beside it)")
-    p.set_defaults(handler=_cmd_cold)
-
-
-def _cmd_cold(args: argparse.Namespace) -> int:
-    if args.runs < 1:
-        raise ValueError(f"--runs must be >= 1, got {args.runs}")
-    extra = ["--config", args.config, *(f"--set={o}" for o in args.overrides)]
-    if args.index:
-        extra += ["--index", args.index]
-    from retrieval.bench_batch import write_report
-
-    write_report(bench_cold_start(args.text, args.runs, extra), args.out, plot)
-    return 0

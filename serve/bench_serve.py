@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import subprocess
 import sys
@@ -202,42 +201,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     plt.close(fig)
 
 
-def _drop_latencies(o: Any) -> Any:
+def drop_latencies(o: Any) -> Any:
     if isinstance(o, dict):
-        return {k: _drop_latencies(v) for k, v in o.items() if k != "latencies"}
+        return {k: drop_latencies(v) for k, v in o.items() if k != "latencies"}
     return o
-
-
-def add_bench_serve_parser(bsub: argparse._SubParsersAction) -> None:
-    p = bsub.add_parser("serve", help="load test of purr serve on loopback (concurrent clients)")
-    p.add_argument("--clients", type=int, default=16)
-    p.add_argument("--duration", type=float, default=60, help="seconds of load")
-    p.add_argument("--baseline-s", type=float, default=20, help="seconds of the 1-client baseline")
-    p.add_argument("--workers", default="2", help="comma-separated server --workers values")
-    p.add_argument("--n", type=int, default=40, help="distinct passages sent in turn")
-    p.add_argument("--data", default=None, help="JSONL with a 'text' field (default: planted set)")
-    p.add_argument("--deadline-s", type=float, default=120, help="server PURR_DEADLINE_S")
-    p.add_argument("--start-timeout-s", type=float, default=900)
-    p.add_argument("--index", default=None)
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("--out", default=None, help="JSON report (a .png of latencies beside it)")
-    p.set_defaults(handler=_cmd_serve)
-
-
-def _cmd_serve(args: argparse.Namespace) -> int:
-    from editor.bench_models import bench_passages
-
-    if args.clients < 1 or args.duration <= 0 or args.baseline_s <= 0:
-        raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
-    args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
-    report = bench_serve(bench_passages(args.data, args.n), args)
-    # the printed summary leaves out the per-request latencies (the --out file keeps them)
-    text = json.dumps(_drop_latencies(report), indent=2)
-    print(text)
-    if args.out:
-        out = Path(args.out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report) + "\n")
-        plot(report, out.with_suffix(".png"))
-    return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from editor.research import unique_evidence
+from editor.research.researcher import unique_evidence
 from editor.types import QueryEvidence
 from retrieval.types import Hit
 

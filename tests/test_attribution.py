@@ -12,19 +12,16 @@ from helpers import save_tiny_bert_nli as _save_bert
 from helpers import save_tiny_t5
 
 from editor.attribution import (
-    AttributionModel,
     ChunkedNLI,
     EntailmentScores,
     HFSequenceClassificationNLI,
     T5TrueNLI,
-    auto_ais,
-    available,
-    build,
     default_purr_path,
     infer_label_map,
     premise_windows,
-    register,
 )
+from editor.attribution.base import AttributionModel, available, build, register
+from editor.attribution.scoring import auto_ais
 from editor.config import (
     AttributionConfig,
     ConfigError,

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 from helpers import save_tiny_bert_nli
 
-from editor.bench_models import bench_attribution, encoder_flops, matmul_peak_gflops
+from training.bench_models import bench_attribution, encoder_flops, matmul_peak_gflops
 
 
 def test_encoder_flops_grow_with_length_and_depth():

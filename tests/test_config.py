@@ -84,7 +84,7 @@ def test_purr_threads_limits_onnx_runtime_and_torch(monkeypatch):
         assert sess.get_session_options().intra_op_num_threads == 1
     finally:
         onnx_runtime.session.cache_clear()
-    code = "from serve.cli import _limit_threads as f; import torch; f(); print(torch.get_num_threads())"
+    code = "from serve.cli.common import limit_threads as f; import torch; f(); print(torch.get_num_threads())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "1"
     monkeypatch.setenv("PURR_THREADS", "lots")
@@ -95,7 +95,7 @@ def test_purr_threads_limits_onnx_runtime_and_torch(monkeypatch):
 def test_a_registered_stage_name_is_a_valid_setting():
     """``type`` settings are checked against the stage's registry, so a registered editor (or
     query generator, attribution model, agreement model, LLM backend) is a valid config value."""
-    from editor.editors import Revision, available, build, register
+    from editor.revision.editors.base import Revision, available, build, register
 
     class Shouting:
         name = "shouting"

@@ -5,12 +5,12 @@ from __future__ import annotations
 import dataclasses
 import doctest
 
-import pytest
-
 import editor.decontext
 import editor.nlp
-from editor.decontext import Decontextualized, decontextualize, decontextualize_passage
-from editor.nlp import get_nlp, is_claim
+import pytest
+
+from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
+from editor.text.nlp import get_nlp, is_claim
 
 
 @pytest.mark.parametrize("module", [editor.decontext, editor.nlp])

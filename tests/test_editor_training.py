@@ -11,12 +11,12 @@ import random
 import pytest
 from helpers import save_tiny_t5
 
-from editor.attribution import build as build_attribution
-from editor.causal import CausalEditor
+from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
-from editor.fid import FiDEditor, fid_loss, fid_passages
-from editor.nlp import get_nlp
+from editor.revision.editors.causal import CausalEditor
+from editor.revision.editors.fid import FiDEditor, fid_loss, fid_passages
+from editor.text.nlp import get_nlp
 from editor.types import Evidence
 from retrieval.corpus import read_corpus
 from training.corrupt import CORRUPTION_TYPES, RuleCorruptor, negate
@@ -241,7 +241,7 @@ def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
     assert (tmp_path / "more" / "adapter_model.safetensors").is_file()
     for bad, match in [
         ({"lora_r": 4}, "has rank r=16 but lora_r=4; pass --lora-r 16"),
-        ({"lora": False}, "drop --full or --init-adapter"),
+        ({"lora": False}, "drop --no-lora or --init-adapter"),
         ({"init_adapter": str(tmp_path)}, "no adapter_config.json"),
     ]:
         with pytest.raises(ValueError, match=match):
@@ -275,7 +275,7 @@ def test_fid_editor_from_scratch_is_a_loadable_t5(rows_file, tmp_path):
     assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
     for bad, match in [
         ({"arch": "causal", "lora": False}, "only arch=fid"),
-        ({"arch": "fid", "lora": True}, "pass --full"),
+        ({"arch": "fid", "lora": True}, "pass --no-lora"),
     ]:
         with pytest.raises(ValueError, match=match):
             EditorTrainConfig(data="d", base="scratch:t5-tiny", out="o", **bad)
@@ -370,8 +370,8 @@ def test_llm_corruptor_and_summarizer_with_a_real_small_llm():
 
 
 def test_causal_editor_uses_the_shipped_adapter_by_default():
-    from editor.causal import default_causal_adapter
-    from editor.editors import build as build_editor
+    from editor.revision.editors.base import build as build_editor
+    from editor.revision.editors.causal import default_causal_adapter
 
     cfg = load_config("default", ["editor.type=causal"])
     editor = build_editor(cfg.editor, lambda: None, lambda: None, cfg.llm)
@@ -384,7 +384,7 @@ def test_causal_editor_uses_the_shipped_adapter_by_default():
 
 
 def test_prompt_lookup_decoding_writes_what_plain_decoding_writes():
-    from editor.causal import DEFAULT_BASE, CausalEditor, default_causal_adapter
+    from editor.revision.editors.causal import DEFAULT_BASE, CausalEditor, default_causal_adapter
 
     adapter = str(default_causal_adapter())
     fast = CausalEditor(DEFAULT_BASE, adapter=adapter, max_evidence=2, prompt_lookup=10)

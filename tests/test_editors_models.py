@@ -6,11 +6,12 @@ from __future__ import annotations
 import pytest
 from helpers import save_tiny_t5
 
-from editor.causal import CausalEditor, load_causal, render_causal
 from editor.config import EditorConfig, load_config
-from editor.editors import build as build_editor
-from editor.fid import FiDEditor, encode_fid, fid_loss, fid_passages, load_seq2seq
+from editor.llm.loading import load_causal
 from editor.pipeline import given_evidence
+from editor.revision.editors.base import build as build_editor
+from editor.revision.editors.causal import CausalEditor, render_causal
+from editor.revision.editors.fid import FiDEditor, encode_fid, fid_loss, fid_passages, load_seq2seq
 
 YEARS = [str(y) for y in range(1900, 1920)]
 THINGS = ["tower", "bridge", "castle", "museum"]

@@ -154,9 +154,10 @@ def test_raw_tokenizer_gives_the_transformers_ids(tiny_model_dir):
 def test_causal_editor_reads_the_cached_merge_with_the_same_output(
     tiny_model_dir, tiny_adapter, tmp_path, monkeypatch
 ):
-    from editor.causal import CausalEditor, load_causal
     from editor.llm.fast_tokenizer import RawTokenizer
+    from editor.llm.loading import load_causal
     from editor.pipeline import given_evidence
+    from editor.revision.editors.causal import CausalEditor
 
     monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path / "cache"))
     ev = given_evidence(["the tower was built in 1905"])

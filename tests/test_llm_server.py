@@ -15,8 +15,8 @@ from llm_helpers import free_port, serve, smollm
 
 from editor.llm import LLMError
 from editor.llm.openai_backend import OpenAIBackend
-from editor.querygen import LLMQueryGenerator
-from editor.questions import normalize_question
+from editor.research.querygen.llm import LLMQueryGenerator
+from editor.research.querygen.questions import normalize_question
 from serve.llm_server import create_llm_app
 
 MODEL = "smollm2"

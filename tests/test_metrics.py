@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from editor.metrics import (
+from editor.report.metrics import (
     EDIT_CATEGORIES,
     PRIMARY,
     edit_category,

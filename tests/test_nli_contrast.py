@@ -154,7 +154,7 @@ def test_per_sentence_scoring_reads_a_summary_as_auto_ais_does():
 
 
 def test_the_summaries_adapter_is_shipped_and_selectable_by_name():
-    from editor.attribution import build
+    from editor.attribution.base import build
     from editor.config import AttributionConfig
 
     folder = (

@@ -10,7 +10,7 @@ from helpers import run_purr as purr
 from editor.config import load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline
-from editor.report import coverage, select_evidence
+from editor.report.selection import coverage, select_evidence
 
 
 @pytest.fixture(scope="module")

@@ -5,23 +5,17 @@ from __future__ import annotations
 import doctest
 import logging
 
-import pytest
-
 import editor.querygen
 import editor.questions
+import pytest
+
 from editor.config import QueryGenConfig
 from editor.llm.base import ChatMessage
-from editor.nlp import get_nlp
-from editor.querygen import (
-    DEFAULT_PROMPT,
-    EntityQueryGenerator,
-    LLMQueryGenerator,
-    QueryGenerator,
-    SentenceQueryGenerator,
-    build,
-    register,
-)
-from editor.questions import entity_question, normalize_question, parse_questions
+from editor.research.querygen.base import QueryGenerator, build, register
+from editor.research.querygen.llm import DEFAULT_PROMPT, LLMQueryGenerator
+from editor.research.querygen.questions import entity_question, normalize_question, parse_questions
+from editor.research.querygen.simple import EntityQueryGenerator, SentenceQueryGenerator
+from editor.text.nlp import get_nlp
 from editor.types import Query
 
 CURIE = "Hello! Marie Curie was a physicist. She won two Nobel Prizes. Any questions?"

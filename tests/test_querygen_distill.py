@@ -9,9 +9,9 @@ import json
 import pytest
 
 from editor.config import QueryGenConfig
-from editor.querygen import LLMQueryGenerator
-from editor.querygen import build as build_querygen
-from editor.querygen_trained import TrainedQueryGenerator
+from editor.research.querygen.base import build as build_querygen
+from editor.research.querygen.llm import LLMQueryGenerator
+from editor.research.querygen.trained import TrainedQueryGenerator
 from training.querygen_distill import (
     QueryGenTrainConfig,
     make_teacher_file,

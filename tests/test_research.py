@@ -3,8 +3,8 @@
 import pytest
 
 from editor.config import ResearchConfig
-from editor.querygen import EntityQueryGenerator, SentenceQueryGenerator
-from editor.research import Researcher, unique_evidence
+from editor.research.querygen.simple import EntityQueryGenerator, SentenceQueryGenerator
+from editor.research.researcher import Researcher, unique_evidence
 from editor.types import Query
 from retrieval.config import RerankConfig, SearchConfig
 from retrieval.rerank import build_reranker

@@ -10,14 +10,15 @@ import pytest
 from helpers import CONTRACT_KEYS, run_purr, save_tiny_t5
 from llm_helpers import free_port, smollm
 
-from editor.agreement import LLMAgreement, NLIAgreement
-from editor.attribution import build as build_attribution
+from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, RevisionConfig, load_config
-from editor.editors import SubstituteEditor
 from editor.factory import Components
-from editor.fid import FiDEditor
 from editor.pipeline import InputError, Pipeline
-from editor.revision import Reviser
+from editor.revision.agreement.llm import LLMAgreement
+from editor.revision.agreement.nli import NLIAgreement
+from editor.revision.editors.fid import FiDEditor
+from editor.revision.editors.substitute import SubstituteEditor
+from editor.revision.reviser import Reviser
 from editor.types import Evidence
 
 TOWER = Evidence(
@@ -68,8 +69,9 @@ def test_nli_agreement_verdicts_and_span(nli):
 
 
 def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable(nli):
-    from editor.editors import IdentityEditor, Revision
-    from editor.fallback import FallbackEditor
+    from editor.revision.editors.base import Revision
+    from editor.revision.editors.fallback import FallbackEditor
+    from editor.revision.editors.identity import IdentityEditor
 
     class Rewriter:  # a first editor that rewrites far more than the limits allow
         name = "rewriter"

@@ -14,7 +14,7 @@ import pytest
 from helpers import CONTRACT_KEYS
 from llm_helpers import serve
 
-from editor.attribution import build as build_attribution
+from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline

@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 from llm_helpers import free_port, serve, smollm
 
-from editor.attribution import build as build_attribution
+from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline

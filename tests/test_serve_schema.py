@@ -13,7 +13,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from llm_helpers import serve, smollm
 
-from editor.attribution import build as build_attribution
+from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline

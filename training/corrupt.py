@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from editor.nlp import ner_only
+from editor.text.nlp import ner_only
 from training.planted import _plant
 
 CORRUPTION_TYPES = ("date", "number", "entity", "role", "negation")

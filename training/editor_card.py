@@ -19,7 +19,7 @@ def _command(cfg: dict[str, Any]) -> str:
         f"--out {cfg['out']}",
     ]
     if not cfg.get("lora", True):
-        flags.append("--full")
+        flags.append("--no-lora")
     if cfg.get("init_adapter"):
         flags.append(f"--init-adapter {cfg['init_adapter']}")
     for key in CLI_FIELDS:

@@ -33,13 +33,13 @@ from typing import Any, NamedTuple
 
 from tqdm.auto import tqdm
 
-from editor.metrics import preservation
+from editor.report.metrics import preservation
+from editor.text.words import NUMBER_WORD, content_words
 from editor.types import Query
 from retrieval.corpus import jsonl_rows, read_utf8
 from retrieval.sentences import split
 from retrieval.types import Document, Hit
 from training.corrupt import Corruption
-from training.nli_data import content_words
 
 log = logging.getLogger(__name__)
 
@@ -149,11 +149,14 @@ def _snippet_text(h: Hit) -> str:
 
 
 def _best_sentence(query: str, text: str) -> str | None:
-    target = content_words(query)
+    target = content_words(query, NUMBER_WORD)
     sents = [s for s in split(text) if 6 <= len(s.split()) <= 40]
     if not sents:
         return None
-    return max(sents, key=lambda s: (len(content_words(s) & target), -abs(len(s.split()) - 20)))
+    return max(
+        sents,
+        key=lambda s: (len(content_words(s, NUMBER_WORD) & target), -abs(len(s.split()) - 20)),
+    )
 
 
 class _Prepared(NamedTuple):

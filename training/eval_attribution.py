@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from editor.attribution import AttributionModel, build
+from editor.attribution.base import AttributionModel, build
 from editor.config import AttributionConfig
 from retrieval.sentences import split
 from training.nli_data import DEV_FRACTION, LABELS, NLI_FILES, NLIExample, load_nli_sets

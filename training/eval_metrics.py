@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from editor.metrics import (
+from editor.report.metrics import (
     EDIT_CATEGORIES,
     edit_category,
     f1_ap,

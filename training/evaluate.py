@@ -7,9 +7,7 @@ Other fields are carried through untouched. Resumable: ids already in results.js
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,6 @@ from tqdm.auto import tqdm
 from retrieval.corpus import read_utf8
 from training.eval_metrics import summarise
 
-log = logging.getLogger(__name__)
 EDITORS = ("oracle", "identity", "substitute", "prompted", "fid", "causal", "causal+substitute")
 """``--editor`` choices: the oracle (the row's reference as the revision), an editor type alone,
 or the default pair (the trained causal editor with the substitute editor as its fallback)."""
@@ -174,86 +171,3 @@ def plot(results: list[dict[str, Any]], metrics: dict[str, Any], out: Path) -> N
     fig.tight_layout()
     fig.savefig(out / "edit_categories.png", dpi=120)
     plt.close(fig)
-
-
-def add_eval_parser(sub) -> None:
-    p = sub.add_parser(
-        "eval", help="run the pipeline over a dataset: metrics.json, results.jsonl, plots"
-    )
-    p.add_argument("data", help="JSONL rows {id, text, context?, reference?, evidence?}")
-    p.add_argument("--out", required=True)
-    p.add_argument(
-        "--index",
-        default=None,
-        help="index for rows without evidence (default: the Wikipedia index)",
-    )
-    p.add_argument(
-        "--editor",
-        choices=EDITORS,
-        default=None,
-        help="editor alone, or causal+substitute (default: the config's editor); oracle: the "
-        "row's reference as the revision",
-    )
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument(
-        "--probe",
-        choices=["ablation"],
-        default=None,
-        help="ablation: factual-ablation probe of a fid/causal editor on `purr data make` rows",
-    )
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("-v", "--verbose", action="store_true")
-    p.set_defaults(handler=_cmd_eval)
-
-
-def _cmd_eval(args: argparse.Namespace) -> int:
-    from editor.config import dump_config, editor_name, editor_overrides, load_config
-    from editor.factory import Components
-    from editor.pipeline import Pipeline
-
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be >= 1, got {args.limit}")
-    src = Path(args.data)
-    if not src.is_file():
-        raise ValueError(f"{src}: no such file")
-    overrides = list(args.overrides)
-    if args.editor is not None:
-        choice = "identity" if args.editor == "oracle" else args.editor
-        overrides = [*editor_overrides(choice), *overrides]
-    cfg = load_config(args.config, overrides)
-    if args.probe == "ablation":
-        return _cmd_probe(cfg, src, Path(args.out), args.limit)
-    editor = args.editor if args.editor == "oracle" else editor_name(cfg.editor)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(dump_config(cfg))
-    pipeline = Pipeline(Components(cfg, index_path=args.index))
-    metrics = run_eval(pipeline, src, out, editor, args.limit)
-    shown = {k: v for k, v in metrics.items() if k != "bad_rows"}
-    print(json.dumps(shown, indent=2))
-    if metrics["bad_rows"]:
-        print(f"{len(metrics['bad_rows'])} rows skipped: {metrics['bad_rows'][:3]}")
-    return 0
-
-
-def _cmd_probe(cfg, src: Path, out: Path, limit: int | None) -> int:
-    from editor.editors import build as build_editor
-    from training.probe import ablation_probe, write_probe
-    from training.train_editor import read_rows
-
-    if cfg.editor.type not in {"fid", "causal"}:
-        raise ValueError(
-            f"--probe ablation scores a trained editor: use --editor fid or causal "
-            f"(got {cfg.editor.type})"
-        )
-
-    def no_model() -> Any:  # fid and causal editors need neither an attribution model nor an LLM
-        raise RuntimeError("not used by trained editors")
-
-    editor = build_editor(cfg.editor, no_model, no_model, cfg.llm)
-    rows = read_rows(src)[:limit]
-    report = ablation_probe(editor, rows, getattr(editor, "max_evidence", 4))
-    write_probe(report, out)
-    print(json.dumps({k: v for k, v in report.items() if k != "margins"}, indent=2))
-    return 0

@@ -63,7 +63,7 @@ class TrainLoopConfig(BaseModel):
         if not self.lora:
             raise ValueError(
                 f"init_adapter={self.init_adapter} continues a LoRA adapter, but lora=false "
-                "(--full); drop --full or --init-adapter"
+                "(--no-lora); drop --no-lora or --init-adapter"
             )
         config = Path(self.init_adapter) / "adapter_config.json"
         if not config.is_file():

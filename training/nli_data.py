@@ -26,17 +26,17 @@ import hashlib
 import json
 import logging
 import random
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from editor.attribution.nli import LABELS
+from editor.text.words import NUMBER_WORD, content_words
 from retrieval.sentences import split
 
 log = logging.getLogger(__name__)
 
-LABELS = ("supported", "contradicted", "not_supported")
 """The three classes, in the id order the trained classifier uses (``id2label``)."""
 
 LABEL_MAP = {
@@ -55,14 +55,6 @@ NLI_FILES = {
 
 DEV_FRACTION = 0.15
 SPLIT_SALT = "purr-nli-split-v1"
-
-_WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
-_STOP = frozenset(
-    """a an the and or but if of to in on at by for with from as is are was were be been being
-    it its this that these those which who whom what when where why how not no than then there
-    their they them he she his her we our you your i has have had do does did can could will
-    would should may might must also into over under about after before between during such""".split()
-)
 
 
 @dataclass(frozen=True)
@@ -107,15 +99,6 @@ def map_label(label: str) -> str:
         ) from None
 
 
-def content_words(text: str) -> set[str]:
-    """Lower-cased words that are not stop words.
-
-    >>> sorted(content_words("The cat sat on the mat in 1990."))
-    ['1990', 'cat', 'mat', 'sat']
-    """
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
-
-
 def premise_word_budget(max_length: int, hypothesis: str, min_words: int = 32) -> int:
     """Premise words that fit beside ``hypothesis`` in a ``max_length``-token pair.
 
@@ -139,8 +122,8 @@ def window_premise(premise: str, hypothesis: str, max_words: int) -> str:
     if len(premise.split()) <= max_words:
         return premise
     sentences = split(premise) or [premise]
-    target = content_words(hypothesis)
-    overlap = [len(target & content_words(s)) for s in sentences]
+    target = content_words(hypothesis, NUMBER_WORD)
+    overlap = [len(target & content_words(s, NUMBER_WORD)) for s in sentences]
     order = sorted(range(len(sentences)), key=lambda i: (-overlap[i], i))
     chosen: list[int] = []
     used = 0

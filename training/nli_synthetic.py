@@ -26,9 +26,10 @@ from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
+from editor.text.words import NUMBER_WORD, content_words
 from retrieval.sentences import split
 from retrieval.types import Document
-from training.nli_data import NLIExample, content_words
+from training.nli_data import NLIExample
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -94,7 +95,7 @@ def _best_window(sentences: list[str], target: set[str], size: int) -> tuple[str
     best, best_n = "", -1
     for lo in range(max(1, len(sentences) - size + 1)):
         text = " ".join(sentences[lo : lo + size])
-        n = len(target & content_words(text))
+        n = len(target & content_words(text, NUMBER_WORD))
         if n > best_n:
             best, best_n = text, n
     return best, best_n
@@ -181,7 +182,7 @@ def synthetic_pairs(
     if not picked:
         return []
     if nlp is None:
-        from editor.nlp import get_nlp
+        from editor.text.nlp import get_nlp
 
         nlp = get_nlp()
     texts = [sentences[i] for _, sentences, i in picked]
@@ -199,7 +200,7 @@ def synthetic_pairs(
         for text, _, _, label in es:
             pool[label].append(text)
     # inverted index: content word -> picked articles containing it (for related negatives)
-    words = [content_words(d.title + " " + d.text) for d, _, _ in picked]
+    words = [content_words(d.title + " " + d.text, NUMBER_WORD) for d, _, _ in picked]
     index: dict[str, list[int]] = defaultdict(list)
     for j, ws in enumerate(words):
         for w in ws:
@@ -223,7 +224,7 @@ def synthetic_pairs(
                 out.append(
                     NLIExample(f"{base}:role", source, premise, swapped, "contradicted", group)
                 )
-        target = content_words(sentence)
+        target = content_words(sentence, NUMBER_WORD)
         votes: dict[int, int] = defaultdict(int)
         for w in target:
             postings = index.get(w, ())

@@ -20,22 +20,22 @@ article) are used, so the model that judges the edits never trained on these pas
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.nlp import ner_only
+from editor.text.nlp import ner_only
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.nli_data import is_dev
 from training.nli_synthetic import NUMBER_LABELS, SWAP_LABELS, perturb_number
 
 ERROR_TYPES = ("date", "number", "entity", "role")
+
+
 _ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
 
 
@@ -98,7 +98,7 @@ def make_planted(
 ) -> list[dict[str, Any]]:
     """``n`` rows (see the module doc), deterministic for a seed; error types rotate evenly.
     Replacement entities come from every ``len(docs) // pool_size``-th document."""
-    from editor.nlp import get_nlp
+    from editor.text.nlp import get_nlp
 
     rng = random.Random(seed)
     pool_docs = list(docs)
@@ -155,51 +155,3 @@ def make_planted(
         bar.update(1)
     bar.close()
     return rows
-
-
-def add_data_parser(sub) -> None:
-    data = sub.add_parser("data", help="make datasets (dev sets, training data)")
-    dsub = data.add_subparsers(dest="data_command", required=True)
-    p = dsub.add_parser("planted", help="dev set: Wikipedia passages with one planted error")
-    p.add_argument("--out", required=True, help="JSONL file to write")
-    p.add_argument("--n", type=int, default=200, help="rows (default 200)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--error-share", type=float, default=0.5, help="share of rows with an error")
-    p.add_argument("--sentences", type=int, default=3, help="sentences per passage")
-    p.add_argument(
-        "--pool-size", type=int, default=1500, help="documents that supply replacement names"
-    )
-    p.set_defaults(handler=_cmd_planted)
-    from training.data_cli import add_make_parser, add_querygen_parser
-
-    add_make_parser(dsub)
-    add_querygen_parser(dsub)
-
-
-def _cmd_planted(args) -> int:
-    from retrieval.corpus import read_wiki_summaries
-
-    if args.n < 1:
-        raise ValueError(f"--n must be >= 1, got {args.n}")
-    if not 0 <= args.error_share <= 1:
-        raise ValueError(f"--error-share must be within [0, 1], got {args.error_share}")
-    if args.sentences < 1:
-        raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
-    if args.pool_size < 1:
-        raise ValueError(f"--pool-size must be >= 1, got {args.pool_size}")
-    rows = make_planted(
-        read_wiki_summaries(),
-        args.n,
-        args.seed,
-        args.error_share,
-        args.sentences,
-        pool_size=args.pool_size,
-    )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-    kinds = {k: sum(r["error_type"] == k for r in rows) for k in ERROR_TYPES}
-    print(json.dumps({"out": str(out), "rows": len(rows), "with_error": kinds}, indent=2))
-    return 0

@@ -141,8 +141,8 @@ def querygen_pairs(
     rows: Sequence[dict[str, Any]], template: str, eos: str
 ) -> list[tuple[str, str]]:
     """``(prompt, target)`` of each row: the short prompt, the teacher's questions, end."""
-    from editor.querygen import render_prompt
-    from editor.querygen_trained import questions_target
+    from editor.research.querygen.llm import render_prompt
+    from editor.research.querygen.trained import questions_target
 
     return [
         (render_prompt(template, r["text"], r.get("context")), questions_target(r["queries"]) + eos)
@@ -151,8 +151,8 @@ def querygen_pairs(
 
 
 def train_querygen(cfg: QueryGenTrainConfig, progress: bool = True) -> dict[str, Any]:
-    from editor.causal import load_causal
-    from editor.querygen_trained import load_trained_prompt
+    from editor.llm.loading import load_causal
+    from editor.research.querygen.trained import load_trained_prompt
 
     train, dev = split_rows(read_teacher_rows(Path(cfg.data)), cfg, key="text")
     tokenizer, model = load_causal(cfg.base, None, cfg.device)

@@ -6,9 +6,7 @@ BEIR scores documents, not windows.
 
 from __future__ import annotations
 
-import argparse
 import json
-import logging
 import math
 import time
 from collections.abc import Sequence
@@ -17,8 +15,6 @@ from pathlib import Path
 
 import numpy as np
 from tqdm.auto import tqdm
-
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -175,72 +171,11 @@ def calibration_pairs(
     return np.asarray(logits), np.asarray(labels)
 
 
-def add_eval_retrieval_parser(sub) -> None:
-    p = sub.add_parser(
-        "eval-retrieval", help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries"
-    )
-    p.add_argument(
-        "--index", required=True, help="index directory built from the evaluation corpus"
-    )
-    p.add_argument("--queries", help="BEIR queries.jsonl")
-    p.add_argument("--qrels", help="BEIR qrels TSV")
-    p.add_argument("--clapnq", help="CLAPnq corpus JSONL (questions are read from it)")
-    p.add_argument(
-        "--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)}"
-    )
-    p.add_argument("--rerank-depth", type=int, default=30, help="passages reranked per query")
-    p.add_argument("--limit", type=int, default=None)
-    p.add_argument(
-        "--calibrate",
-        action="store_true",
-        help="instead of evaluating, fit the reranker's Platt calibration on these queries "
-        "(use a train split) and print the rerank.calibration_* settings",
-    )
-    p.add_argument("--out", required=True, help="folder for metrics.json and the plot")
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("-v", "--verbose", action="store_true")
-    p.set_defaults(handler=run_eval_retrieval)
-
-
-def run_eval_retrieval(args: argparse.Namespace) -> int:
-    from editor.config import load_config
-    from retrieval.index import Index
-
-    cfg = load_config(args.config, args.overrides)
-    if args.clapnq:
-        queries = load_clapnq(args.clapnq)
-    elif args.queries and args.qrels:
-        queries = load_beir(args.queries, args.qrels)
-    else:
-        raise ValueError("pass --queries and --qrels (BEIR format) or --clapnq CORPUS.jsonl")
-    queries = queries[: args.limit] if args.limit else queries
-    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
-    bad = [r for r in runs if r not in RUNS]
-    if bad:
-        raise ValueError(f"unknown run(s) {bad}; choose from {', '.join(RUNS)}")
-    index = Index.open(args.index)
-    if args.calibrate:
-        return _calibrate(index, queries, cfg, Path(args.out), args.rerank_depth)
-    report = evaluate(index, queries, runs, cfg.rerank, rerank_depth=args.rerank_depth)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(
-        json.dumps(
-            {"index": str(args.index), "runs": report, "config": cfg.model_dump(mode="json")},
-            indent=2,
-        )
-    )
-    _plot(report, out / "retrieval.png")
-    width = max(len(r) for r in report)
-    cols = ["ndcg@10", "recall@1", "recall@5", "recall@100", "ms_per_query"]
-    print(f"{'run':<{width}}  " + "  ".join(f"{c:>12}" for c in cols))
-    for run, m in report.items():
-        print(f"{run:<{width}}  " + "  ".join(f"{m[c]:>12}" for c in cols))
-    return 0
-
-
-def _calibrate(index, queries: list[EvalQuery], cfg, out: Path, depth: int) -> int:
+def calibrate_reranker(
+    index, queries: list[EvalQuery], cfg, out: Path, depth: int
+) -> dict[str, float]:
+    """Fit the reranker's Platt calibration on ``queries``; the fit and its ECE before and after,
+    also written to ``out/calibration.json``."""
     from retrieval.rerank import build_reranker, calibrate, fit_platt
 
     reranker = build_reranker(cfg.rerank)
@@ -260,14 +195,10 @@ def _calibrate(index, queries: list[EvalQuery], cfg, out: Path, depth: int) -> i
     }
     out.mkdir(parents=True, exist_ok=True)
     (out / "calibration.json").write_text(json.dumps(result, indent=2))
-    print(json.dumps(result, indent=2))
-    print(
-        f"use: --set rerank.calibration_scale={result['scale']} --set rerank.calibration_bias={result['bias']}"
-    )
-    return 0
+    return result
 
 
-def _plot(report: dict[str, dict[str, float]], path: Path) -> None:
+def plot(report: dict[str, dict[str, float]], path: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import logging
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from editor.types import PassageAttribution
 from retrieval.corpus import jsonl_rows, read_utf8
 
 log = logging.getLogger(__name__)
+
 
 MAX_EVIDENCE = 5000
 
@@ -82,7 +81,7 @@ def report_json(result: PassageAttribution, evidence: list[str]) -> dict[str, An
 def score_one(
     model, text: str, evidence: list[str], context: str | None, threshold: float
 ) -> dict[str, Any]:
-    from editor.attribution import auto_ais
+    from editor.attribution.scoring import auto_ais
 
     if not text.strip():
         raise ValueError("the text is empty; pass the passage to score")
@@ -121,68 +120,3 @@ def score_file(
                 counts["errors"] += 1
             out.write(json.dumps(result, ensure_ascii=False) + "\n")
     return counts
-
-
-def add_score_parser(sub) -> None:
-    p = sub.add_parser("score", help="auto-AIS attribution of a text against evidence")
-    p.add_argument("text", nargs="?", help="the passage to score (or use --input)")
-    p.add_argument(
-        "--evidence",
-        nargs="*",
-        default=[],
-        help="evidence texts or files (.txt, .jsonl rows with 'text')",
-    )
-    p.add_argument("--context", default=None, help="the dialogue the passage answers")
-    p.add_argument("--input", help="JSONL rows {id, text, evidence: [..], context?}")
-    p.add_argument("--output", help="where --input results go (JSONL)")
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("-v", "--verbose", action="store_true")
-    p.set_defaults(handler=run_score)
-
-
-def run_score(args: argparse.Namespace) -> int:
-    from editor.attribution import build
-    from editor.config import load_config
-
-    cfg = load_config(args.config, args.overrides)
-    if args.input:
-        if args.text or args.evidence:
-            raise ValueError(
-                "pass either TEXT --evidence ... or --input FILE --output FILE, not both"
-            )
-        if not args.output:
-            raise ValueError("--input needs --output FILE for the scored rows")
-        src = Path(args.input)
-        if not src.is_file():
-            raise ValueError(f"{src}: no such file")
-        model = build(cfg.attribution)
-        counts = score_file(model, src, Path(args.output), cfg.attribution.threshold)
-        print(
-            f"scored {counts['scored']} rows into {args.output}; {counts['errors']} rows had errors (see their 'error' field)"
-        )
-        return 0 if counts["scored"] or not counts["errors"] else 2
-    if args.text is None:
-        raise ValueError("pass the TEXT to score (or --input FILE --output FILE)")
-    evidence = [e for value in args.evidence for e in read_evidence_arg(value)]
-    model = build(cfg.attribution)
-    report = score_one(model, args.text, evidence, args.context, cfg.attribution.threshold)
-    if args.json:
-        print(
-            json.dumps(
-                {"text": args.text, "context": args.context, "evidence": evidence, **report},
-                indent=2,
-                ensure_ascii=False,
-            )
-        )
-        return 0
-    attr = report["attribution"]
-    head = "not applicable (no checkable sentence)" if attr is None else f"{attr:.3f}"
-    print(
-        f"auto-AIS {head}  ({report['attributable_sentences']}/{report['applicable_sentences']} sentences attributable)"
-    )
-    for s in report["sentences"]:
-        mark = "n/a " if not s["applicable"] else f"{s['attribution']:.2f}"
-        print(f"  [{mark}] {s['decontextualized']}", file=sys.stdout)
-    return 0

@@ -45,7 +45,7 @@ class EditorTrainConfig(TrainLoopConfig):
             if self.lora:
                 raise ValueError(
                     f"base={self.base} has no pretrained weights for lora=true to adapt; "
-                    "pass --full"
+                    "pass --no-lora"
                 )
         return self
 
@@ -89,14 +89,14 @@ class _Objective:
         self.model = model
         self.tokenizer = tokenizer
         if cfg.arch == "causal":
-            from editor.agreement import load_template
-            from editor.causal import DEFAULT_PROMPT
+            from editor.prompts import load_template
+            from editor.revision.editors.causal import DEFAULT_PROMPT
 
             self.template = load_template(None, DEFAULT_PROMPT, ["evidence", "text"])
 
     def loss(self, rows: Sequence[dict[str, Any]], rng: random.Random) -> Any:
         if self.cfg.arch == "fid":
-            from editor.fid import fid_loss, fid_passages
+            from editor.revision.editors.fid import fid_loss, fid_passages
 
             batch = [
                 fid_passages(r["corrupted"], evidence_set(r, self.cfg.n_evidence, rng))
@@ -116,7 +116,7 @@ class _Objective:
 
 def causal_loss(obj: _Objective, rows: Sequence[dict[str, Any]], rng: random.Random) -> Any:
     """Cross-entropy of `` <clean>\n`` after the editor prompt (training/fit.py)."""
-    from editor.causal import render_causal
+    from editor.revision.editors.causal import render_causal
 
     cfg = obj.cfg
     pairs = [
@@ -151,12 +151,12 @@ def load_base(cfg: EditorTrainConfig, rows: Sequence[dict[str, Any]] = ()) -> tu
         model.train()
         return tokenizer, model
     if cfg.arch == "fid":
-        from editor.fid import load_seq2seq
+        from editor.revision.editors.fid import load_seq2seq
 
         tokenizer, model = load_seq2seq(cfg.base, None, cfg.device)
         task = "SEQ_2_SEQ_LM"
     else:
-        from editor.causal import load_causal
+        from editor.llm.loading import load_causal
 
         tokenizer, model = load_causal(cfg.base, None, cfg.device)
         tokenizer.padding_side = "right"

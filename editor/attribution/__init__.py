@@ -1,0 +1,53 @@
+"""The attribution stage (the verifier): NLI models behind one Protocol, their registry, and
+auto-AIS over a passage.
+
+Contract: ``base.py``. Models: ``nli.py`` (``ChunkedNLI``, long premises in windows), ``hf.py``
+(``hf`` and ``t5-true``), ``factories.py`` (building them by name). Scoring: ``scoring.py``.
+"""
+
+from __future__ import annotations
+
+from editor.attribution.base import AttributionModel, available, build, register
+from editor.attribution.factories import (
+    PURR_ARTEFACT,
+    SHIPPED_MODELS,
+    _hf,
+    _purr,
+    _t5_true,
+    default_purr_path,
+)
+from editor.attribution.hf import HFSequenceClassificationNLI, T5TrueNLI
+from editor.attribution.nli import (
+    LABELS,
+    ChunkedNLI,
+    canonical_label,
+    infer_label_map,
+    premise_windows,
+)
+from editor.attribution.scoring import auto_ais
+from editor.types import EntailmentScores, PassageAttribution, SentenceAttribution
+
+register("hf", _hf)
+register("t5-true", _t5_true)
+register("purr", _purr)
+
+__all__ = [
+    "LABELS",
+    "PURR_ARTEFACT",
+    "SHIPPED_MODELS",
+    "AttributionModel",
+    "ChunkedNLI",
+    "EntailmentScores",
+    "HFSequenceClassificationNLI",
+    "PassageAttribution",
+    "SentenceAttribution",
+    "T5TrueNLI",
+    "auto_ais",
+    "available",
+    "build",
+    "canonical_label",
+    "default_purr_path",
+    "infer_label_map",
+    "premise_windows",
+    "register",
+]

@@ -1,0 +1,48 @@
+"""The attribution stage's contract: the ``AttributionModel`` Protocol and its registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from editor.config import AttributionConfig
+from editor.registry import Registry
+from editor.types import EntailmentScores
+from retrieval.settings import Settings
+
+if TYPE_CHECKING:
+    pass
+
+
+@runtime_checkable
+class AttributionModel(Protocol):
+    """Scores whether a premise (evidence) attributes a hypothesis (a claim)."""
+
+    def score(self, premise: str, hypothesis: str) -> EntailmentScores:
+        """Scores of one pair."""
+        ...
+
+    def score_batch(self, pairs: Sequence[tuple[str, str]]) -> list[EntailmentScores]:
+        """Scores of each (premise, hypothesis) pair, in input order."""
+        ...
+
+
+AttributionFactory = Callable[[AttributionConfig, Settings], AttributionModel]
+
+
+_MODELS: Registry[AttributionFactory] = Registry("attribution model type", "attribution.type")
+
+
+def register(name: str, factory: AttributionFactory) -> None:
+    """Make ``factory(cfg, settings)`` buildable as ``attribution.type=name``; refuses duplicates."""
+    _MODELS.register(name, factory)
+
+
+def available() -> list[str]:
+    """Types that ``build`` accepts."""
+    return _MODELS.available()
+
+
+def build(cfg: AttributionConfig, settings: Settings | None = None) -> AttributionModel:
+    """The attribution model of ``cfg.type``. Nothing is loaded until the first score."""
+    return _MODELS.get(cfg.type)(cfg, settings or Settings())

@@ -1,0 +1,76 @@
+"""The attribution models purr builds by name: ``hf`` (any sequence-classification NLI model),
+``t5-true`` (TRUE-style seq2seq) and ``purr`` (purr's own trained model, a local folder loaded as
+``hf``; the shipped one by default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from editor.attribution.base import AttributionModel
+from editor.attribution.hf import HFSequenceClassificationNLI, T5TrueNLI
+from editor.config import AttributionConfig
+from retrieval.assets import AssetNotFoundError
+from retrieval.settings import Settings
+
+PURR_ARTEFACT = "purr-attribution"
+"""Folder name of the shipped attribution model (``editor/models/purr-attribution``: a LoRA
+adapter and head over the packaged all-MiniLM-L6-v2, with its model card)."""
+
+
+SHIPPED_MODELS = Path(__file__).resolve().parents[1] / "models"
+"""Where the shipped artefacts live; ``attribution.model`` may name one of them by folder name
+(``purr-attribution-summaries``: the adapter continued on SummEdits contrast pairs)."""
+
+
+def default_purr_path(settings: Settings | None = None) -> Path:
+    """The attribution model used when ``attribution.model`` is unset: the one shipped with
+    purr. (``settings`` is accepted for symmetry with the other factories.)"""
+    return SHIPPED_MODELS / PURR_ARTEFACT
+
+
+def _hf(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
+    assert cfg.model is not None  # AttributionConfig refuses type=hf without a model
+    return HFSequenceClassificationNLI(
+        cfg.model,
+        label_map=cfg.label_map,
+        max_length=cfg.max_length,
+        batch_size=cfg.batch_size,
+        overlap=cfg.overlap,
+        device=cfg.device,
+        local_files_only=settings.offline,
+        quantize=cfg.quantize,
+    )
+
+
+def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
+    assert cfg.model is not None  # AttributionConfig refuses type=t5-true without a model
+    return T5TrueNLI(
+        cfg.model,
+        max_length=cfg.max_length,
+        batch_size=cfg.batch_size,
+        overlap=cfg.overlap,
+        device=cfg.device,
+        local_files_only=settings.offline,
+    )
+
+
+def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
+    path = Path(cfg.model).expanduser() if cfg.model else default_purr_path(settings)
+    if not path.exists() and (SHIPPED_MODELS / path / "config.json").is_file():
+        path = SHIPPED_MODELS / path  # a shipped artefact by name: purr-attribution-summaries
+    if not (path / "config.json").is_file():
+        raise AssetNotFoundError(
+            f"the trained attribution model is not at {path} (no config.json); train it with the "
+            "attribution trainer in training/, set attribution.model to the folder it wrote, or "
+            "use attribution.type=hf / t5-true with attribution.model=HUB_ID_OR_PATH"
+        )
+    return HFSequenceClassificationNLI(
+        str(path),
+        label_map=cfg.label_map,
+        max_length=cfg.max_length,
+        batch_size=cfg.batch_size,
+        overlap=cfg.overlap,
+        device=cfg.device,
+        local_files_only=True,
+        quantize=cfg.quantize,
+    )

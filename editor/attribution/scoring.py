@@ -1,0 +1,111 @@
+"""auto-AIS (RARR, after Rashkin et al.'s AIS): Attr(y, A) = mean over the sentences s of y of
+max over evidence e in A of P(e entails s). Sentences are decontextualised against the passage
+and the dialogue context first (``editor.text.decontext``), and sentences that state nothing
+checkable (questions, greetings, remarks about the conversation; ``editor.text.nlp.is_claim``) are
+not applicable: they are reported but left out of the mean.
+
+Models (``editor.nli_hf``, built on ``editor.nli.ChunkedNLI``): ``hf`` (any sequence-
+classification NLI model), ``t5-true`` (TRUE-style seq2seq) and ``purr`` (purr's own trained
+model, a local folder loaded as ``hf``).
+
+>>> from editor.types import EntailmentScores
+>>> class Overlap:  # a toy model: P(supported) = share of hypothesis words in the premise
+...     def score(self, premise, hypothesis):
+...         return self.score_batch([(premise, hypothesis)])[0]
+...     def score_batch(self, pairs):
+...         out = []
+...         for p, h in pairs:
+...             words = h.lower().strip(".").split()
+...             s = sum(w in p.lower() for w in words) / len(words)
+...             out.append(EntailmentScores(s, 0.0, 1.0 - s))
+...         return out
+>>> r = auto_ais("Marie Curie was a physicist. She won two Nobel Prizes. Any questions?",
+...              ["Marie Curie was a physicist and chemist.", "Curie won two Nobel Prizes."],
+...              Overlap())
+>>> for s in r.sentences:
+...     print(s.decontextualized, s.applicable, s.attribution and round(s.attribution, 3),
+...           s.evidence_index)
+Marie Curie was a physicist. True 1.0 0
+Marie Curie won two Nobel Prizes. True 0.833 1
+Any questions? False None None
+>>> round(r.attribution, 4)  # (1.0 + 0.833) / 2; the question is left out
+0.9167
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
+from editor.text.nlp import get_nlp, is_claim
+from editor.types import Evidence, PassageAttribution, SentenceAttribution
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+from editor.attribution.base import AttributionModel
+
+
+def auto_ais(
+    passage: str | Sequence[str],
+    evidence: Sequence[str | Evidence],
+    model: AttributionModel,
+    *,
+    context: str | None = None,
+    threshold: float = 0.5,
+    nlp: Language | None = None,
+) -> PassageAttribution:
+    """auto-AIS of ``passage`` (a text, or its sentences) against ``evidence``.
+
+    Each sentence is decontextualised against the sentences before it and the dialogue
+    ``context``; applicable sentences (``is_claim``) get max over the evidence of
+    P(supported), the others are reported with ``attribution=None``. The passage score is
+    the mean over applicable sentences, None when there are none. With no evidence every
+    applicable sentence scores 0.0. All (evidence, sentence) pairs go to
+    ``model.score_batch`` in one call; the model batches them.
+    """
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1], got {threshold}")
+    nlp = nlp or get_nlp()
+    if isinstance(passage, str):
+        decon = decontextualize_passage(passage, context, nlp=nlp)
+    else:
+        decon = _decontextualize_sentences(list(passage), context, nlp)
+    applicable = [is_claim(doc) for doc in nlp.pipe([d.original for d in decon])]
+    texts = [e if isinstance(e, str) else e.text for e in evidence]
+    claims = [d.decontextualized for d, ok in zip(decon, applicable, strict=True) if ok]
+    pairs = [(e, claim) for claim in claims for e in texts]
+    scores = model.score_batch(pairs) if pairs else []
+    if len(scores) != len(pairs):
+        raise ValueError(f"model returned {len(scores)} scores for {len(pairs)} pairs")
+    records: list[SentenceAttribution] = []
+    k = 0  # index of the current claim's first pair in ``scores``
+    for d, ok in zip(decon, applicable, strict=True):
+        if not ok:
+            records.append(SentenceAttribution(d.original, d.decontextualized, False, None, None))
+            continue
+        supported = [s.supported for s in scores[k : k + len(texts)]]
+        k += len(texts)
+        best = max(range(len(supported)), key=supported.__getitem__) if supported else None
+        value = supported[best] if best is not None else 0.0
+        records.append(
+            SentenceAttribution(
+                d.original, d.decontextualized, True, value, best, value >= threshold
+            )
+        )
+    values = [r.attribution for r in records if r.attribution is not None]
+    passage_score = sum(values) / len(values) if values else None
+    return PassageAttribution(tuple(records), passage_score, threshold)
+
+
+def _decontextualize_sentences(
+    sentences: list[str], context: str | None, nlp: Language
+) -> list[Decontextualized]:
+    """Sentences given one by one, each decontextualised against those before it."""
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise ValueError(f"sentence {i} must be a str, got {type(s).__name__}")
+    return [
+        decontextualize(s, " ".join(sentences[:i]), context, nlp=nlp)
+        for i, s in enumerate(sentences)
+    ]

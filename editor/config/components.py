@@ -1,0 +1,290 @@
+"""The component configurations: one pydantic model per stage, each field with a description
+and a default; a stage's ``type`` is checked against that stage's registry."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
+
+from editor.registry import registered
+
+
+class _Cfg(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class LLMConfig(_Cfg):
+    """Which LLM backend serves prompted stages (query generation, later the prompted editor)."""
+
+    backend: str = Field(
+        "transformers",
+        description="transformers, openai or vllm, or a backend added with "
+        "editor.llm.registry.register().",
+    )
+    model: str = Field(
+        "packaged:gemma-3-270m",
+        description="transformers/vllm: packaged:NAME, local path or hub id; openai: the served model name.",
+    )
+    base_url: str | None = Field(
+        None, description="openai backend: server URL; default from PURR_LLM_BASE_URL."
+    )
+    timeout_s: float = Field(60.0, gt=0, description="Per-request timeout.")
+    max_retries: int = Field(
+        3, ge=0, description="Retries with exponential backoff on connection errors and 429/5xx."
+    )
+    max_concurrency: int = Field(
+        8, ge=1, description="Requests in flight at once (openai backend)."
+    )
+    max_new_tokens: int = Field(128, ge=1, le=4096)
+    temperature: float = Field(0.7, ge=0, le=2)
+    device: str = Field("cpu", description="transformers backend: torch device.")
+
+    @field_validator("backend")
+    @classmethod
+    def _registered_backend(cls, value: str) -> str:
+        return registered("llm.backend", value)
+
+
+class QueryGenConfig(_Cfg):
+    """Question generation (CQGen)."""
+
+    type: str = Field(
+        "sentence",
+        description="sentence: one decontextualised query per sentence; entity: NER/number-focused "
+        "questions; llm: few-shot prompted LLM sampled `samples` times, union of questions; "
+        "passage: the whole passage as one query (an ablation); trained: a model distilled "
+        "from llm by `purr train querygen` (querygen.adapter).",
+    )
+    samples: int = Field(
+        3, ge=1, le=10, description="LLM samples whose questions are unioned (RARR: 3)."
+    )
+    max_queries: int = Field(16, ge=1, le=100, description="Cap on queries per passage.")
+    prompt: str | None = Field(
+        None,
+        description="Prompt file for the llm (or trained) generator; None = the packaged one.",
+    )
+    model: str | None = Field(
+        None,
+        description="trained: base model (default packaged:gemma-3-270m) or a fully trained folder.",
+    )
+    adapter: str | None = Field(
+        None, description="trained: the LoRA adapter folder written by `purr train querygen`."
+    )
+
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("querygen.type", value)
+
+
+class ResearchConfig(_Cfg):
+    """Research stage: K documents per query, snippets ranked, top J kept."""
+
+    k_documents: int = Field(
+        5, ge=1, le=100, description="Documents retrieved per query (RARR K=5)."
+    )
+    j_snippets: int = Field(
+        1, ge=1, le=20, description="Snippets kept per query after ranking (RARR J=1)."
+    )
+    max_snippets_per_doc: int = Field(
+        8, ge=1, description="Candidate windows taken from one document (best first-stage windows)."
+    )
+    min_relevance: float = Field(
+        0.0, ge=0, le=1, description="Drop evidence below this calibrated relevance."
+    )
+
+
+class AttributionConfig(_Cfg):
+    """The attribution (NLI) model behind auto-AIS: P(evidence entails sentence)."""
+
+    type: str = Field(
+        "purr",
+        description="purr: the project's trained attribution model (a local artefact folder); "
+        "hf: any Hugging Face sequence-classification NLI model; t5-true: a TRUE-style T5 "
+        "('premise: ... hypothesis: ...' -> '1'/'0', e.g. google/t5_xxl_true_nli_mixture).",
+    )
+    model: str | None = Field(
+        None,
+        description="hf/t5-true: hub id (local cache only) or local path, required; purr: the "
+        "artefact folder, or the name of one shipped in editor/models (purr-attribution, "
+        "the default; purr-attribution-summaries, tuned on SummEdits contrast pairs).",
+    )
+    label_map: dict[str, Literal["supported", "contradicted", "not_supported"]] | None = Field(
+        None,
+        description="hf/purr: model label name or index -> label; None = inferred from "
+        "config.id2label (needed for LABEL_0-style names).",
+    )
+    max_length: int = Field(
+        128,
+        ge=16,
+        le=8192,
+        description="Tokens per (premise window, hypothesis) pair; 128 = what the shipped "
+        "model was trained on (better dev scores and twice the speed of 256).",
+    )
+    batch_size: int = Field(16, ge=1, le=1024, description="Pairs per forward pass.")
+    overlap: int = Field(
+        1, ge=0, le=8, description="Sentences shared by consecutive windows of a long premise."
+    )
+    threshold: float = Field(
+        0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
+    )
+    device: str = Field("cpu", description="torch device.")
+    quantize: Literal["none", "int8"] = Field(
+        "none",
+        description="hf/purr on CPU: int8 dynamic quantisation of the linear layers (faster; "
+        "see `purr bench attribution` for speed and agreement with fp32).",
+    )
+
+    @field_validator("label_map", mode="before")
+    @classmethod
+    def _label_keys_as_text(cls, value: Any) -> Any:
+        return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @model_validator(mode="after")
+    def _model_needed(self) -> AttributionConfig:
+        if self.type in {"hf", "t5-true"} and not self.model:
+            raise ValueError(
+                f"attribution.type={self.type} needs attribution.model (a hub id in the local "
+                "cache or a local folder); set --set attribution.model=PATH, or use "
+                "attribution.type=purr"
+            )
+        if self.type == "t5-true" and self.label_map:
+            raise ValueError(
+                "attribution.label_map applies to classifiers (type hf or purr), not to "
+                "attribution.type=t5-true, which reads '1'/'0'; remove attribution.label_map"
+            )
+        return self
+
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("attribution.type", value)
+
+
+class AgreementConfig(_Cfg):
+    """Agreement model: does the text imply the same answer to a query as the evidence?"""
+
+    type: str = Field(
+        "nli",
+        description="nli: question-guided NLI with the attribution model's P(contradicted); "
+        "llm: RARR's prompted chain-of-thought check through the LLM backend.",
+    )
+    contradiction_threshold: float = Field(
+        0.5, ge=0, le=1, description="nli: P(contradicted) from which the evidence disagrees."
+    )
+    support_threshold: float = Field(
+        0.5, ge=0, le=1, description="nli: P(supported) from which the evidence agrees."
+    )
+    sentences_per_query: int = Field(
+        1, ge=1, le=10, description="nli: sentences of the text judged per query."
+    )
+    prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
+    max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
+
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("agreement.type", value)
+
+
+class EditorConfig(_Cfg):
+    """The editor that fixes what the evidence contradicts."""
+
+    type: str = Field(
+        "causal",
+        description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
+        "numbers and dates for the evidence's; prompted: RARR's few-shot LLM editor; fid: "
+        "fusion-in-decoder T5 (PURR); causal: a causal LM denoising editor (LoRA adapter; "
+        "the default: the shipped purr-editor-causal).",
+    )
+    model: str | None = Field(
+        None,
+        description="fid: T5 hub id or local path (required); causal: base model (None = "
+        "the LLM config's model).",
+    )
+    adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
+    fallback: str | None = Field(
+        "substitute",
+        description="Editor asked where `type` returns the text unchanged or an edit over the "
+        "revision limits (the default: causal, then substitute); None = no second editor.",
+    )
+    prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
+    max_evidence: int | None = Field(
+        None,
+        ge=1,
+        le=16,
+        description="fid/causal: evidence per input; None = what the adapter was trained with "
+        "(its train_config.json), else 4.",
+    )
+    max_input_tokens: int = Field(256, ge=16, le=4096, description="fid: tokens per pair.")
+    max_new_tokens: int = Field(96, ge=4, le=1024, description="Tokens of the revision.")
+    num_beams: int = Field(1, ge=1, le=16, description="fid/causal: beam search width.")
+    prompt_lookup: int = Field(
+        10,
+        ge=0,
+        le=64,
+        description="causal, greedy: draft tokens copied from the prompt per step "
+        "(prompt-lookup decoding; same output, about 1.8x faster on CPU because a revision "
+        "mostly repeats the claim); 0 = plain decoding.",
+    )
+    device: str = Field("cpu", description="fid/causal: torch device.")
+    min_gain: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="substitute: how much P(supported) - P(contradicted) must rise to keep a swap.",
+    )
+
+    @field_validator("type")
+    @classmethod
+    def _registered_type(cls, value: str) -> str:
+        return registered("editor.type", value)
+
+    @field_validator("fallback")
+    @classmethod
+    def _registered_fallback(cls, value: str | None) -> str | None:
+        return None if value is None else registered("editor.fallback", value)
+
+
+class RevisionConfig(_Cfg):
+    """The revision loop: agreement gate, then edit; iterative (RARR) or one pass (PURR)."""
+
+    mode: Literal["iterative", "one-pass"] = Field(
+        "iterative",
+        description="iterative: each (query, evidence) gated and edited in turn (RARR); "
+        "one-pass: all evidence given to the editor at once (PURR).",
+    )
+    gate: bool = Field(True, description="Call the editor only where the evidence disagrees.")
+    scope: Literal["sentence", "passage"] = Field(
+        "sentence",
+        description="sentence: the editor sees the sentence the agreement model judged, "
+        "spliced back after; passage: the whole text.",
+    )
+    max_edit_chars: int = Field(
+        50, ge=1, description="Reject an edit whose Levenshtein distance exceeds this (RARR: 50)."
+    )
+    max_edit_ratio: float = Field(
+        0.5, gt=0, le=1, description="Reject an edit larger than this share of the text (RARR)."
+    )
+    max_steps: int = Field(16, ge=1, le=100, description="Cap on (query, evidence) steps.")
+
+
+class LimitsConfig(_Cfg):
+    """Input limits and per-stage timeouts of ``Pipeline.edit``."""
+
+    max_chars: int = Field(20_000, ge=1, description="Longest text accepted (characters).")
+    max_sentences: int = Field(100, ge=1, description="Most sentences accepted.")
+    max_context_chars: int = Field(20_000, ge=0, description="Longest dialogue context.")
+    research_timeout_s: float = Field(120.0, gt=0, description="Research stage timeout.")
+    revision_timeout_s: float = Field(300.0, gt=0, description="Revision stage timeout.")
+    report_timeout_s: float = Field(120.0, gt=0, description="Attribution report timeout.")
+    english_only: bool = Field(
+        True, description="Return non-English text unchanged with a warning."
+    )

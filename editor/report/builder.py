@@ -1,0 +1,84 @@
+"""The attribution report of an edit: at most M evidence chosen by query coverage (with the
+reranker's relevance, else the research relevance), then auto-AIS of the text before and after
+the edit against them, preservation and F1_AP."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from editor.attribution.base import AttributionModel
+from editor.attribution.scoring import auto_ais
+from editor.report.metrics import f1_ap, preservation
+from editor.report.selection import select_evidence
+from editor.result import AttributionReport, SentenceReport
+from editor.types import Evidence, Query
+from retrieval.rerank import Reranker
+
+
+class Reporter:
+    """Builds ``AttributionReport``s with one attribution model and an optional reranker."""
+
+    def __init__(
+        self,
+        attribution: AttributionModel,
+        reranker: Reranker | None,
+        max_evidence: int = 5,
+        threshold: float | None = None,
+    ) -> None:
+        self.attribution = attribution
+        self.reranker = reranker
+        self.max_evidence = max_evidence
+        self.threshold = threshold
+
+    def report(
+        self,
+        original: str,
+        revised: str,
+        queries: Sequence[Query],
+        evidence: Sequence[Evidence],
+        context: str | None = None,
+    ) -> AttributionReport:
+        """Select at most M evidence by query coverage and score both texts against them."""
+        chosen = self.select(queries, evidence)
+        texts = [e.text for e in chosen]
+        threshold = self.threshold
+        before = auto_ais(original, texts, self.attribution, context=context, threshold=threshold)
+        after = (
+            before
+            if revised == original
+            else auto_ais(revised, texts, self.attribution, context=context, threshold=threshold)
+        )
+        pres = preservation(original, revised)
+        sentences = tuple(
+            SentenceReport(
+                s.text,
+                s.decontextualized,
+                s.attribution,
+                chosen[s.evidence_index].id if s.evidence_index is not None else None,
+                s.applicable,
+            )
+            for s in after.sentences
+        )
+        score = None if after.attribution is None else f1_ap(after.attribution, pres)
+        return AttributionReport(
+            tuple(e.id for e in chosen),
+            sentences,
+            before.attribution,
+            after.attribution,
+            pres,
+            score,
+        )
+
+    def select(self, queries: Sequence[Query], evidence: Sequence[Evidence]) -> list[Evidence]:
+        if len(evidence) <= self.max_evidence:
+            return list(evidence)
+        reranker = self.reranker
+        if reranker is None or not queries:
+            return sorted(evidence, key=lambda e: -e.relevance)[: self.max_evidence]
+        texts = [e.text for e in evidence]
+        relevance = np.stack(
+            [reranker.relevance(q.text, texts) for q in queries]
+        )  # (queries, evidence)
+        return [evidence[i] for i in select_evidence(relevance, self.max_evidence)]

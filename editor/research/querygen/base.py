@@ -1,0 +1,78 @@
+"""The query generator's contract: the ``QueryGenerator`` Protocol, its registry and the helpers
+every generator shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from editor.config import QueryGenConfig
+from editor.llm.base import LLMBackend
+from editor.registry import Registry
+from editor.research.querygen.questions import (
+    dedupe,
+    normalize_question,
+)
+from editor.types import Query
+
+if TYPE_CHECKING:
+    pass
+
+
+@runtime_checkable
+class QueryGenerator(Protocol):
+    """Questions about a passage (optionally given the dialogue ``context`` it answers)."""
+
+    def generate(self, text: str, context: str | None = None) -> list[Query]: ...
+
+    def generate_batch(
+        self, texts: list[str], contexts: Sequence[str | None] | None = None
+    ) -> list[list[Query]]: ...
+
+
+def contexts_for(texts: list[str], contexts: Sequence[str | None] | None) -> list[str | None]:
+    out: list[str | None] = list(contexts) if contexts is not None else [None] * len(texts)
+    if len(out) != len(texts):
+        raise ValueError(
+            f"got {len(texts)} texts but {len(out)} contexts; pass one context (or None) per text"
+        )
+    return out
+
+
+def finish(queries: list[Query], max_queries: int) -> list[Query]:
+    return dedupe(queries, key=lambda q: normalize_question(q.text))[:max_queries]
+
+
+class BatchedGenerator:
+    """``generate_batch`` as a loop over ``generate`` (for generators with no batch speed-up)."""
+
+    def generate(self, text: str, context: str | None = None) -> list[Query]:
+        raise NotImplementedError
+
+    def generate_batch(
+        self, texts: list[str], contexts: Sequence[str | None] | None = None
+    ) -> list[list[Query]]:
+        return [
+            self.generate(t, c) for t, c in zip(texts, contexts_for(texts, contexts), strict=True)
+        ]
+
+
+QueryGenFactory = Callable[[QueryGenConfig, LLMBackend | None], QueryGenerator]
+
+
+_GENERATORS: Registry[QueryGenFactory] = Registry("query generator", "querygen.type")
+
+
+def register(name: str, factory: QueryGenFactory) -> None:
+    """Make ``factory(cfg, llm)`` buildable as ``querygen.type=name``; refuses duplicates."""
+    _GENERATORS.register(name, factory)
+
+
+def available() -> list[str]:
+    return _GENERATORS.available()
+
+
+def build(cfg: QueryGenConfig, llm: LLMBackend | None = None) -> QueryGenerator:
+    """The generator named by ``cfg.type``; ``llm`` is required for ``type=llm``."""
+    return _GENERATORS.get(cfg.type)(cfg, llm)

@@ -1,0 +1,146 @@
+"""The research stage: questions about the passage, K documents per question, snippets ranked
+by the cross-encoder, the top J kept per question (RARR section 3.1).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+from editor.config import ResearchConfig
+from editor.research.base import ResearchRun, ResearchTimings
+from editor.research.querygen.base import QueryGenerator
+from editor.types import Evidence, Query, QueryEvidence
+from retrieval.config import SearchConfig
+from retrieval.index import Index
+from retrieval.rerank import Reranker
+from retrieval.types import Hit
+
+
+class Researcher:
+    """Composes a query generator, an index and an optional reranker. It keeps no state between
+    calls, so worker threads can share one."""
+
+    def __init__(
+        self,
+        index: Index,
+        querygen: QueryGenerator,
+        reranker: Reranker | None,
+        cfg: ResearchConfig | None = None,
+        search: SearchConfig | None = None,
+    ):
+        self.index = index
+        self.querygen = querygen
+        self.reranker = reranker
+        self.cfg = cfg or ResearchConfig()
+        self.search = search or SearchConfig()
+
+    def research(self, text: str, context: str | None = None) -> list[QueryEvidence]:
+        """Queries for ``text`` (and the dialogue ``context``) with their evidence."""
+        return self.research_batch([text], [context])[0]
+
+    def research_batch(
+        self, texts: list[str], contexts: Sequence[str | None] | None = None
+    ) -> list[list[QueryEvidence]]:
+        """``research`` for each text (with its context)."""
+        return self.run(texts, contexts).results
+
+    def run(self, texts: list[str], contexts: Sequence[str | None] | None = None) -> ResearchRun:
+        """``research_batch`` with the milliseconds spent generating queries, searching and
+        reranking, summed over the texts."""
+        ctx = list(contexts) if contexts is not None else [None] * len(texts)
+        if len(ctx) != len(texts):
+            raise ValueError(
+                f"got {len(texts)} texts but {len(ctx)} contexts; pass one context (or None) per text"
+            )
+        t0 = time.perf_counter()
+        queries = self.querygen.generate_batch(list(texts), ctx)
+        t1 = time.perf_counter()
+        found = [self._research_queries(qs) for qs in queries]
+        t2 = time.perf_counter()
+        rerank_ms = sum(ms for _, ms in found)
+        timings = ResearchTimings((t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms)
+        return ResearchRun([results for results, _ in found], timings)
+
+    def research_queries(self, queries: list[Query]) -> list[QueryEvidence]:
+        """Evidence for given queries; a snippet kept for several queries appears once per query
+        but with the same evidence id (see :func:`unique_evidence`)."""
+        return self._research_queries(queries)[0]
+
+    def _research_queries(self, queries: list[Query]) -> tuple[list[QueryEvidence], float]:
+        """The evidence of each query, and the milliseconds spent reranking."""
+        if not queries:
+            return [], 0.0
+        first_stage = self.index.search_batch(
+            [q.text for q in queries], self.search.candidates, self.search
+        )
+        out, rerank_ms = [], 0.0
+        for query, hits in zip(queries, first_stage, strict=True):
+            candidates = self._candidates(hits)
+            t = time.perf_counter()
+            ranked = self._rank(query.text, candidates)
+            rerank_ms += (time.perf_counter() - t) * 1000
+            kept = [
+                h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance
+            ]
+            kept = kept[: self.cfg.j_snippets]
+            out.append(
+                QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked))
+            )
+        return out, rerank_ms
+
+    def _candidates(self, hits: list[Hit]) -> list[Hit]:
+        """Snippets of the K best documents: each document's windows, best first-stage first."""
+        docs: dict[str, list[Hit]] = {}
+        for h in hits:
+            if h.snippet.doc_id not in docs:
+                if len(docs) >= self.cfg.k_documents:
+                    continue
+                docs[h.snippet.doc_id] = []
+            docs[h.snippet.doc_id].append(h)
+        if self.reranker is None:  # nothing can rank unseen windows: keep first-stage hits only
+            return [
+                h for doc_hits in docs.values() for h in doc_hits[: self.cfg.max_snippets_per_doc]
+            ]
+        out: list[Hit] = []
+        for doc_hits in docs.values():
+            seen = {h.snippet.id for h in doc_hits}
+            # Windows of the document the first stage did not return still compete in reranking.
+            rest = [s for s in self.index.document_snippets(doc_hits[0]) if s.id not in seen]
+            filler = [Hit(s, 0.0, -1, "document") for s in rest]
+            out.extend((doc_hits + filler)[: self.cfg.max_snippets_per_doc])
+        return out
+
+    def _rank(self, query: str, candidates: list[Hit]) -> list[Hit]:
+        if self.reranker is None or not candidates:
+            return sorted(candidates, key=lambda h: -h.score)
+        return self.reranker.rerank(query, candidates)
+
+
+def _evidence(query: Query, hit: Hit) -> Evidence:
+    s = hit.snippet
+    relevance = hit.relevance if hit.relevance is not None else hit.score
+    return Evidence(
+        id=s.id,
+        text=s.text,
+        title=s.title,
+        source=s.source,
+        url=s.url,
+        query=query.text,
+        relevance=float(relevance),
+    )
+
+
+def unique_evidence(results: list[QueryEvidence]) -> list[Evidence]:
+    """All evidence of a research result with duplicates merged (the most relevant copy kept),
+    in order of first appearance."""
+    best: dict[str, Evidence] = {}
+    order: list[str] = []
+    for qe in results:
+        for ev in qe.evidence:
+            if ev.id not in best:
+                order.append(ev.id)
+                best[ev.id] = ev
+            elif ev.relevance > best[ev.id].relevance:
+                best[ev.id] = ev
+    return [best[i] for i in order]

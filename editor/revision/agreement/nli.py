@@ -1,0 +1,97 @@
+"""The ``nli`` agreement model: question-guided NLI over the attribution model (see the package doc)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from editor.attribution.base import AttributionModel
+from editor.revision.agreement.base import Agreement, FromBatch
+from editor.text.words import answering_sentences
+from editor.types import Evidence, evidence_text
+
+
+class NLIAgreement(FromBatch):
+    """Question-guided NLI agreement over the attribution model (see the module doc)."""
+
+    name = "nli"
+
+    def __init__(
+        self,
+        attribution: AttributionModel,
+        contradiction_threshold: float = 0.5,
+        support_threshold: float = 0.5,
+        sentences_per_query: int = 1,
+        decontextualize: bool = True,
+    ) -> None:
+        self.attribution = attribution
+        self.contradiction_threshold = contradiction_threshold
+        self.support_threshold = support_threshold
+        self.sentences_per_query = sentences_per_query
+        self.decontextualize = decontextualize
+
+    def check_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Agreement]:
+        plans: list[list[tuple[tuple[int, int], str]]] = []
+        pairs: list[tuple[str, str]] = []
+        standalone: dict[str, dict[str, str]] = {}  # text -> sentence -> decontextualised
+        for text, query, ev in items:
+            spans = answering_sentences(text, query, self.sentences_per_query)
+            hyps = self._hypotheses(text, spans, context, standalone)
+            plans.append(list(zip(spans, hyps, strict=True)))
+            pairs.extend((evidence_text(ev), h) for h in hyps)
+        scores = iter(self.attribution.score_batch(pairs) if pairs else [])
+        out: list[Agreement] = []
+        for plan in plans:
+            if not plan:
+                out.append(Agreement("irrelevant", "no sentence of the text answers the query"))
+                continue
+            judged = [(span, hyp, next(scores)) for span, hyp in plan]
+            out.append(self._decide(judged))
+        return out
+
+    def _hypotheses(
+        self,
+        text: str,
+        spans: list[tuple[int, int]],
+        context: str | None,
+        cache: dict[str, dict[str, str]],
+    ) -> list[str]:
+        sentences = [text[a:b] for a, b in spans]
+        if not self.decontextualize or not sentences:
+            return sentences
+        if text not in cache:
+            from editor.text.decontext import decontextualize_passage
+
+            full = decontextualize_passage(text, context)
+            cache[text] = {d.original: d.decontextualized for d in full}
+        return [cache[text].get(s, s) for s in sentences]
+
+    def _decide(self, judged) -> Agreement:
+        # the sentence the evidence speaks to most clearly, contradiction first
+        span, hyp, s = max(judged, key=lambda j: (j[2].contradicted, j[2].supported))
+        if s.contradicted >= self.contradiction_threshold and s.contradicted > s.supported:
+            return Agreement(
+                "disagrees",
+                f"the evidence contradicts {hyp!r} (P(contradicted) {s.contradicted:.2f})",
+                span,
+                s.supported,
+                s.contradicted,
+            )
+        span, hyp, s = max(judged, key=lambda j: j[2].supported)
+        if s.supported >= self.support_threshold:
+            return Agreement(
+                "agrees",
+                f"the evidence supports {hyp!r} (P(supported) {s.supported:.2f})",
+                span,
+                s.supported,
+                s.contradicted,
+            )
+        return Agreement(
+            "irrelevant",
+            f"the evidence neither supports nor contradicts {hyp!r} "
+            f"(P(supported) {s.supported:.2f}, P(contradicted) {s.contradicted:.2f})",
+            span,
+            s.supported,
+            s.contradicted,
+        )

@@ -1,0 +1,76 @@
+"""The editor stage's contract: the ``Revision`` record, the ``Editor`` Protocol and its registry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from editor.attribution.base import AttributionModel
+from editor.config import EditorConfig
+from editor.registry import Registry
+from editor.types import Evidence
+
+
+@dataclass(frozen=True)
+class Revision:
+    """An editor's answer: the revised text (``text`` itself when nothing changed) and why."""
+
+    text: str
+    reason: str
+
+
+class Editor(Protocol):
+    """Revises a text so that it agrees with the evidence."""
+
+    name: str
+
+    def edit(
+        self, text: str, evidence: Sequence[Evidence], context: str | None = None
+    ) -> Revision: ...
+
+    def edit_batch(
+        self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
+    ) -> list[Revision]: ...
+
+
+class OneByOne:
+    """``edit_batch`` as a loop over ``edit``."""
+
+    def edit_batch(
+        self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
+    ) -> list[Revision]:
+        return [self.edit(t, e, context) for t, e in items]  # type: ignore[attr-defined]
+
+
+class FromBatch:
+    """``edit`` as a batch of one (for editors whose work is naturally batched)."""
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        return self.edit_batch([(text, evidence)], context)[0]  # type: ignore[attr-defined]
+
+
+EditorFactory = Callable[..., Editor]
+
+
+_EDITORS: Registry[EditorFactory] = Registry("editor type", "editor.type")
+
+
+def register(name: str, factory: EditorFactory) -> None:
+    """Make ``factory(cfg, attribution=..., llm=..., llm_cfg=...)`` buildable as
+    ``editor.type=name``; ``attribution`` and ``llm`` are zero-argument loaders."""
+    _EDITORS.register(name, factory)
+
+
+def available() -> list[str]:
+    return _EDITORS.available()
+
+
+def build(
+    cfg: EditorConfig,
+    attribution: Callable[[], AttributionModel],
+    llm: Callable[[], Any],
+    llm_cfg: Any = None,
+) -> Editor:
+    """The editor of ``cfg.type``; models load lazily on first use."""
+    return _EDITORS.get(cfg.type)(cfg, attribution=attribution, llm=llm, llm_cfg=llm_cfg)

@@ -1,0 +1,81 @@
+"""Words shared by the stages: content words, the sentences of a text that answer a query,
+and the window of a long evidence that bears on a claim.
+"""
+
+from __future__ import annotations
+
+import re
+
+from retrieval.sentences import split_spans
+
+WORD = re.compile(r"[a-z0-9]+")
+"""A word: a run of lower-case letters and digits ("1,200" is two words)."""
+NUMBER_WORD = re.compile(r"[a-z0-9]+(?:[.,'][a-z0-9]+)*")
+"""A word that keeps numbers and possessives whole ("1,200", "3.5", "eiffel's")."""
+_STOP = frozenset(
+    """a an the and or but if of to in on at by for with from as is are was were be been being
+    it its this that these those which who whom what when where why how not no than then there
+    their they them he she his her we our you your i has have had do does did can could will
+    would should may might must also into over under about after before between during such
+    whose many much""".split()
+)
+
+
+def content_words(text: str, word: re.Pattern[str] = WORD) -> set[str]:
+    """Lower-cased words that are not stop words (digits kept); ``word`` says what a word is.
+
+    >>> sorted(content_words("When was the Eiffel Tower built?"))
+    ['built', 'eiffel', 'tower']
+    >>> sorted(content_words("It cost 1,200 francs.")), sorted(content_words("It cost 1,200 francs.", NUMBER_WORD))
+    (['1', '200', 'cost', 'francs'], ['1,200', 'cost', 'francs'])
+    """
+    return {w for w in word.findall(text.lower()) if w not in _STOP}
+
+
+def answering_sentences(text: str, query: str, top: int = 1) -> list[tuple[int, int]]:
+    """Character spans of the ``top`` sentences of ``text`` that share the most content words
+    with ``query`` (in that order); none when no sentence shares any.
+
+    >>> t = "Paris is in France. The Eiffel Tower was built in 1889."
+    >>> [t[a:b] for a, b in answering_sentences(t, "When was the Eiffel Tower built?")]
+    ['The Eiffel Tower was built in 1889.']
+    """
+    target = content_words(query)
+    scored = []
+    for i, (a, b) in enumerate(split_spans(text)):
+        words = content_words(text[a:b])
+        if not words:
+            continue
+        overlap = len(words & target) / len(target | words) if target else 0.0
+        if overlap > 0:
+            scored.append((-overlap, i, (a, b)))
+    scored.sort()
+    return [span for _, _, span in scored[:top]]
+
+
+def focus(evidence: str, claim: str, max_chars: int = 800) -> str:
+    """The run of consecutive sentences of ``evidence`` (at most ``max_chars``) sharing the
+    most content words with ``claim``: long documents shrink to the snippet-sized window
+    trained editors saw in training. Short evidence is returned whole.
+
+    >>> doc = "Paris is in France. " * 30 + "The tower was built in 1889. It is tall."
+    >>> focus(doc, "The tower was built in 1887.", 45)
+    'The tower was built in 1889. It is tall.'
+    """
+    if len(evidence) <= max_chars:
+        return evidence
+    spans = split_spans(evidence)
+    target = content_words(claim)
+    scores = [len(content_words(evidence[a:b]) & target) for a, b in spans]
+    best, best_score = (0, 0), -1
+    for i in range(len(spans)):
+        j, total = i, 0
+        while j < len(spans) and spans[j][1] - spans[i][0] <= max_chars:
+            total += scores[j]
+            j += 1
+        if j > i and total > best_score:
+            best, best_score = (i, j), total
+    if best_score < 0:  # one sentence longer than the budget
+        return evidence[:max_chars]
+    i, j = best
+    return evidence[spans[i][0] : spans[j - 1][1]]

@@ -1,0 +1,239 @@
+"""``purr bench ...``: the benchmarks (speed and memory). Each writes a JSON report and draws a
+PNG beside it; the measuring code lives beside what it measures (``retrieval/bench*.py``,
+``training/bench_*.py``, ``serve/bench_*.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from retrieval.bench import run_bench
+from retrieval.bench_batch import bench_batch, write_report
+from retrieval.bench_batch import plot as plot_batch
+from serve.bench_cold import DEFAULT_TEXT, bench_cold_start
+from serve.bench_cold import plot as plot_cold
+from serve.bench_serve import bench_serve, drop_latencies
+from serve.bench_serve import plot as plot_serve
+from training.bench_edit import DEFAULT_PASSAGE, bench_research
+from training.bench_models import bench_attribution, bench_edit, bench_passages
+
+
+def _add_retrieval(bsub) -> None:
+    """Register ``purr bench retrieval`` on the ``bench`` sub-command parsers."""
+    b = bsub.add_parser(
+        "retrieval", help="indexing throughput, query latency, index size at several corpus sizes"
+    )
+    b.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated passage counts")
+    b.add_argument("--queries", type=int, default=100, help="queries timed per size")
+    b.add_argument(
+        "--repeats", type=int, default=7, help="runs of the rerank timing (median reported)"
+    )
+    b.add_argument(
+        "--corpus", action="append", default=[], help="extra JSONL corpora for the sentence pool"
+    )
+    b.add_argument(
+        "--baseline-max",
+        type=int,
+        default=100_000,
+        help="largest size at which rank-bm25 is also timed",
+    )
+    b.add_argument(
+        "--out", default="runs/bench", help="folder for bench_retrieval.json and the plot"
+    )
+    b.add_argument("-v", "--verbose", action="store_true")
+    b.set_defaults(handler=_cmd_retrieval)
+
+
+def _cmd_retrieval(args: argparse.Namespace) -> int:
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    if not sizes or min(sizes) < 100:
+        raise ValueError(f"--sizes must be passage counts >= 100, got {args.sizes}")
+    report = run_bench(
+        sizes, args.queries, args.corpus, Path(args.out), args.baseline_max, args.repeats
+    )
+    print(json.dumps({k: v for k, v in report.items() if k != "sizes"}, indent=2))
+    for n, row in report["sizes"].items():
+        b, d = row["bm25"], row["dense"]
+        extra = (
+            f", rank-bm25 {b['rank_bm25_query_ms']['p50']} ms ({b['speedup_vs_rank_bm25_p50']}x)"
+            if "rank_bm25_query_ms" in b
+            else ""
+        )
+        bm25 = f"bm25 p50 {b['query_ms']['p50']} ms p95 {b['query_ms']['p95']} ms{extra}"
+        dense = (
+            f"{d['index']} search p50 {d['search_ms']['p50']} ms p95 {d['search_ms']['p95']} ms "
+            f"recall@10 {d['recall@10_vs_exact']}"
+        )
+        disk = f"disk bm25 {b['disk_mb']} MB + faiss {d['disk_mb']} MB"
+        print(f"{int(n):>9,} passages | {bm25} | {dense} | {disk}")
+    print(f"wrote {Path(args.out) / 'bench_retrieval.json'}")
+    return 0
+
+
+def _add_batch(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser("batch", help="encoder and cross-encoder throughput by batch size")
+    p.add_argument("--n", type=int, default=256, help="snippets of the default corpus")
+    p.add_argument("--sizes", default="4,8,16,32,64", help="comma-separated batch sizes")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--out", default=None, help="JSON report (a .png beside it)")
+    p.set_defaults(handler=_cmd_batch)
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
+    if not sizes or sizes[0] < 1 or args.n < 1 or args.runs < 1:
+        raise ValueError("--sizes must be batch sizes >= 1, and --n, --runs >= 1")
+    report = bench_batch(args.n, sizes, args.runs)
+    print(json.dumps(report, indent=2))
+    write_report(report, args.out, plot_batch)
+    return 0
+
+
+def _add_research(bsub) -> None:
+    b = bsub.add_parser("research", help="queries per generator and research latency by stage")
+    b.add_argument("text", nargs="?", default=DEFAULT_PASSAGE)
+    b.add_argument("--index", default=None)
+    b.add_argument("--generators", default="sentence,entity,llm")
+    b.add_argument("--runs", type=int, default=5, help="timed runs per generator (median reported)")
+    b.add_argument("--out", default="runs/bench")
+    b.add_argument("--config", default="default")
+    b.add_argument("--set", dest="overrides", action="append", default=[])
+    b.add_argument("-v", "--verbose", action="store_true")
+    b.set_defaults(handler=_cmd_research)
+
+
+def _cmd_research(args: argparse.Namespace) -> int:
+    if args.runs < 1:
+        raise ValueError(f"--runs must be >= 1, got {args.runs}")
+    gens = [g.strip() for g in args.generators.split(",") if g.strip()]
+    report = bench_research(args.text, args.index, gens, args.runs, args.config, args.overrides)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_research.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    for gen, row in report["generators"].items():
+        print(f"\n== {gen}: {len(row['queries'])} queries, median ms {row['median_ms']}")
+        for q, ev in zip(row["queries"], row["evidence"], strict=True):
+            print(f"  ? {q}\n    -> {ev[0] if ev else '(no evidence)'}")
+    return 0
+
+
+def _add_models(bsub) -> None:
+    p = bsub.add_parser(
+        "attribution", help="NLI throughput (pairs/s) at fixed lengths, fp32 vs int8"
+    )
+    p.add_argument("--model", default=None, help="model folder (default: the shipped one)")
+    p.add_argument("--lengths", default="256,128", help="comma-separated pair lengths in tokens")
+    p.add_argument("--n", type=int, default=192, help="pairs per run")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--out", default=None, help="write the JSON report here too")
+    p.set_defaults(handler=_cmd_attribution)
+
+    p = bsub.add_parser("edit", help="latency by stage of purr edit over 3-sentence passages")
+    p.add_argument(
+        "--data", default=None, help="JSONL with a 'text' field (default: 20 planted-set passages)"
+    )
+    p.add_argument("--n", type=int, default=20, help="passages")
+    p.add_argument("--editors", default="identity,substitute", help="comma-separated editor types")
+    p.add_argument("--index", default=None)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("--out", default=None)
+    p.set_defaults(handler=_cmd_edit)
+
+
+def _emit(report: dict[str, Any], out: str | None) -> int:
+    text = json.dumps(report, indent=2)
+    print(text)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text + "\n")
+    return 0
+
+
+def _cmd_attribution(args: argparse.Namespace) -> int:
+    if args.n < 1 or args.runs < 1 or args.batch_size < 1:
+        raise ValueError("--n, --runs and --batch-size must be >= 1")
+    lengths = [int(x) for x in args.lengths.split(",") if x.strip()]
+    return _emit(
+        bench_attribution(args.model, lengths, args.n, args.runs, args.batch_size), args.out
+    )
+
+
+def _cmd_edit(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    passages = bench_passages(args.data, args.n)
+    editors = [e.strip() for e in args.editors.split(",") if e.strip()]
+    return _emit(bench_edit(passages, editors, args.config, args.overrides, args.index), args.out)
+
+
+def _add_serve(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser("serve", help="load test of purr serve on loopback (concurrent clients)")
+    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--duration", type=float, default=60, help="seconds of load")
+    p.add_argument("--baseline-s", type=float, default=20, help="seconds of the 1-client baseline")
+    p.add_argument("--workers", default="2", help="comma-separated server --workers values")
+    p.add_argument("--n", type=int, default=40, help="distinct passages sent in turn")
+    p.add_argument("--data", default=None, help="JSONL with a 'text' field (default: planted set)")
+    p.add_argument("--deadline-s", type=float, default=120, help="server PURR_DEADLINE_S")
+    p.add_argument("--start-timeout-s", type=float, default=900)
+    p.add_argument("--index", default=None)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("--out", default=None, help="JSON report (a .png of latencies beside it)")
+    p.set_defaults(handler=_cmd_serve)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from training.bench_models import bench_passages
+
+    if args.clients < 1 or args.duration <= 0 or args.baseline_s <= 0:
+        raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
+    args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
+    report = bench_serve(bench_passages(args.data, args.n), args)
+    # the printed summary leaves out the per-request latencies (the --out file keeps them)
+    text = json.dumps(drop_latencies(report), indent=2)
+    print(text)
+    if args.out:
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report) + "\n")
+        plot_serve(report, out.with_suffix(".png"))
+    return 0
+
+
+def _add_cold(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser("cold-start", help="wall time of a whole `purr edit` process (warm caches)")
+    p.add_argument("--text", default=DEFAULT_TEXT, help="the passage (default: the README's)")
+    p.add_argument("--runs", type=int, default=5)
+    p.add_argument("--index", default=None)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.add_argument("--out", default=None, help="JSON report (a .png of the runs beside it)")
+    p.set_defaults(handler=_cmd_cold)
+
+
+def _cmd_cold(args: argparse.Namespace) -> int:
+    if args.runs < 1:
+        raise ValueError(f"--runs must be >= 1, got {args.runs}")
+    extra = ["--config", args.config, *(f"--set={o}" for o in args.overrides)]
+    if args.index:
+        extra += ["--index", args.index]
+    from retrieval.bench_batch import write_report
+
+    report = bench_cold_start(args.text, args.runs, extra)
+    print(json.dumps(report, indent=2))
+    write_report(report, args.out, plot_cold)
+    return 0
+
+
+def register(sub, common) -> None:
+    """``purr bench`` and its benchmarks."""
+    bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
+    bsub = bench.add_subparsers(dest="bench", required=True)
+    for add in (_add_retrieval, _add_research, _add_models, _add_serve, _add_cold, _add_batch):
+        add(bsub)

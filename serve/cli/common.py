@@ -1,0 +1,88 @@
+"""What every command shares: ``--config/--set/-v``, the resolved config, the errors shown as a
+one-line message (exit 2) instead of a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from editor.config import ConfigError, PipelineConfig, load_config
+from retrieval.assets import AssetNotFoundError
+from retrieval.corpus import CorpusError
+from retrieval.index import IndexNotFoundError
+
+log = logging.getLogger("purr")
+
+
+USER_ERRORS = (
+    ConfigError,
+    CorpusError,
+    IndexNotFoundError,
+    AssetNotFoundError,
+    FileExistsError,
+    FileNotFoundError,
+    ValueError,
+)
+
+
+MAX_QUERY_CHARS = 10_000
+
+
+def add_common(p: argparse.ArgumentParser, index: bool = True) -> None:
+    p.add_argument(
+        "--config", default="default", help="preset name (configs/NAME.yaml) or a YAML path"
+    )
+    p.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config field, e.g. --set search.mode=bm25 (repeatable)",
+    )
+    if index:
+        p.add_argument(
+            "--index",
+            default=None,
+            help="index directory (default: the packaged Wikipedia index, built on first use)",
+        )
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+
+
+def config_from(args: argparse.Namespace) -> PipelineConfig:
+    overrides = list(args.overrides)
+    if getattr(args, "mode", None):
+        overrides.append(f"search.mode={args.mode}")
+    if getattr(args, "no_rerank", False):
+        overrides.append("rerank.enabled=false")
+    if getattr(args, "querygen", None):
+        overrides.append(f"querygen.type={args.querygen}")
+    if getattr(args, "no_dense", False):
+        overrides.append("index.dense_enabled=false")
+    return load_config(args.config, overrides)
+
+
+def check_query(text: str, what: str = "query") -> str:
+    if not text.strip():
+        raise ValueError(
+            f'the {what} is empty; pass some text, e.g. purr search "who built the Eiffel Tower"'
+        )
+    if len(text) > MAX_QUERY_CHARS:
+        log.warning(
+            "%s is %d characters; only the first %d are used", what, len(text), MAX_QUERY_CHARS
+        )
+        return text[:MAX_QUERY_CHARS]
+    return text
+
+
+def limit_threads() -> None:
+    """Apply ``PURR_THREADS`` to torch (ONNX Runtime reads it per session)."""
+    from retrieval.settings import Settings
+
+    threads = Settings().threads
+    if threads:
+        import torch
+
+        torch.set_num_threads(threads)
+        torch.set_num_interop_threads(threads)

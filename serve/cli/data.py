@@ -1,0 +1,253 @@
+"""``purr data planted|make|querygen``: datasets (the planted dev set, PURR training data, query
+generator distillation data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+from pathlib import Path
+
+from training.planted import ERROR_TYPES, make_planted
+
+
+def add_make_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser("make", help="PURR training data: seeds -> evidence -> clean/corrupted")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--seeds", default=None, help="queries: .txt lines, .jsonl/.json 'question's")
+    src.add_argument(
+        "--corpus",
+        default=None,
+        help="trusted documents whose sentences are seeds (JSONL/files, or packaged:wiki-summaries)",
+    )
+    src.add_argument(
+        "--from",
+        dest="from_rows",
+        default=None,
+        help="rows of an earlier purr data make: corrupt their clean statements again (e.g. with "
+        "--corruptor llm) reusing their evidence, with no research",
+    )
+    p.add_argument("--index", default=None, help="index to research (default: the Wikipedia one)")
+    p.add_argument("--out", required=True, help="JSONL to write (appended to when resuming)")
+    p.add_argument("--corruptor", choices=["rules", "llm"], default="rules")
+    p.add_argument(
+        "--llm",
+        default=None,
+        help="the LLM of --corruptor/--summarizer llm (sets llm.model: packaged:NAME, a path, a "
+        "hub id, or the served model's name with --set llm.backend=openai)",
+    )
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=8,
+        help="seeds per corruptor call and attribution batch (16-64 with an LLM corruptor)",
+    )
+    p.add_argument(
+        "--summarizer",
+        choices=["source", "llm"],
+        default="source",
+        help="clean statement: a source sentence, or an LLM summary of E+ (query seeds)",
+    )
+    p.add_argument("--n", type=int, default=1000, help="rows to make")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--variants",
+        type=int,
+        default=2,
+        help="corruptions per seed (distinct rows sharing one research call)",
+    )
+    p.add_argument("--per-doc", type=int, default=2, help="seed sentences per document (--corpus)")
+    p.add_argument(
+        "--shard",
+        default=None,
+        help="I/N: only every N-th seed from the I-th, to run N processes on a many-core machine "
+        "(each with its own --out; concatenate the files)",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        help="rows of an earlier run (repeatable): their seeds, written or skipped, are not "
+        "redone, e.g. to extend a data set with --per-doc 3 without repeating seeds",
+    )
+    p.add_argument("--relevance", type=float, default=0.5, help="E+ threshold (cross-encoder)")
+    p.add_argument("--max-supported", type=float, default=0.5)
+    p.add_argument("--max-edit-chars", type=int, default=80)
+    p.add_argument(
+        "--include-dev",
+        action="store_true",
+        help="also use articles of the dev split (held out by default: the planted dev set)",
+    )
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.set_defaults(handler=_cmd_make)
+
+
+def _cmd_make(args: argparse.Namespace) -> int:
+    from editor.attribution.base import build as build_attribution
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.text.nlp import get_nlp
+    from retrieval.corpus import DEFAULT_CORPUS, read_corpus, read_wiki_summaries
+    from training.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
+    from training.editor_data import (
+        EditorDataMaker,
+        corpus_seeds,
+        make_file,
+        parse_shard,
+        read_seeds,
+        row_seeds,
+        shard,
+    )
+    from training.nli_data import is_dev
+    from training.planted import entity_pool
+
+    for flag in ("n", "variants", "per_doc", "batch_size"):
+        if getattr(args, flag) < 1:
+            raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
+    if args.shard:
+        parse_shard(args.shard)  # a bad spec fails before any model loads
+    overrides = list(args.overrides) + ([f"llm.model={args.llm}"] if args.llm else [])
+    cfg = load_config(args.config, overrides)
+    comp = Components(cfg, index_path=args.index)
+    if args.from_rows:
+        seed_iter = iter(row_seeds(Path(args.from_rows)))
+    elif args.seeds:
+        seeds = read_seeds(Path(args.seeds))
+        random.Random(args.seed).shuffle(seeds)
+        seed_iter = iter(seeds)
+    else:
+        docs = list(read_corpus([args.corpus]))
+        if not args.include_dev and args.corpus == DEFAULT_CORPUS:
+            docs = [d for d in docs if not is_dev(f"wiki-synthetic:{d.id}")]
+        random.Random(args.seed).shuffle(docs)
+        seed_iter = corpus_seeds(docs, per_doc=args.per_doc, seed=args.seed)
+    if args.shard:
+        seed_iter = shard(seed_iter, *parse_shard(args.shard))
+    nlp = get_nlp()
+    corruptor: LLMCorruptor | RuleCorruptor = (
+        LLMCorruptor(comp.llm, nlp=nlp)
+        if args.corruptor == "llm"
+        else RuleCorruptor(nlp, entity_pool(list(read_wiki_summaries()), nlp))
+    )
+    summarizer = LLMSummarizer(comp.llm) if args.summarizer == "llm" else None
+    attribution = build_attribution(cfg.attribution, comp.settings)
+    maker = EditorDataMaker(
+        comp.researcher,
+        attribution,
+        corruptor,
+        summarizer,
+        relevance=args.relevance,
+        max_supported=args.max_supported,
+        max_edit_chars=args.max_edit_chars,
+        # the dev split's articles (the planted dev set) stay out of rows from any seed source
+        held_out=None
+        if args.include_dev or args.index
+        else (lambda doc_id: is_dev(f"wiki-synthetic:{doc_id}")),
+    )
+    report = make_file(
+        maker,
+        seed_iter,
+        Path(args.out),
+        args.n,
+        args.seed,
+        variants=args.variants,
+        batch_size=args.batch_size,
+        exclude=[Path(x) for x in args.exclude],
+    )
+    print(json.dumps({"out": args.out, **report}, indent=2))
+    return 0
+
+
+def add_querygen_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser(
+        "querygen", help="the prompted query generator's questions, to distil (purr train querygen)"
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--passages", default=None, help="JSONL {id?, text, context?} or .txt lines")
+    src.add_argument("--corpus", default=None, help="documents whose first sentences are passages")
+    p.add_argument("--out", required=True, help="JSONL to write (appended to when resuming)")
+    p.add_argument("--n", type=int, default=500, help="rows to make")
+    p.add_argument("--sentences", type=int, default=3, help="sentences per corpus passage")
+    p.add_argument("--batch-size", type=int, default=4, help="passages per teacher call")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    p.set_defaults(handler=_cmd_querygen)
+
+
+def _cmd_querygen(args: argparse.Namespace) -> int:
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.research.querygen.llm import LLMQueryGenerator
+    from retrieval.corpus import DEFAULT_CORPUS, read_corpus
+    from training.nli_data import is_dev
+    from training.querygen_distill import corpus_passages, make_teacher_file, read_passages
+
+    if args.sentences < 1:
+        raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
+    cfg = load_config(args.config, list(args.overrides))
+    comp = Components(cfg)
+    if args.passages:
+        passages = read_passages(Path(args.passages))
+    else:
+        docs = list(read_corpus([args.corpus]))
+        if args.corpus == DEFAULT_CORPUS:  # the planted dev set's articles stay unseen
+            docs = [d for d in docs if not is_dev(f"wiki-synthetic:{d.id}")]
+        random.Random(args.seed).shuffle(docs)
+        passages = list(corpus_passages(docs, args.sentences))
+    q = cfg.querygen
+    teacher = LLMQueryGenerator(
+        comp.llm, samples=q.samples, max_queries=q.max_queries, prompt=q.prompt
+    )
+    report = make_teacher_file(teacher, passages, Path(args.out), args.n, args.batch_size)
+    print(json.dumps({"out": args.out, **report}, indent=2))
+    return 0
+
+
+def register(sub, common) -> None:
+    """``purr data planted|make|querygen``."""
+    data = sub.add_parser("data", help="make datasets (dev sets, training data)")
+    dsub = data.add_subparsers(dest="data_command", required=True)
+    p = dsub.add_parser("planted", help="dev set: Wikipedia passages with one planted error")
+    p.add_argument("--out", required=True, help="JSONL file to write")
+    p.add_argument("--n", type=int, default=200, help="rows (default 200)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--error-share", type=float, default=0.5, help="share of rows with an error")
+    p.add_argument("--sentences", type=int, default=3, help="sentences per passage")
+    p.add_argument(
+        "--pool-size", type=int, default=1500, help="documents that supply replacement names"
+    )
+    p.set_defaults(handler=_cmd_planted)
+    add_make_parser(dsub)
+    add_querygen_parser(dsub)
+
+
+def _cmd_planted(args) -> int:
+    from retrieval.corpus import read_wiki_summaries
+
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    if not 0 <= args.error_share <= 1:
+        raise ValueError(f"--error-share must be within [0, 1], got {args.error_share}")
+    if args.sentences < 1:
+        raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
+    if args.pool_size < 1:
+        raise ValueError(f"--pool-size must be >= 1, got {args.pool_size}")
+    rows = make_planted(
+        read_wiki_summaries(),
+        args.n,
+        args.seed,
+        args.error_share,
+        args.sentences,
+        pool_size=args.pool_size,
+    )
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as f:
+        for r in rows:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    kinds = {k: sum(r["error_type"] == k for r in rows) for k in ERROR_TYPES}
+    print(json.dumps({"out": str(out), "rows": len(rows), "with_error": kinds}, indent=2))
+    return 0

@@ -1,0 +1,215 @@
+"""``purr edit``: one passage (coloured diff, cited revision, evidence, scores; or ``--json``)
+or a JSONL batch (``--input in.jsonl --output out.jsonl``: rows ``{id, text, context?,
+evidence?}``, other fields carried through, progress bar, resumable; rows that cannot be
+edited go to ``<output>.errors.jsonl`` with the reason and the rest of the file is processed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from editor.result import EditResult
+from serve.chat.citations import cited_text
+
+
+def register(sub: argparse._SubParsersAction, common) -> None:
+    p = sub.add_parser("edit", help="research and revise a passage; print the attribution report")
+    p.add_argument("text", nargs="?", default=None, help="the passage (or use --input)")
+    p.add_argument("--context", default=None, help="the dialogue the passage answers")
+    p.add_argument(
+        "--evidence",
+        action="append",
+        default=None,
+        help="evidence text (repeatable; skips research)",
+    )
+    p.add_argument("--input", default=None, help="JSONL rows {id, text, context?, evidence?}")
+    p.add_argument("--output", default=None, help="JSONL results (with --input)")
+    p.add_argument(
+        "--editor",
+        default=None,
+        help="editor type alone (substitute, causal, ...) or TYPE+FALLBACK (default: the "
+        "config's, causal+substitute)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result contract as JSON")
+    common(p)
+    p.set_defaults(handler=cmd_edit)
+
+
+def cmd_edit(args: argparse.Namespace) -> int:
+    from editor.config import editor_overrides, load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    if (args.text is None) == (args.input is None):
+        raise ValueError('pass a passage (purr edit "TEXT") or --input FILE, not both or neither')
+    if args.input is not None and args.output is None:
+        raise ValueError("--input needs --output FILE for the results")
+    overrides = list(args.overrides)
+    if args.editor:
+        overrides = [*editor_overrides(args.editor), *overrides]
+    cfg = load_config(args.config, overrides)
+    pipeline = Pipeline(Components(cfg, index_path=args.index))
+    if args.input is not None:
+        return edit_file(pipeline, Path(args.input), Path(args.output))
+    result = pipeline.edit(args.text, args.context, args.evidence)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        show(result)
+    return 0
+
+
+# -- batch ------------------------------------------------------------------------------------
+
+
+def _row(raw: Any, lineno: int) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise ValueError(f"line {lineno}: expected a JSON object")
+    text = raw.get("text")
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"line {lineno}: field 'text' is missing or empty")
+    ctx = raw.get("context")
+    if ctx is not None and not isinstance(ctx, str):
+        raise ValueError(f"line {lineno}: field 'context' must be a string")
+    ev = raw.get("evidence")
+    if isinstance(ev, str):
+        ev = [ev]
+    if ev is not None and not (isinstance(ev, list) and all(isinstance(e, str) for e in ev)):
+        raise ValueError(f"line {lineno}: field 'evidence' must be a string or a list of strings")
+    return {"id": str(raw.get("id", lineno)), "text": text, "context": ctx, "evidence": ev}
+
+
+def edit_file(pipeline, src: Path, dst: Path) -> int:
+    """Edit every row of ``src`` into ``dst`` (appending; ids already there are skipped)."""
+    from tqdm.auto import tqdm
+
+    from editor.pipeline import InputError
+    from retrieval.corpus import read_utf8
+
+    if not src.is_file():
+        raise ValueError(f"--input {src}: no such file")
+    done: set[str] = set()
+    if dst.is_file():
+        for line in dst.read_text("utf-8").splitlines():
+            try:
+                done.add(str(json.loads(line)["id"]))
+            except (json.JSONDecodeError, KeyError, TypeError):
+                continue  # a torn last line from an interrupted run is redone
+    errors_path = dst.with_name(dst.name + ".errors.jsonl")
+    rows, errors = [], []
+    for lineno, line in enumerate(read_utf8(src).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+            rows.append((_row(raw, lineno), raw))
+        except json.JSONDecodeError as e:
+            errors.append({"line": lineno, "error": f"line {lineno}: invalid JSON ({e.msg})"})
+        except ValueError as e:
+            errors.append({"line": lineno, "error": str(e)})
+    todo = [(r, raw) for r, raw in rows if r["id"] not in done]
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    counts = {"edited": 0, "unchanged": 0, "degraded": 0}
+    with dst.open("a", encoding="utf-8") as out:
+        for row, raw in tqdm(todo, desc="edit", unit="row"):
+            try:
+                result = pipeline.edit(row["text"], row["context"], row["evidence"])
+            except InputError as e:
+                errors.append({"line": None, "id": row["id"], "error": str(e)})
+                continue
+            counts[result.status] += 1
+            extra = {k: v for k, v in raw.items() if k not in {"text", "context", "evidence"}}
+            out.write(
+                json.dumps({**extra, "id": row["id"], **result.to_json()}, ensure_ascii=False)
+                + "\n"
+            )
+            out.flush()
+    if errors:
+        with errors_path.open("w", encoding="utf-8") as f:
+            for failure in errors:
+                f.write(json.dumps(failure, ensure_ascii=False) + "\n")
+    summary = {
+        "input_rows": len(rows) + len(errors),
+        "skipped_already_done": len(rows) - len(todo),
+        **counts,
+        "bad_rows": len(errors),
+        "output": str(dst),
+        "errors": str(errors_path) if errors else None,
+    }
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
+# -- human view -------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+
+
+def diff_markup(before: str, after: str) -> str:
+    """Rich markup of a word-level diff: deletions red and struck through, insertions green.
+
+    >>> diff_markup("Built in 1887.", "Built in 1889.")
+    'Built in [red strike]1887[/][green]1889[/].'
+    """
+    from rich.markup import escape
+
+    a, b = _TOKEN.findall(before), _TOKEN.findall(after)
+    out = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if op == "equal":
+            out.append(escape("".join(a[i1:i2])))
+            continue
+        if i2 > i1:
+            out.append(f"[red strike]{escape(''.join(a[i1:i2]))}[/]")
+        if j2 > j1:
+            out.append(f"[green]{escape(''.join(b[j1:j2]))}[/]")
+    return "".join(out)
+
+
+def show(result: EditResult, console=None) -> None:
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = console or Console()
+    colour = {"edited": "green", "unchanged": "cyan", "degraded": "red"}[result.status]
+    console.print(f"[bold {colour}]{result.status}[/]")
+    for w in result.warnings:
+        console.print(f"[yellow]warning:[/] {escape(w)}")
+    if result.revised != result.original:
+        console.print("\n[bold]changes[/]")
+        console.print(diff_markup(result.original, result.revised), highlight=False)
+    console.print("\n[bold]revised[/]")
+    console.print(escape(cited_text(result)), highlight=False)
+    report = result.report
+    if report is not None and report.evidence_ids:
+        console.print("\n[bold]evidence[/]")
+        by_id = {e.id: e for e in result.evidence}
+        for i, eid in enumerate(report.evidence_ids, 1):
+            e = by_id.get(eid)
+            if e is None:
+                continue
+            title = f"{e.title}: " if e.title else ""
+            console.print(f"[{i}] [cyan]{escape(title)}[/]{escape(e.text)}", highlight=False)
+    for st in result.steps:
+        if st.accepted:
+            console.print(f"[dim]edit: {escape(st.reason)}[/]")
+    if report is not None:
+
+        def fmt(x):
+            return "n/a" if x is None else f"{x:.2f}"
+
+        console.print(
+            f"\n[bold]scores[/] attribution {fmt(report.attribution_before)} -> "
+            f"{fmt(report.attribution_after)}, preservation {report.preservation:.2f}, "
+            f"F1_AP {fmt(report.f1_ap)}"
+        )
+    total = sum(result.timings_ms.values())
+    stages = ", ".join(f"{k} {v:.0f} ms" for k, v in result.timings_ms.items())
+    console.print(f"[dim]{total / 1000:.1f} s ({stages})[/]")
+    sys.stdout.flush()

@@ -1,0 +1,222 @@
+"""``purr eval edits|attribution|retrieval``: the evaluation harness over a dataset. Each writes
+``metrics.json`` and its plots into the ``--out`` folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from serve.cli.train import _check_data_dir, _positive_int
+from training.evaluate import EDITORS, run_eval
+from training.retrieval_eval import RUNS, calibrate_reranker, evaluate, load_beir, load_clapnq, plot
+
+
+def _add_edits(esub, common) -> None:
+    p = esub.add_parser(
+        "edits", help="run the pipeline over a dataset: metrics.json, results.jsonl, plots"
+    )
+    p.add_argument("data", help="JSONL rows {id, text, context?, reference?, evidence?}")
+    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--index",
+        default=None,
+        help="index for rows without evidence (default: the Wikipedia index)",
+    )
+    p.add_argument(
+        "--editor",
+        choices=EDITORS,
+        default=None,
+        help="editor alone, or causal+substitute (default: the config's editor); oracle: the "
+        "row's reference as the revision",
+    )
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument(
+        "--probe",
+        choices=["ablation"],
+        default=None,
+        help="ablation: factual-ablation probe of a fid/causal editor on `purr data make` rows",
+    )
+    common(p, index=False)
+    p.set_defaults(handler=_cmd_eval)
+
+
+def _cmd_eval(args: argparse.Namespace) -> int:
+    from editor.config import dump_config, editor_name, editor_overrides, load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {args.limit}")
+    src = Path(args.data)
+    if not src.is_file():
+        raise ValueError(f"{src}: no such file")
+    overrides = list(args.overrides)
+    if args.editor is not None:
+        choice = "identity" if args.editor == "oracle" else args.editor
+        overrides = [*editor_overrides(choice), *overrides]
+    cfg = load_config(args.config, overrides)
+    if args.probe == "ablation":
+        return _cmd_probe(cfg, src, Path(args.out), args.limit)
+    editor = args.editor if args.editor == "oracle" else editor_name(cfg.editor)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(dump_config(cfg))
+    pipeline = Pipeline(Components(cfg, index_path=args.index))
+    metrics = run_eval(pipeline, src, out, editor, args.limit)
+    shown = {k: v for k, v in metrics.items() if k != "bad_rows"}
+    print(json.dumps(shown, indent=2))
+    if metrics["bad_rows"]:
+        print(f"{len(metrics['bad_rows'])} rows skipped: {metrics['bad_rows'][:3]}")
+    return 0
+
+
+def _cmd_probe(cfg, src: Path, out: Path, limit: int | None) -> int:
+    from editor.revision.editors.base import build as build_editor
+    from training.probe import ablation_probe, write_probe
+    from training.train_editor import read_rows
+
+    if cfg.editor.type not in {"fid", "causal"}:
+        raise ValueError(
+            f"--probe ablation scores a trained editor: use --editor fid or causal "
+            f"(got {cfg.editor.type})"
+        )
+
+    def no_model() -> Any:  # fid and causal editors need neither an attribution model nor an LLM
+        raise RuntimeError("not used by trained editors")
+
+    editor = build_editor(cfg.editor, no_model, no_model, cfg.llm)
+    rows = read_rows(src)[:limit]
+    report = ablation_probe(editor, rows, getattr(editor, "max_evidence", 4))
+    write_probe(report, out)
+    print(json.dumps({k: v for k, v in report.items() if k != "margins"}, indent=2))
+    return 0
+
+
+def _add_attribution(esub, common) -> None:
+
+    e = esub.add_parser("attribution", help="evaluate an attribution model on the dev splits")
+    e.add_argument("--model", required=True, help="trained folder, or an HF NLI model path / id")
+    e.add_argument("--out", required=True, help="folder for metrics.json and metrics.png")
+    e.add_argument(
+        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
+    )
+    e.add_argument("--limit", type=_positive_int, default=None, help="dev rows per source")
+    e.add_argument("--max-length", type=_positive_int, default=256)
+    e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
+    e.add_argument(
+        "--whole-hypothesis",
+        action="store_true",
+        help="score a multi-sentence hypothesis whole (default: per sentence, all must hold)",
+    )
+    e.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
+    e.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    e.set_defaults(handler=run_eval_attribution)
+
+
+def run_eval_attribution(args: argparse.Namespace) -> int:
+    from training.eval_attribution import run_eval
+
+    _check_data_dir(args.data_dir)
+    model = Path(args.model).expanduser()
+    if not args.model.startswith("packaged:") and not model.exists() and "/" not in args.model:
+        raise ValueError(f"--model {args.model} is neither a folder nor a hub id (org/name)")
+    report = run_eval(
+        args.model,
+        args.out,
+        data_dir=args.data_dir,
+        limit=args.limit,
+        max_length=args.max_length,
+        windowed=args.windowed,
+        per_sentence=not args.whole_hypothesis,
+        device=args.device,
+    )
+    json.dump(
+        {"out": args.out, "rows": report["rows"], "metrics": report["metrics"]},
+        sys.stdout,
+        indent=2,
+        default=float,
+    )
+    sys.stdout.write("\n")
+    return 0
+
+
+def _add_retrieval(esub, common) -> None:
+    p = esub.add_parser(
+        "retrieval", help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries"
+    )
+    p.add_argument(
+        "--index", required=True, help="index directory built from the evaluation corpus"
+    )
+    p.add_argument("--queries", help="BEIR queries.jsonl")
+    p.add_argument("--qrels", help="BEIR qrels TSV")
+    p.add_argument("--clapnq", help="CLAPnq corpus JSONL (questions are read from it)")
+    p.add_argument(
+        "--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)}"
+    )
+    p.add_argument("--rerank-depth", type=int, default=30, help="passages reranked per query")
+    p.add_argument("--limit", type=int, default=None)
+    p.add_argument(
+        "--calibrate",
+        action="store_true",
+        help="instead of evaluating, fit the reranker's Platt calibration on these queries "
+        "(use a train split) and print the rerank.calibration_* settings",
+    )
+    p.add_argument("--out", required=True, help="folder for metrics.json and the plot")
+    common(p, index=False)
+    p.set_defaults(handler=run_eval_retrieval)
+
+
+def run_eval_retrieval(args: argparse.Namespace) -> int:
+    from editor.config import load_config
+    from retrieval.index import Index
+
+    cfg = load_config(args.config, args.overrides)
+    if args.clapnq:
+        queries = load_clapnq(args.clapnq)
+    elif args.queries and args.qrels:
+        queries = load_beir(args.queries, args.qrels)
+    else:
+        raise ValueError("pass --queries and --qrels (BEIR format) or --clapnq CORPUS.jsonl")
+    queries = queries[: args.limit] if args.limit else queries
+    runs = [r.strip() for r in args.runs.split(",") if r.strip()]
+    bad = [r for r in runs if r not in RUNS]
+    if bad:
+        raise ValueError(f"unknown run(s) {bad}; choose from {', '.join(RUNS)}")
+    index = Index.open(args.index)
+    if args.calibrate:
+        result = calibrate_reranker(index, queries, cfg, Path(args.out), args.rerank_depth)
+        print(json.dumps(result, indent=2))
+        print(
+            f"use: --set rerank.calibration_scale={result['scale']} "
+            f"--set rerank.calibration_bias={result['bias']}"
+        )
+        return 0
+    report = evaluate(index, queries, runs, cfg.rerank, rerank_depth=args.rerank_depth)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(
+        json.dumps(
+            {"index": str(args.index), "runs": report, "config": cfg.model_dump(mode="json")},
+            indent=2,
+        )
+    )
+    plot(report, out / "retrieval.png")
+    width = max(len(r) for r in report)
+    cols = ["ndcg@10", "recall@1", "recall@5", "recall@100", "ms_per_query"]
+    print(f"{'run':<{width}}  " + "  ".join(f"{c:>12}" for c in cols))
+    for run, m in report.items():
+        print(f"{run:<{width}}  " + "  ".join(f"{m[c]:>12}" for c in cols))
+    return 0
+
+
+def register(sub, common) -> None:
+    """``purr eval edits`` and its evaluations."""
+    ev = sub.add_parser("eval", help="evaluations: edits, attribution, retrieval")
+    esub = ev.add_subparsers(dest="eval_command", required=True)
+    _add_edits(esub, common)
+    _add_attribution(esub, common)
+    _add_retrieval(esub, common)

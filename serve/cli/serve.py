@@ -1,0 +1,88 @@
+"""``purr serve`` (the edit API, chat wrapper and web page) and ``purr serve-llm`` (an
+OpenAI-compatible server for a local transformers model)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+PACKAGED_CHAT = "packaged:smollm2-135m-instruct"
+
+
+def register(sub: argparse._SubParsersAction, common) -> None:
+    p = sub.add_parser("serve", help="HTTP API: /v1/edit, /v1/score, chat wrapper, web page")
+    p.add_argument("--host", default="127.0.0.1", help="interface (0.0.0.0 for all)")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="passages edited at once in this process (default PURR_WORKERS or 2)",
+    )
+    p.add_argument("--upstream", default=None, help="chat upstream URL (PURR_UPSTREAM_URL)")
+    common(p)
+    p.set_defaults(handler=cmd_serve)
+
+    q = sub.add_parser("serve-llm", help="OpenAI-compatible server for a local transformers LLM")
+    q.add_argument(
+        "--model",
+        default="packaged",
+        help="packaged (SmolLM2-135M-Instruct), packaged:NAME, a local path or a hub id",
+    )
+    q.add_argument("--name", default=None, help="model name clients send (default: from --model)")
+    q.add_argument("--host", default="127.0.0.1")
+    q.add_argument("--port", type=int, default=8001)
+    q.add_argument("--max-new-tokens", type=int, default=256, help="default reply length")
+    q.add_argument("--device", default="cpu", help="torch device (cpu, cuda)")
+    q.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    q.set_defaults(handler=cmd_serve_llm)
+
+
+def _check_port(port: int) -> None:
+    if not 0 < port < 65536:
+        raise ValueError(f"--port must be 1..65535, got {port}")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+    from serve.app import create_app
+    from serve.settings import ServeSettings
+
+    _check_port(args.port)
+    logging.getLogger().setLevel(logging.INFO if not args.verbose else logging.DEBUG)
+    for handler in logging.getLogger().handlers:
+        handler.setLevel(logging.getLogger().level)
+    cfg = load_config(args.config, list(args.overrides))
+    updates = {}
+    if args.workers is not None:
+        updates["workers"] = args.workers
+    if args.upstream is not None:
+        updates["upstream_url"] = args.upstream
+    settings = ServeSettings(**updates) if updates else ServeSettings()
+    pipeline = Pipeline(Components(cfg, index_path=args.index))
+    app = create_app(pipeline, settings)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_keep_alive=30)
+    return 0
+
+
+def cmd_serve_llm(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from editor.llm.transformers_backend import TransformersBackend
+    from serve.llm_server import create_llm_app
+
+    _check_port(args.port)
+    if args.max_new_tokens < 1:
+        raise ValueError(f"--max-new-tokens must be >= 1, got {args.max_new_tokens}")
+    model = PACKAGED_CHAT if args.model == "packaged" else args.model
+    name = args.name or model.removeprefix("packaged:").rstrip("/").rsplit("/", 1)[-1]
+    backend = TransformersBackend(
+        model, max_new_tokens=args.max_new_tokens, temperature=0.0, device=args.device
+    )
+    app = create_llm_app(backend, name)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0

@@ -1,0 +1,257 @@
+"""CLI hooks for training and evaluating the attribution model (wired into ``serve.cli``).
+
+    purr train attribution --out runs/nli [--data-dir ../shared/data] [--base packaged:...]
+        [--lora] [--max-steps N] [--epochs E] [--batch-size B] [--lr LR] [--max-length L]
+        [--limit-per-source N] [--wiki-articles N] [--seed S]
+    purr eval attribution --model runs/nli --out runs/nli-eval [--data-dir ..] [--limit N]
+
+Handlers take the parsed ``argparse.Namespace``, print a JSON summary and return 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from training.train_editor import CLI_FIELDS
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction, common) -> None:
+    """``purr train attribution|editor|querygen``."""
+    train = sub.add_parser("train", help="train the project's models")
+    tsub = train.add_subparsers(dest="train_command", required=True)
+    p = tsub.add_parser("attribution", help="fine-tune the attribution (NLI) model")
+    p.add_argument("--out", required=True, help="output folder for the model and its metrics")
+    p.add_argument(
+        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
+    )
+    p.add_argument("--base", default="packaged:all-minilm-l6-v2", help="base encoder reference")
+    _lora_flags(p, default=False, what="a LoRA adapter + head (small files)")
+    p.add_argument("--lora-r", type=_positive_int, default=16, help="LoRA rank")
+    p.add_argument(
+        "--lora-targets",
+        default="all-linear",
+        help="'all-linear' or comma-separated module names (e.g. query,value)",
+    )
+    p.add_argument("--merge-lora", action="store_true", help="save the LoRA model merged")
+    p.add_argument("--max-steps", type=_positive_int, default=None)
+    p.add_argument("--epochs", type=float, default=1.0)
+    p.add_argument("--batch-size", type=_positive_int, default=16)
+    p.add_argument("--lr", type=float, default=None, help="default 3e-5 (full) / 5e-4 (LoRA)")
+    p.add_argument("--max-length", type=_positive_int, default=256)
+    p.add_argument("--limit-per-source", type=_positive_int, default=None)
+    p.add_argument("--dev-limit-per-source", type=_positive_int, default=600)
+    p.add_argument("--wiki-articles", type=int, default=3000, help="synthetic pairs; 0 = none")
+    p.add_argument(
+        "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
+    )
+    p.add_argument(
+        "--edit-pairs",
+        action="store_true",
+        help="add sentence-level contrast pairs from SummEdits' minimal edits",
+    )
+    p.add_argument(
+        "--init-adapter", default=None, help="continue training this saved LoRA adapter folder"
+    )
+    p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
+    p.add_argument("--eval-every", type=_positive_int, default=200)
+    p.add_argument("--patience", type=_positive_int, default=5)
+    _device_flag(p)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=run_train_attribution)
+    _add_editor_parser(tsub)
+    _add_querygen_parser(tsub)
+
+
+def _lora_flags(p: argparse.ArgumentParser, default: bool, what: str) -> None:
+    """The same LoRA switch in every trainer: ``--lora``/``--no-lora`` (``--full``, the old
+    spelling of ``--no-lora``, still works for one release)."""
+    p.add_argument(
+        "--lora", action=argparse.BooleanOptionalAction, default=default, help=f"train {what}"
+    )
+    p.add_argument("--full", action=_DeprecatedFull, nargs=0, help=argparse.SUPPRESS)
+
+
+class _DeprecatedFull(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        print(
+            "purr: --full is deprecated and goes in the next release; use --no-lora",
+            file=sys.stderr,
+        )
+        namespace.lora = False
+
+
+def _device_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
+
+
+def _check_data_dir(path: str | None) -> None:
+    if path is not None and not Path(path).is_dir():
+        raise ValueError(f"--data-dir {path} is not a folder; point it at shared/data")
+
+
+def run_train_attribution(args: argparse.Namespace) -> int:
+    from training.train_attribution import TrainAttributionConfig, train_attribution
+
+    _check_data_dir(args.data_dir)
+    if args.lr is not None and args.lr <= 0:
+        raise ValueError(f"--lr must be > 0, got {args.lr}")
+    if args.epochs <= 0:
+        raise ValueError(f"--epochs must be > 0, got {args.epochs}")
+    if args.wiki_articles < 0:
+        raise ValueError(f"--wiki-articles must be >= 0, got {args.wiki_articles}")
+    cfg = TrainAttributionConfig(
+        out=args.out,
+        base=args.base,
+        data_dir=args.data_dir,
+        lora=args.lora,
+        lora_r=args.lora_r,
+        lora_alpha=2 * args.lora_r,
+        lora_targets=(
+            args.lora_targets
+            if args.lora_targets == "all-linear"
+            else [t.strip() for t in args.lora_targets.split(",") if t.strip()]
+        ),
+        merge_lora=args.merge_lora,
+        max_steps=args.max_steps,
+        epochs=args.epochs,
+        batch_size=args.batch_size,
+        lr=args.lr,
+        max_length=args.max_length,
+        limit_per_source=args.limit_per_source,
+        dev_limit_per_source=args.dev_limit_per_source,
+        wiki_articles=args.wiki_articles,
+        role_swaps=args.role_swaps,
+        edit_pairs=args.edit_pairs,
+        init_adapter=args.init_adapter,
+        balance=args.balance,
+        eval_every=args.eval_every,
+        patience=args.patience,
+        device=args.device,
+        seed=args.seed,
+    )
+    result = train_attribution(cfg)
+    summary = {
+        "out": str(result.out),
+        "steps": result.steps,
+        "best_step": result.best_step,
+        "dev": result.metrics["dev"],
+        "steps_per_s": result.metrics["steps_per_s"],
+    }
+    json.dump(summary, sys.stdout, indent=2, default=float)
+    sys.stdout.write("\n")
+    return 0
+
+
+def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
+    from training.train_editor import EditorTrainConfig
+
+    fields = EditorTrainConfig.model_fields
+    p = tsub.add_parser(
+        "editor", help="train a denoising editor (FiD or causal) on purr data make rows"
+    )
+    p.add_argument("--data", required=True, help="JSONL rows of `purr data make`")
+    p.add_argument("--arch", choices=["fid", "causal"], required=True)
+    p.add_argument(
+        "--base",
+        default=None,
+        help="base model: hub id, local path or packaged:NAME (causal default "
+        "packaged:gemma-3-270m); fid: a T5 checkpoint or scratch:t5-mini|t5-small (built and "
+        "trained from scratch, with --no-lora)",
+    )
+    p.add_argument("--out", required=True, help="folder for the adapter (or model) and its config")
+    _lora_flags(p, default=True, what="a LoRA adapter (default; --no-lora fine-tunes every weight)")
+    p.add_argument(
+        "--init-adapter",
+        default=None,
+        help="continue training this LoRA adapter folder (e.g. editor/models/purr-editor-causal "
+        "on your domain's rows) instead of a fresh one",
+    )
+    for name in CLI_FIELDS:
+        default = fields[name].default
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+    _device_flag(p)
+    p.set_defaults(handler=run_train_editor)
+
+
+def run_train_editor(args: argparse.Namespace) -> int:
+    import json
+
+    import torch
+    from pydantic import ValidationError
+
+    from training.train_editor import EditorTrainConfig, train_editor
+
+    base = args.base or ("packaged:gemma-3-270m" if args.arch == "causal" else None)
+    if base is None:
+        raise ValueError(
+            "--arch fid needs --base: a T5 checkpoint (hub id in the local cache or a folder), "
+            "or scratch:t5-mini --no-lora to build one (no pretrained T5 ships offline)"
+        )
+    values = {
+        k: v
+        for k, v in vars(args).items()
+        if k in EditorTrainConfig.model_fields and k not in {"base", "device"}
+    }
+    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
+    device = "cpu" if device == "auto" else device
+    try:
+        cfg = EditorTrainConfig(**values, base=base, lora=args.lora, device=device)
+    except ValidationError as e:
+        raise ValueError(str(e)) from None
+    print(json.dumps(train_editor(cfg), indent=2))
+    return 0
+
+
+def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
+    from training.querygen_distill import QueryGenTrainConfig
+
+    fields = QueryGenTrainConfig.model_fields
+    p = tsub.add_parser(
+        "querygen", help="distil the prompted query generator (purr data querygen rows)"
+    )
+    p.add_argument("--data", required=True, help="JSONL rows of `purr data querygen`")
+    p.add_argument("--base", default=fields["base"].default, help="causal base model")
+    p.add_argument("--out", required=True, help="folder for the adapter and its config")
+    _lora_flags(p, default=True, what="a LoRA adapter (default; --no-lora fine-tunes every weight)")
+    p.add_argument("--init-adapter", default=None, help="continue training this LoRA adapter")
+    for name in [f for f in CLI_FIELDS if f in fields]:
+        default = fields[name].default
+        p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
+    _device_flag(p)
+    p.set_defaults(handler=run_train_querygen)
+
+
+def run_train_querygen(args: argparse.Namespace) -> int:
+    import json
+
+    import torch
+    from pydantic import ValidationError
+
+    from training.querygen_distill import QueryGenTrainConfig, train_querygen
+
+    values = {
+        k: v
+        for k, v in vars(args).items()
+        if k in QueryGenTrainConfig.model_fields and k not in {"device", "lora"}
+    }
+    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
+    device = "cpu" if device == "auto" else device
+    try:
+        cfg = QueryGenTrainConfig(**values, lora=args.lora, device=device)
+    except ValidationError as e:
+        raise ValueError(str(e)) from None
+    print(json.dumps(train_querygen(cfg), indent=2))
+    return 0

@@ -1,0 +1,204 @@
+"""Model benchmarks. ``purr bench attribution``: NLI throughput at a fixed pair length, fp32
+vs int8, beside the pairs/s this CPU's measured matrix-multiply rate allows the model at best.
+``purr bench edit``: end-to-end latency by stage over 3-sentence passages, each editor against
+the identity baseline measured in the same run. Figures are medians of several runs
+(attribution) or p50/p95 over passages (edit); JSON to stdout and ``--out``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def fixed_length_pairs(tokenizer: Any, n: int, length: int, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` (premise, hypothesis) pairs from the packaged Wikipedia summaries (consecutive
+    summaries joined) whose encoded pair fills at least ``length`` tokens (truncated to exactly
+    ``length`` when scored)."""
+    from retrieval.corpus import read_wiki_summaries
+    from retrieval.sentences import split
+
+    rng = random.Random(seed)
+    docs = list(read_wiki_summaries())
+    rng.shuffle(docs)
+    pairs: list[tuple[str, str]] = []
+    sentences: list[str] = []
+    for d in docs:  # consecutive summaries joined until the pair is long enough
+        sentences.extend(split(d.text))
+        hyp = sentences[rng.randrange(len(sentences))]
+        premise = " ".join(sentences)
+        if len(tokenizer(premise, hyp)["input_ids"]) >= length:
+            pairs.append((premise, hyp))
+            sentences = []
+        if len(pairs) >= n:
+            break
+    if len(pairs) < n:
+        raise RuntimeError(f"only {len(pairs)} pairs of {length} tokens in the corpus; lower --n")
+    return pairs
+
+
+def encoder_flops(config: Any, seq_len: int) -> float:
+    """Multiply-add FLOPs (2 per MAC) of one pass of a BERT-style encoder over ``seq_len``
+    tokens: the four attention projections, the two feed-forward layers and the two attention
+    products in every layer (embeddings, norms and the head are negligible).
+
+    >>> from types import SimpleNamespace as C
+    >>> round(encoder_flops(C(hidden_size=384, intermediate_size=1536, num_hidden_layers=6), 256) / 1e9, 2)
+    6.04
+    """
+    d, ff, n = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    per_layer = 2 * seq_len * (4 * d * d + 2 * d * ff) + 2 * 2 * seq_len * seq_len * d
+    return float(n * per_layer)
+
+
+def matmul_peak_gflops(runs: int = 5, size: int = 2048) -> float:
+    """This machine's fp32 matrix-multiply rate in GFLOP/s with torch's threads (median of
+    ``runs``): the ceiling any encoder's pairs/s on this CPU is measured against."""
+    import torch
+
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    a @ b  # warm-up
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - t)
+    return 2 * size**3 / statistics.median(times) / 1e9
+
+
+def bench_attribution(
+    model_ref: str | None, lengths: list[int], n: int, runs: int, batch_size: int
+) -> dict[str, Any]:
+    """Pairs per second for each length, fp32 (baseline) and int8, medians of ``runs``."""
+    import torch
+
+    from editor.attribution import default_purr_path
+    from editor.attribution.hf import HFSequenceClassificationNLI
+
+    ref = model_ref or str(default_purr_path())
+    report: dict[str, Any] = {
+        "model": ref,
+        "pairs": n,
+        "runs": runs,
+        "batch_size": batch_size,
+        "torch_threads": torch.get_num_threads(),
+        "matmul_peak_gflops": round(matmul_peak_gflops(), 1),
+        "lengths": {},
+    }
+    models = {
+        q: HFSequenceClassificationNLI(
+            ref, max_length=max(lengths), batch_size=batch_size, quantize=q
+        )
+        for q in ("none", "int8")
+    }
+    for m in models.values():
+        m.load()
+    for length in lengths:
+        pairs = fixed_length_pairs(models["none"]._tokenizer, n, length)
+        row: dict[str, Any] = {}
+        probs: dict[str, np.ndarray] = {}
+        for q, m in models.items():
+            m.max_length = length
+            m._pair_probabilities(pairs[:batch_size])  # warm-up
+            times = []
+            for _ in range(runs):
+                t = time.perf_counter()
+                out = [
+                    m._pair_probabilities(pairs[i : i + batch_size])
+                    for i in range(0, len(pairs), batch_size)
+                ]
+                times.append(time.perf_counter() - t)
+            probs[q] = np.concatenate(out)[:, 0]
+            row[q] = {
+                "pairs_per_s": round(len(pairs) / statistics.median(times), 1),
+                "runs_s": [round(x, 2) for x in times],
+            }
+        row["int8_speedup"] = round(row["int8"]["pairs_per_s"] / row["none"]["pairs_per_s"], 2)
+        row["int8_vs_fp32"] = {
+            "same_decision": round(
+                float(np.mean((probs["none"] >= 0.5) == (probs["int8"] >= 0.5))), 4
+            ),
+            "mean_abs_diff": round(float(np.mean(np.abs(probs["none"] - probs["int8"]))), 4),
+        }
+        flops = encoder_flops(models["none"]._model.config, length)
+        row["gflop_per_pair"] = round(flops / 1e9, 2)
+        row["fp32_gflops"] = round(row["none"]["pairs_per_s"] * flops / 1e9, 1)
+        row["pairs_per_s_at_peak"] = round(report["matmul_peak_gflops"] * 1e9 / flops, 1)
+        report["lengths"][str(length)] = row
+    return report
+
+
+def bench_edit(
+    passages: list[str], editors: list[str], config: str, overrides: list[str], index: str | None
+) -> dict[str, Any]:
+    """Latency by stage of ``Pipeline.edit`` per editor (the identity editor is the baseline:
+    research + report without revision), p50/p95 over the passages after one warm-up."""
+    from editor.config import editor_overrides, load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    report: dict[str, Any] = {"passages": len(passages), "editors": {}}
+    shared: Components | None = None
+    attribution = None
+    for name in editors:
+        cfg = load_config(config, [*editor_overrides(name), *overrides])
+        comp = Components(cfg, index_path=index, progress=False)
+        if shared is not None:  # one index, reranker and LLM for all editors
+            for key in ("index", "reranker", "researcher", "querygen"):
+                if key in shared.__dict__:
+                    comp.__dict__[key] = shared.__dict__[key]
+        pipe = Pipeline(comp, attribution=attribution)
+        pipe.edit(passages[0])  # warm-up: loads every model
+        stages: dict[str, list[float]] = {}
+        statuses: dict[str, int] = {}
+        for text in passages:
+            r = pipe.edit(text)
+            statuses[r.status] = statuses.get(r.status, 0) + 1
+            for k, v in r.timings_ms.items():
+                stages.setdefault(k, []).append(v)
+            stages.setdefault("total", []).append(sum(r.timings_ms.values()))
+        report["editors"][name] = {
+            "statuses": statuses,
+            "ms": {
+                k: {
+                    "p50": round(float(np.percentile(v, 50)), 1),
+                    "p95": round(float(np.percentile(v, 95)), 1),
+                }
+                for k, v in stages.items()
+            },
+        }
+        shared, attribution = comp, pipe.attribution
+    base = report["editors"].get("identity")
+    if base:
+        for r in report["editors"].values():
+            r["total_p50_vs_identity"] = round(
+                r["ms"]["total"]["p50"] / base["ms"]["total"]["p50"], 2
+            )
+    return report
+
+
+def bench_passages(data: str | None, n: int) -> list[str]:
+    """``n`` passages: the ``text`` of a JSONL file's rows, or the planted dev set's (seed 1)."""
+    if data:
+        from retrieval.corpus import read_utf8
+
+        rows = [json.loads(x) for x in read_utf8(Path(data)).splitlines() if x.strip()]
+        passages = [
+            r["text"] for r in rows if isinstance(r, dict) and isinstance(r.get("text"), str)
+        ]
+    else:
+        from retrieval.corpus import read_wiki_summaries
+        from training.planted import make_planted
+
+        passages = [
+            r["text"] for r in make_planted(read_wiki_summaries(), n, seed=1, progress=False)
+        ]
+    if not passages:
+        raise ValueError(f"{data}: no rows with a 'text' string")
+    return passages[:n]

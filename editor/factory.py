@@ -164,11 +164,12 @@ def build_reviser(
     them, so an editor without an LLM never loads one."""
     from editor.revision.agreement import build as build_agreement
     from editor.revision.editors import build as build_editor
+    from editor.revision.editors.base import edits
     from editor.revision.editors.fallback import FallbackEditor
     from editor.revision.reviser import Reviser
 
     editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
-    if cfg.editor.fallback and cfg.editor.type != "identity":
+    if cfg.editor.fallback and edits(editor):
         second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
         editor = FallbackEditor(
             editor,
@@ -176,6 +177,6 @@ def build_reviser(
             cfg.revision.max_edit_chars,
             cfg.revision.max_edit_ratio,
         )
-    gate = cfg.revision.gate and cfg.editor.type != "identity"
+    gate = cfg.revision.gate and edits(editor)
     agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
     return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}))

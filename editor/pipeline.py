@@ -19,7 +19,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tqdm.auto import tqdm
@@ -47,6 +47,15 @@ class InputError(ValueError):
     def __init__(self, message: str, too_large: bool = False) -> None:
         super().__init__(message)
         self.too_large = too_large
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """One row of ``edit_batch``: its ``result``, or the ``error`` that kept it from being edited
+    (exactly one of the two is set)."""
+
+    result: EditResult | None
+    error: InputError | None = None
 
 
 class Pipeline:
@@ -251,21 +260,21 @@ class Pipeline:
         contexts: Sequence[str | None] | None = None,
         evidence: Sequence[Sequence[str] | None] | None = None,
         progress: bool = False,
-    ) -> list[EditResult | InputError]:
-        """``edit`` over many passages, in order; a row with bad input gives its ``InputError``
-        in its place instead of stopping the batch."""
+    ) -> list[BatchOutcome]:
+        """``edit`` over many passages, in order: one ``BatchOutcome`` per row, with the result,
+        or the ``InputError`` of a row with bad input (which does not stop the batch)."""
         contexts = contexts if contexts is not None else [None] * len(texts)
         evidence = evidence if evidence is not None else [None] * len(texts)
         if not (len(texts) == len(contexts) == len(evidence)):
             raise InputError("texts, contexts and evidence must have the same length")
-        out: list[EditResult | InputError] = []
+        out: list[BatchOutcome] = []
         for text, ctx, ev in tqdm(
             list(zip(texts, contexts, evidence, strict=True)), desc="edit", disable=not progress
         ):
             try:
-                out.append(self.edit(text, ctx, ev))
+                out.append(BatchOutcome(self.edit(text, ctx, ev)))
             except InputError as e:
-                out.append(e)
+                out.append(BatchOutcome(None, e))
         return out
 
     def report(

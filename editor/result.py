@@ -77,3 +77,34 @@ class EditResult:
         data = asdict(self)
         data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
         return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EditResult:
+        """The result back from ``to_json``'s object (other keys of ``data`` are ignored).
+
+        >>> r = EditResult.untouched("Hi.", None, "no evidence", "unchanged")
+        >>> EditResult.from_json({**r.to_json(), "id": "row-1"}) == r
+        True
+        """
+        report = data.get("report")
+        return cls(
+            data["original"],
+            data["revised"],
+            data.get("context"),
+            tuple(data.get("queries") or ()),
+            tuple(Evidence(**e) for e in data.get("evidence") or ()),
+            tuple(Step(**s) for s in data.get("steps") or ()),
+            None
+            if report is None
+            else AttributionReport(
+                tuple(report["evidence_ids"]),
+                tuple(SentenceReport(**s) for s in report["sentences"]),
+                report["attribution_before"],
+                report["attribution_after"],
+                report["preservation"],
+                report["f1_ap"],
+            ),
+            data["status"],
+            tuple(data.get("warnings") or ()),
+            dict(data.get("timings_ms") or {}),
+        )

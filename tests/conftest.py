@@ -23,7 +23,9 @@ def resources() -> Path:
 
 
 @pytest.fixture(scope="session")
-def _built_index(tmp_path_factory) -> Path:
+def built_index(tmp_path_factory) -> Path:
+    """The folder of a real index (ONNX encoder, FAISS, bm25s) over ``tests/resources``, built
+    once per session; open it read-only (``tiny_index``) or copy it (``tiny_index_copy``)."""
     from editor.config import PipelineConfig
     from retrieval.corpus import read_corpus
     from retrieval.index import Index
@@ -41,27 +43,39 @@ def _built_index(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def tiny_index(_built_index):
+def tiny_index(built_index):
     """A read-only opened index shared by the whole session."""
     from retrieval.index import Index
 
-    return Index.open(_built_index)
+    return Index.open(built_index)
 
 
 @pytest.fixture
-def tiny_index_copy(_built_index, tmp_path) -> Path:
+def tiny_index_copy(built_index, tmp_path) -> Path:
     """A private copy of the index directory, for tests that modify it."""
     dst = tmp_path / "index"
-    shutil.copytree(_built_index, dst)
+    shutil.copytree(built_index, dst)
     return dst
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path_factory, monkeypatch):
-    """Keep PURR_CACHE_DIR conversions shared across the session but out of the user's home
-    unless already set; never let a test build the full default index."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+@pytest.fixture(scope="session")
+def purr_cache(tmp_path_factory) -> Path:
+    """The purr cache every test (and every ``purr`` subprocess) uses: a new folder for the
+    session, or ``PURR_TEST_CACHE_DIR`` to reuse conversions between runs; never the user's own
+    ``PURR_CACHE_DIR`` or ``~/.cache/purr``."""
+    given = os.environ.get("PURR_TEST_CACHE_DIR")
+    return Path(given) if given else tmp_path_factory.mktemp("purr-cache")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(purr_cache):
+    """Point purr at the session's cache, and keep the hub offline, before any other fixture
+    (session fixtures that load models included) reads the settings."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PURR_CACHE_DIR", str(purr_cache))
+        mp.setenv("HF_HUB_OFFLINE", "1")
+        mp.setenv("TRANSFORMERS_OFFLINE", "1")
+        yield
 
 
 # -- a tiny random Llama with the SmolLM2 tokenizer, saved to disk and loaded by path ---------

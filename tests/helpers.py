@@ -4,10 +4,12 @@ models built from configs for the model-loading paths."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+from editor.attribution.nli import ChunkedNLI
 from retrieval.assets import packaged_path
 
 # the result contract of DESIGN.md: Pipeline.edit, purr edit --json and POST /v1/edit
@@ -96,3 +98,81 @@ def run_purr(
         env=full_env,
         timeout=timeout,
     )
+
+
+MNLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
+"""The label names of an MNLI-style three-way model."""
+
+
+class TruncatingStub(ChunkedNLI):
+    """One token per word; like a real model it only sees the first ``max_length`` tokens.
+
+    SUPPORT in view -> supported, CONTRA in view -> contradicted; records every batch.
+    """
+
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.batches: list[list[tuple[str, str]]] = []
+
+    def _token_lengths(self, texts):
+        return [len(t.split()) for t in texts]
+
+    def _overhead(self):
+        return 0
+
+    def _pair_probabilities(self, pairs):
+        import numpy as np
+
+        self.batches.append(list(pairs))
+        rows = []
+        for premise, hypothesis in pairs:
+            visible = premise.split()[: self.max_length - len(hypothesis.split())]
+            support, contra = "SUPPORT" in visible, "CONTRA" in visible
+            number = re.search(r"Record (\d+)", premise)
+            if number:  # evidence "Record i ..." supports with P = i / 1000
+                p = int(number.group(1)) / 1000
+                rows.append((p, 0.0, 1.0 - p))
+            elif support and contra:
+                rows.append((0.45, 0.45, 0.1))
+            elif support:
+                rows.append((0.9, 0.0, 0.1))
+            elif contra:
+                rows.append((0.05, 0.8, 0.15))
+            else:
+                rows.append((0.1, 0.1, 0.8))
+        return np.array(rows)
+
+
+FILLER = [f"Filler sentence number {i} talks about weather patterns in general." for i in range(40)]
+EVIDENCE = "The Eiffel Tower was completed in 1889 for the World Fair."
+
+
+def nli_rows(source: str, n_docs: int = 12) -> list[dict]:
+    """Rows of one NLI source in the shared data's format (labels cycling, documents varying)."""
+    rows = []
+    labels = ["supported", "contradicted", "not_supported", "partial"]
+    for d in range(n_docs):
+        for k in range(3):
+            label = labels[(d + k) % 4]
+            if source == "scifact" and label in ("not_supported", "partial"):
+                label = "supported"
+            row = {
+                "id": f"{source}-{d}-{k}",
+                "source": source,
+                "premise": f"Document {d} states fact {k}. It was observed in {1900 + d}.",
+                "hypothesis": f"Fact {k} holds for document {d}.",
+                "label": label,
+            }
+            if source == "scifact":
+                row["doc_id"] = str(1000 + d)
+            elif source == "climate-fever":
+                row["title"] = f"Article {d}"
+            else:  # wice / summedits: whole documents, no id of the document
+                row["premise"] = " ".join(FILLER[: 10 + d] + [EVIDENCE] + FILLER[10 + d :])
+                row["hypothesis"] = f"The Eiffel Tower was finished in 1889 (claim {d}-{k})."
+            rows.append(row)
+    return rows
+
+
+NAME_POOL = {"PERSON": ["Thomas Edison", "Isaac Newton"], "GPE": ["London", "Berlin"]}
+"""Replacement names for rule corruptions in tests."""

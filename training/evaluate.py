@@ -8,7 +8,6 @@ Other fields are carried through untouched. Resumable: ids already in results.js
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,32 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from retrieval.corpus import read_utf8
-from training.eval_metrics import summarise
+from training.eval_metrics import EvalRecord, summarise
 
-EDITORS = ("oracle", "identity", "substitute", "prompted", "fid", "causal", "causal+substitute")
-"""``--editor`` choices: the oracle (the row's reference as the revision), an editor type alone,
-or the default pair (the trained causal editor with the substitute editor as its fallback)."""
+DEFAULT_PAIR = "causal+substitute"
+"""The default editor: the trained causal editor with the substitute editor as its fallback."""
+ORACLE = "oracle"
+"""Not an editor: the row's reference is the revision (``ReferenceReviser``), an upper bound."""
+
+
+def editor_choices() -> list[str]:
+    """What ``purr eval edits --editor`` accepts: every registered editor type, the default pair
+    and the oracle."""
+    from editor.revision.editors import available
+
+    return [ORACLE, *available(), DEFAULT_PAIR]
+
+
+class ReferenceReviser:
+    """The revision stage of the oracle: the row's reference is the revision."""
+
+    name = ORACLE
+
+    def __init__(self, reference: str) -> None:
+        self.reference = reference
+
+    def revise(self, text: str, evidence: Any, context: str | None = None) -> tuple[str, list]:
+        return self.reference, []
 
 
 def normalise_row(row: Any, lineno: int) -> dict[str, Any]:
@@ -67,20 +87,21 @@ def read_rows(path: Path) -> tuple[list[tuple[dict, dict]], list[str]]:
 
 
 def evaluate_row(pipeline, row: dict, editor: str) -> dict[str, Any]:
-    if editor == "oracle":
+    """The row's ``EditResult`` as JSON; with the oracle, the pipeline's stages are shared but
+    its revision stage is the row's reference."""
+    if editor == ORACLE:
         if row["reference"] is None:
             raise ValueError(f"row {row['id']}: the oracle editor needs a 'reference' (or 'gold')")
-        result = pipeline.edit(row["text"], row["context"], row["evidence"])
-        if result.status != "degraded":
-            queries = pipeline.components.querygen.generate(row["text"], row["context"])
-            report = pipeline.report(
-                row["text"], row["reference"], queries, result.evidence, row["context"]
-            )
-            status = "edited" if row["reference"] != row["text"] else "unchanged"
-            result = replace(result, revised=row["reference"], report=report, status=status)
-    else:
-        result = pipeline.edit(row["text"], row["context"], row["evidence"])
-    return result.to_json()
+        from editor.pipeline import Pipeline
+
+        with Pipeline(
+            pipeline.components,
+            editor=ReferenceReviser(row["reference"]),
+            attribution=pipeline.attribution,
+            max_evidence=pipeline.max_evidence,
+        ) as oracle:
+            return oracle.edit(row["text"], row["context"], row["evidence"]).to_json()
+    return pipeline.edit(row["text"], row["context"], row["evidence"]).to_json()
 
 
 def run_eval(
@@ -114,23 +135,23 @@ def run_eval(
             f.flush()
             done[row["id"]] = rec
     wanted = {row["id"] for row, _ in rows}
-    results = [r for i, r in done.items() if i in wanted]
-    metrics = {"data": str(src), "editor": editor, **summarise(results), "bad_rows": errors}
+    records = [EvalRecord.from_json(r) for i, r in done.items() if i in wanted]
+    metrics = {"data": str(src), "editor": editor, **summarise(records), "bad_rows": errors}
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
-    plot(results, metrics, out)
+    plot(records, metrics, out)
     return metrics
 
 
-def plot(results: list[dict[str, Any]], metrics: dict[str, Any], out: Path) -> None:
+def plot(records: list[EvalRecord], metrics: dict[str, Any], out: Path) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     scored = [
-        r["report"]
-        for r in results
-        if r.get("report") and r["report"]["attribution_after"] is not None
+        r.result.report
+        for r in records
+        if r.result.report is not None and r.result.report.attribution_after is not None
     ]
     fig, ax = plt.subplots(figsize=(5, 4.5))
     grid = np.linspace(0.001, 1, 200)
@@ -139,8 +160,8 @@ def plot(results: list[dict[str, Any]], metrics: dict[str, Any], out: Path) -> N
     cs = ax.contour(p, a, f, levels=[0.2, 0.4, 0.6, 0.7, 0.8, 0.9], colors="grey", linewidths=0.6)
     ax.clabel(cs, fmt="F1_AP %.1f", fontsize=6)
     ax.scatter(
-        [r["preservation"] for r in scored],
-        [r["attribution_after"] for r in scored],
+        [r.preservation for r in scored],
+        [r.attribution_after for r in scored],
         s=8,
         alpha=0.4,
         label="rows",

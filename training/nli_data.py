@@ -12,7 +12,7 @@ the hypothesis (content-word overlap, ties broken by position) until a word budg
 joins them in document order, so the evidence sentence survives truncation. Budget in words:
 ``premise_word_budget(max_length, hypothesis)`` ~ max_length / 1.4 minus the hypothesis words
 (BERT WordPiece averages ~1.3 tokens per English word). This is training-time selection; at
-inference ``editor.nli.ChunkedNLI`` scores contiguous windows and max-pools instead.
+inference ``editor.attribution.nli.ChunkedNLI`` scores contiguous windows and max-pools instead.
 
 Splits. ``split_by_group`` assigns whole groups (documents) to dev by a salted hash, so one
 document never lands in both splits: scifact by ``doc_id``, climate-fever by ``title``, wice

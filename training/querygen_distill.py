@@ -7,7 +7,7 @@
    the teacher itself wrote (passages where it fell back to sentences are skipped, and said
    so in ``<out>.skipped.jsonl``). Progress bar; resumable.
 2. ``purr train querygen``: a causal LM (LoRA over packaged Gemma-3-270M by default) learns to
-   write those questions after a short prompt without examples (editor/querygen_trained.py),
+   write those questions after a short prompt without examples (editor/research/querygen/trained.py),
    with the same loop as the editors (training/fit.py). ``querygen.type=trained
    querygen.adapter=DIR`` then uses it.
 """

@@ -1,16 +1,16 @@
-"""``purr score``: auto-AIS of a text against given evidence, one text or a JSONL file of them."""
+"""Scoring a JSONL file of texts against their evidence (``purr score --input``): the rows
+checked, each scored by ``editor.attribution.scoring.score_text``, bad rows reported in place."""
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.types import PassageAttribution
+from editor.attribution.scoring import score_text
 from retrieval.corpus import jsonl_rows, read_utf8
 
 log = logging.getLogger(__name__)
@@ -62,34 +62,6 @@ def check_row(row: Any, lineno: int) -> tuple[str, str, list[str], str | None]:
     return str(row.get("id", lineno)), text, evidence, context
 
 
-def report_json(result: PassageAttribution, evidence: list[str]) -> dict[str, Any]:
-    sentences = []
-    for s in result.sentences:
-        record = asdict(s)
-        record["evidence"] = evidence[s.evidence_index] if s.evidence_index is not None else None
-        sentences.append(record)
-    applicable = [s for s in result.sentences if s.applicable]
-    return {
-        "attribution": result.attribution,
-        "threshold": result.threshold,
-        "applicable_sentences": len(applicable),
-        "attributable_sentences": sum(bool(s.attributable) for s in applicable),
-        "sentences": sentences,
-    }
-
-
-def score_one(
-    model, text: str, evidence: list[str], context: str | None, threshold: float
-) -> dict[str, Any]:
-    from editor.attribution.scoring import auto_ais
-
-    if not text.strip():
-        raise ValueError("the text is empty; pass the passage to score")
-    return report_json(
-        auto_ais(text, evidence, model, context=context, threshold=threshold), evidence
-    )
-
-
 def score_file(
     model, src: Path, dst: Path, threshold: float, progress: bool = True
 ) -> dict[str, int]:
@@ -111,7 +83,8 @@ def score_file(
                 except json.JSONDecodeError as e:
                     raise RowError(f"line {lineno}: invalid JSON ({e.msg})") from None
                 row_id, text, evidence, context = check_row(row, lineno)
-                result = {"id": row_id, **score_one(model, text, evidence, context, threshold)}
+                report = score_text(model, text, evidence, context, threshold)
+                result = {"id": row_id, **report.to_json()}
                 counts["scored"] += 1
             except ValueError as e:  # RowError or an empty text: report the row, keep going
                 log.warning("%s: %s", src, e)

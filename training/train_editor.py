@@ -1,7 +1,7 @@
 """``purr train editor``: train a denoising editor on ``purr data make`` rows, maximising
 P(clean | corrupted, evidence).
 
-- ``--arch fid``: a T5-family model read as fusion-in-decoder (editor/fid.py): the corrupted
+- ``--arch fid``: a T5-family model read as fusion-in-decoder (editor/revision/editors/fid.py): the corrupted
   statement paired with each of 4 evidence snippets (E+ first filled up with hard negatives E-,
   in shuffled order, as in PURR), each pair encoded separately. ``--base scratch:t5-mini``
   builds the T5 (training/scratch_t5.py) when no pretrained one is at hand.

@@ -1,7 +1,7 @@
 """NLI models for attribution over Hugging Face checkpoints: sequence classifiers and TRUE T5.
 
 Both are ``ChunkedNLI`` models (long premises are scored in windows and max-pooled, see
-``editor.nli``). They load lazily on the first call, once, from a local folder or the local
+``editor.attribution.nli``). They load lazily on the first call, once, from a local folder or the local
 Hugging Face cache (never downloading unless ``local_files_only=False``). A local folder that
 holds a peft adapter (``adapter_config.json``, no full weights; what ``training.train_attribution``
 writes with LoRA) is loaded as its base (``base_model_name_or_path``, resolved like any model

@@ -4,9 +4,8 @@ and the dialogue context first (``editor.text.decontext``), and sentences that s
 checkable (questions, greetings, remarks about the conversation; ``editor.text.nlp.is_claim``) are
 not applicable: they are reported but left out of the mean.
 
-Models (``editor.nli_hf``, built on ``editor.nli.ChunkedNLI``): ``hf`` (any sequence-
-classification NLI model), ``t5-true`` (TRUE-style seq2seq) and ``purr`` (purr's own trained
-model, a local folder loaded as ``hf``).
+The report's evidence-to-sentence scores come from any ``AttributionModel``; ``score_text`` wraps
+one text and its given evidence as a ``ScoreReport`` (``purr score``, ``POST /v1/score``).
 
 >>> from editor.types import EntailmentScores
 >>> class Overlap:  # a toy model: P(supported) = share of hypothesis words in the premise
@@ -35,15 +34,16 @@ Any questions? False None None
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
+from editor.attribution.base import AttributionModel
 from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
 from editor.text.nlp import get_nlp, is_claim
 from editor.types import Evidence, PassageAttribution, SentenceAttribution
 
 if TYPE_CHECKING:
     from spacy.language import Language
-from editor.attribution.base import AttributionModel
 
 
 def auto_ais(
@@ -109,3 +109,42 @@ def _decontextualize_sentences(
         decontextualize(s, " ".join(sentences[:i]), context, nlp=nlp)
         for i, s in enumerate(sentences)
     ]
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    """auto-AIS of one text against evidence the caller gave (``purr score``, ``POST /v1/score``):
+    the passage's attribution and the evidence, so each sentence can name its best evidence."""
+
+    passage: PassageAttribution
+    evidence: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        sentences = []
+        for s in self.passage.sentences:
+            record = asdict(s)
+            i = s.evidence_index
+            record["evidence"] = self.evidence[i] if i is not None else None
+            sentences.append(record)
+        applicable = [s for s in self.passage.sentences if s.applicable]
+        return {
+            "attribution": self.passage.attribution,
+            "threshold": self.passage.threshold,
+            "applicable_sentences": len(applicable),
+            "attributable_sentences": sum(bool(s.attributable) for s in applicable),
+            "sentences": sentences,
+        }
+
+
+def score_text(
+    model: AttributionModel,
+    text: str,
+    evidence: Sequence[str],
+    context: str | None = None,
+    threshold: float = 0.5,
+) -> ScoreReport:
+    """auto-AIS of ``text`` against ``evidence``; ValueError for an empty text."""
+    if not text.strip():
+        raise ValueError("the text is empty; pass the passage to score")
+    passage = auto_ais(text, list(evidence), model, context=context, threshold=threshold)
+    return ScoreReport(passage, tuple(evidence))

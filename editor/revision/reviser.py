@@ -21,7 +21,7 @@ from editor.config import RevisionConfig
 from editor.result import Step
 from editor.revision.agreement.base import Agreement, AgreementModel
 from editor.revision.base import edit_allowed
-from editor.revision.editors.base import Editor
+from editor.revision.editors.base import Editor, edits
 from editor.text.words import answering_sentences
 from editor.types import Evidence
 
@@ -55,7 +55,7 @@ class Reviser:
         self, text: str, evidence: Sequence[Evidence], context: str | None = None
     ) -> tuple[str, list[Step]]:
         """The revised text and one ``Step`` per (query, evidence) considered."""
-        if not evidence or getattr(self.editor, "name", "") == "identity":
+        if not evidence or not edits(self.editor):
             return text, []
         evidence = list(evidence)[: self.cfg.max_steps]
         if self.cfg.mode == "iterative":

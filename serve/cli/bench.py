@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,7 @@ def _add_batch(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--n", type=int, default=256, help="snippets of the default corpus")
     p.add_argument("--sizes", default="4,8,16,32,64", help="comma-separated batch sizes")
     p.add_argument("--runs", type=int, default=3)
-    p.add_argument("--out", default=None, help="JSON report (a .png beside it)")
+    _out_flag(p, "batch")
     p.set_defaults(handler=_cmd_batch)
 
 
@@ -88,7 +89,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
         raise ValueError("--sizes must be batch sizes >= 1, and --n, --runs >= 1")
     report = bench_batch(args.n, sizes, args.runs)
     print(json.dumps(report, indent=2))
-    write_report(report, args.out, plot_batch)
+    write_report(report, _report_file(args.out, "batch"), plot_batch)
     return 0
 
 
@@ -129,7 +130,7 @@ def _add_models(bsub) -> None:
     p.add_argument("--n", type=int, default=192, help="pairs per run")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=32)
-    p.add_argument("--out", default=None, help="write the JSON report here too")
+    _out_flag(p, "attribution")
     p.set_defaults(handler=_cmd_attribution)
 
     p = bsub.add_parser("edit", help="latency by stage of purr edit over 3-sentence passages")
@@ -141,11 +142,11 @@ def _add_models(bsub) -> None:
     p.add_argument("--index", default=None)
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("--out", default=None)
+    _out_flag(p, "edit")
     p.set_defaults(handler=_cmd_edit)
 
 
-def _emit(report: dict[str, Any], out: str | None) -> int:
+def _emit(report: dict[str, Any], out: Path | None) -> int:
     text = json.dumps(report, indent=2)
     print(text)
     if out:
@@ -159,7 +160,8 @@ def _cmd_attribution(args: argparse.Namespace) -> int:
         raise ValueError("--n, --runs and --batch-size must be >= 1")
     lengths = [int(x) for x in args.lengths.split(",") if x.strip()]
     return _emit(
-        bench_attribution(args.model, lengths, args.n, args.runs, args.batch_size), args.out
+        bench_attribution(args.model, lengths, args.n, args.runs, args.batch_size),
+        _report_file(args.out, "attribution"),
     )
 
 
@@ -168,7 +170,8 @@ def _cmd_edit(args: argparse.Namespace) -> int:
         raise ValueError(f"--n must be >= 1, got {args.n}")
     passages = bench_passages(args.data, args.n)
     editors = [e.strip() for e in args.editors.split(",") if e.strip()]
-    return _emit(bench_edit(passages, editors, args.config, args.overrides, args.index), args.out)
+    report = bench_edit(passages, editors, args.config, args.overrides, args.index)
+    return _emit(report, _report_file(args.out, "edit"))
 
 
 def _add_serve(bsub: argparse._SubParsersAction) -> None:
@@ -184,7 +187,7 @@ def _add_serve(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", default=None)
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("--out", default=None, help="JSON report (a .png of latencies beside it)")
+    _out_flag(p, "serve")
     p.set_defaults(handler=_cmd_serve)
 
 
@@ -198,8 +201,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     # the printed summary leaves out the per-request latencies (the --out file keeps them)
     text = json.dumps(drop_latencies(report), indent=2)
     print(text)
-    if args.out:
-        out = Path(args.out)
+    out = _report_file(args.out, "serve")
+    if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report) + "\n")
         plot_serve(report, out.with_suffix(".png"))
@@ -213,7 +216,7 @@ def _add_cold(bsub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", default=None)
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
-    p.add_argument("--out", default=None, help="JSON report (a .png of the runs beside it)")
+    _out_flag(p, "cold-start")
     p.set_defaults(handler=_cmd_cold)
 
 
@@ -227,8 +230,31 @@ def _cmd_cold(args: argparse.Namespace) -> int:
 
     report = bench_cold_start(args.text, args.runs, extra)
     print(json.dumps(report, indent=2))
-    write_report(report, args.out, plot_cold)
+    write_report(report, _report_file(args.out, "cold-start"), plot_cold)
     return 0
+
+
+def _out_flag(p: argparse.ArgumentParser, name: str) -> None:
+    p.add_argument(
+        "--out",
+        default=None,
+        help=f"folder for bench_{name.replace('-', '_')}.json and its plot (a .json path, the old form, still works)",
+    )
+
+
+def _report_file(out: str | None, name: str) -> Path | None:
+    """Where a benchmark's JSON report goes: ``OUT/bench_NAME.json`` (its plot beside it); a
+    path ending in .json is the old form, kept for one release with a warning."""
+    if not out:
+        return None
+    if out.endswith(".json"):
+        print(
+            f"purr bench {name}: --out FILE.json is deprecated; pass a folder "
+            f"(the report goes to FOLDER/bench_{name}.json)",
+            file=sys.stderr,
+        )
+        return Path(out)
+    return Path(out) / f"bench_{name.replace('-', '_')}.json"
 
 
 def register(sub, common) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from serve.cli.train import _check_data_dir, _positive_int
-from training.evaluate import EDITORS, run_eval
+from training.evaluate import ORACLE, editor_choices, run_eval
 from training.retrieval_eval import RUNS, calibrate_reranker, evaluate, load_beir, load_clapnq, plot
 
 
@@ -28,7 +28,7 @@ def _add_edits(esub, common) -> None:
     )
     p.add_argument(
         "--editor",
-        choices=EDITORS,
+        choices=editor_choices(),
         default=None,
         help="editor alone, or causal+substitute (default: the config's editor); oracle: the "
         "row's reference as the revision",
@@ -56,12 +56,12 @@ def _cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"{src}: no such file")
     overrides = list(args.overrides)
     if args.editor is not None:
-        choice = "identity" if args.editor == "oracle" else args.editor
+        choice = "identity" if args.editor == ORACLE else args.editor
         overrides = [*editor_overrides(choice), *overrides]
     cfg = load_config(args.config, overrides)
     if args.probe == "ablation":
         return _cmd_probe(cfg, src, Path(args.out), args.limit)
-    editor = args.editor if args.editor == "oracle" else editor_name(cfg.editor)
+    editor = args.editor if args.editor == ORACLE else editor_name(cfg.editor)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(dump_config(cfg))

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from training.scoring import read_evidence_arg, score_file, score_one
+from editor.attribution.scoring import score_text
+from training.scoring import read_evidence_arg, score_file
 
 
 def register(sub, common) -> None:
@@ -54,7 +55,9 @@ def run_score(args: argparse.Namespace) -> int:
         raise ValueError("pass the TEXT to score (or --input FILE --output FILE)")
     evidence = [e for value in args.evidence for e in read_evidence_arg(value)]
     model = build(cfg.attribution)
-    report = score_one(model, args.text, evidence, args.context, cfg.attribution.threshold)
+    report = score_text(
+        model, args.text, evidence, args.context, cfg.attribution.threshold
+    ).to_json()
     if args.json:
         print(
             json.dumps(

@@ -176,14 +176,14 @@ class EditService:
         return list(await asyncio.gather(*(one(i, it) for i, it in enumerate(req.items))))
 
     async def score(self, req: ScoreRequest) -> ScoreResponse:
-        from training.scoring import score_one
+        from editor.attribution.scoring import score_text
 
         self.check(req)
         threshold = self.pipeline.cfg.attribution.threshold
         deadline = time.monotonic() + self.settings.deadline_s
         try:
-            data: dict[str, Any] = await self._run(
-                lambda: score_one(
+            report = await self._run(
+                lambda: score_text(
                     self.pipeline.attribution, req.text, req.evidence, req.context, threshold
                 ),
                 deadline,
@@ -195,4 +195,4 @@ class EditService:
                 "evidence texts or retry later",
                 "deadline_exceeded",
             ) from None
-        return ScoreResponse.model_validate(data)
+        return ScoreResponse.model_validate(report.to_json())

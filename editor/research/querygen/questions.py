@@ -100,7 +100,7 @@ def entity_question(ent: Span) -> str:
     The wh-phrase depends on the entity label (PERSON who, DATE when / in what year, GPE/LOC
     where after a locative preposition, CARDINAL how many, QUANTITY how many <unit>, ...).
 
-    >>> from editor.nlp import get_nlp
+    >>> from editor.text.nlp import get_nlp
     >>> doc = get_nlp()("Marie Curie won two Nobel Prizes in 1911.")
     >>> for ent in doc.ents:
     ...     print(ent.label_, "|", entity_question(ent))

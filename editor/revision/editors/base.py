@@ -50,6 +50,12 @@ class FromBatch:
         return self.edit_batch([(text, evidence)], context)[0]  # type: ignore[attr-defined]
 
 
+def edits(editor: object) -> bool:
+    """Whether ``editor`` can change a text: an editor that cannot (``edits = False``, e.g.
+    ``identity``) gets no agreement gate and no fallback, and the loop skips it."""
+    return bool(getattr(editor, "edits", True))
+
+
 EditorFactory = Callable[..., Editor]
 
 

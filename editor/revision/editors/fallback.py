@@ -38,7 +38,7 @@ class FallbackEditor:
     def usable(self, text: str, revision: Revision) -> tuple[bool, str]:
         """Whether ``revision`` changes ``text`` within the edit limits, and why not.
 
-        >>> from editor.editors import IdentityEditor
+        >>> from editor.revision.editors import IdentityEditor
         >>> ed = FallbackEditor(IdentityEditor(), IdentityEditor(), 10, 0.5)
         >>> ed.usable("Built in 1887.", Revision("Built in 1889.", ""))
         (True, 'edit of 1 characters')

@@ -38,6 +38,9 @@ from editor.pipeline import Pipeline  # noqa: E402
 from serve.app import create_app  # noqa: E402
 from serve.settings import ServeSettings  # noqa: E402
 
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
+
 # test_revision shows the default pipeline on the tiny index fixes this planted number
 PLANTED = "The Eiffel Tower is in Paris. The Eiffel Tower is 250 metres tall."
 WAIT_S = 60
@@ -45,8 +48,8 @@ KEY = "web-test-key"
 
 
 @pytest.fixture(scope="module")
-def base_url(_built_index):
-    pipe = Pipeline(Components(load_config("default"), index_path=_built_index, progress=False))
+def base_url(built_index):
+    pipe = Pipeline(Components(load_config("default"), index_path=built_index, progress=False))
     app = create_app(pipe, ServeSettings(api_keys=KEY, deadline_s=120, workers=1))
     with serve(app) as url:
         deadline = time.monotonic() + 300  # the warm-up loads the models once

@@ -69,6 +69,7 @@ def test_every_preset_loads_and_names_its_editor():
         assert (cfg.editor.type, cfg.revision.mode, cfg.agreement.type) == (editor, mode, agreement)
 
 
+@pytest.mark.integration
 def test_purr_threads_limits_onnx_runtime_and_torch(monkeypatch):
     import subprocess
     import sys

@@ -198,7 +198,8 @@ def test_pipeline_input_limits_say_what_to_do(nli):
     with pytest.raises(InputError, match="evidence must be a list of strings"):
         pipe.edit("Paris is in France.", evidence=[1, 2])
     out = pipe.edit_batch(["", "Paris is in France."], evidence=[None, ["Paris is in France."]])
-    assert isinstance(out[0], InputError) and out[1].status == "unchanged"
+    assert out[0].result is None and isinstance(out[0].error, InputError)
+    assert out[1].error is None and out[1].result.status == "unchanged"
 
 
 def test_unreachable_llm_degrades_with_the_reason(nli):
@@ -226,6 +227,7 @@ def test_stage_timeout_degrades(nli):
     assert r.status == "degraded" and r.revised == text and "timed out" in r.warnings[0]
 
 
+@pytest.mark.integration
 def test_cli_edit_single_and_resumable_batch(tmp_path):
     out = run_purr(
         "edit",
@@ -275,11 +277,11 @@ def test_cli_edit_single_and_resumable_batch(tmp_path):
     assert bad.returncode == 2 and "pass a passage" in bad.stderr
 
 
-def test_pipeline_researches_and_fixes_a_passage_whose_sentences_share_a_snippet(nli, _built_index):
+def test_pipeline_researches_and_fixes_a_passage_whose_sentences_share_a_snippet(nli, built_index):
     """Both sentences retrieve the same Eiffel Tower snippet; each still gets its own
     (query, evidence) step, so the second sentence's error is checked and fixed."""
     cfg = load_config("default")
-    pipe = Pipeline(Components(cfg, index_path=_built_index, progress=False), attribution=nli)
+    pipe = Pipeline(Components(cfg, index_path=built_index, progress=False), attribution=nli)
     text = "The Eiffel Tower is in Paris. The Eiffel Tower is 250 metres tall."
     r = pipe.edit(text)
     assert r.status == "edited", [s.reason for s in r.steps]

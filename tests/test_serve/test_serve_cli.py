@@ -13,7 +13,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import httpx
+import pytest
 from llm_helpers import free_port
+
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
 
 ASK = [{"role": "user", "content": "Repeat after me: The Eiffel Tower is 250 metres tall."}]
 RIGHT = "The Eiffel Tower is 330 metres tall."
@@ -48,7 +52,7 @@ def purr(*args: str, ready: str, env: dict | None = None) -> Iterator[subprocess
         proc.wait(timeout=30)
 
 
-def test_serve_llm_behind_purr_serve(_built_index):
+def test_serve_llm_behind_purr_serve(built_index):
     llm_port, purr_port = free_port(), free_port()
     llm = f"http://127.0.0.1:{llm_port}"
     api = f"http://127.0.0.1:{purr_port}"
@@ -58,7 +62,7 @@ def test_serve_llm_behind_purr_serve(_built_index):
         with purr(
             "serve",
             "--index",
-            str(_built_index),
+            str(built_index),
             "--port",
             str(purr_port),
             "--upstream",

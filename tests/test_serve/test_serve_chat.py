@@ -20,6 +20,9 @@ from serve.chat.wrap import revise_replies
 from serve.llm_server import create_llm_app
 from serve.settings import ServeSettings
 
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
+
 MODEL = "smollm2"
 # SmolLM2-135M repeats this (greedy), so the upstream reply carries a planted error
 ASK = [{"role": "user", "content": "Repeat after me: The Eiffel Tower is 250 metres tall."}]
@@ -28,10 +31,10 @@ RIGHT = "The Eiffel Tower is 330 metres tall."
 
 
 @pytest.fixture(scope="module")
-def pipeline(_built_index):
+def pipeline(built_index):
     nli = build_attribution(AttributionConfig())
     cfg = load_config("default")
-    return Pipeline(Components(cfg, index_path=_built_index, progress=False), attribution=nli)
+    return Pipeline(Components(cfg, index_path=built_index, progress=False), attribution=nli)
 
 
 @pytest.fixture(scope="module")

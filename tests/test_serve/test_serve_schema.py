@@ -21,12 +21,15 @@ from serve.app import create_app
 from serve.llm_server import create_llm_app
 from serve.settings import ServeSettings
 
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
+
 
 @pytest.fixture(scope="module")
-def api_schema(_built_index):
+def api_schema(built_index):
     nli = build_attribution(AttributionConfig())
     pipeline = Pipeline(
-        Components(load_config("default"), index_path=_built_index, progress=False),
+        Components(load_config("default"), index_path=built_index, progress=False),
         attribution=nli,
     )
     with serve(create_llm_app(smollm(), "smollm2")) as upstream:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from helpers import run_purr
 
+from editor.result import EditResult
 from retrieval.corpus import read_wiki_summaries
-from training.eval_metrics import planted_scores
+from training.eval_metrics import EvalRecord, planted_scores
 from training.nli_data import is_dev
 from training.planted import ERROR_TYPES, make_planted
 
@@ -29,18 +31,17 @@ def test_planted_rows_are_deterministic_balanced_and_dev_only():
             assert r["wrong"] in r["text"] and r["right"] in r["reference"]
 
 
+@pytest.mark.integration
 def test_planted_scores_and_the_cli(tmp_path):
+    def row(original, revised, reference, error_type=None):
+        result = EditResult(original, revised, None, (), (), (), None, "edited")
+        return EvalRecord("r", result, reference, error_type is not None, error_type)
+
     rows = [
-        {"planted": True, "error_type": "date", "original": "x", "revised": "y", "reference": "y"},
-        {
-            "planted": True,
-            "error_type": "entity",
-            "original": "x",
-            "revised": "z",
-            "reference": "y",
-        },
-        {"planted": False, "original": "a", "revised": "b", "reference": "a"},
-        {"planted": False, "original": "a", "revised": "a", "reference": "a"},
+        row("x", "y", "y", "date"),
+        row("x", "z", "y", "entity"),
+        row("a", "b", "a"),
+        row("a", "a", "a"),
     ]
     s = planted_scores(rows)
     assert (s["fix_rate"], s["touched_rate"], s["false_edit_rate"]) == (0.5, 1.0, 0.5)

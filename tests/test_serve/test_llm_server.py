@@ -19,6 +19,9 @@ from editor.research.querygen.llm import LLMQueryGenerator
 from editor.research.querygen.questions import normalize_question
 from serve.llm_server import create_llm_app
 
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
+
 MODEL = "smollm2"
 
 

@@ -21,6 +21,9 @@ from editor.pipeline import Pipeline
 from serve.app import create_app
 from serve.settings import ServeSettings
 
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
+
 PLANTED = "The Eiffel Tower is in Paris. The Eiffel Tower is 250 metres tall."
 FIXED = "The Eiffel Tower is in Paris. The Eiffel Tower is 330 metres tall."
 TOWER = (
@@ -57,8 +60,8 @@ def _wait_ready(url: str, timeout: float = 120) -> httpx.Response:
 
 
 @pytest.fixture(scope="module")
-def url(_built_index, nli):
-    app = create_app(_pipeline(_built_index, nli), ServeSettings(max_batch=4, workers=2))
+def url(built_index, nli):
+    app = create_app(_pipeline(built_index, nli), ServeSettings(max_batch=4, workers=2))
     with serve(app) as base:
         assert _wait_ready(base).status_code == 200
         yield base
@@ -203,9 +206,9 @@ def test_openapi_declares_the_error_shape(url):
     assert "/v1/chat/completions" in spec["paths"] and "/v1/score" in spec["paths"]
 
 
-def test_api_keys_and_cors(_built_index, nli):
+def test_api_keys_and_cors(built_index, nli):
     settings = ServeSettings(api_keys="k1,k2", cors_origins="https://app.example", warmup=False)
-    with serve(create_app(_pipeline(_built_index, nli), settings)) as base:
+    with serve(create_app(_pipeline(built_index, nli), settings)) as base:
         body = {"text": "The Eiffel Tower is in Paris.", "evidence": [TOWER]}
         missing = post(f"{base}/v1/edit", json=body)
         assert _error(missing, 401)["code"] == "missing_api_key"
@@ -242,11 +245,11 @@ def test_missing_index_degrades_with_the_fix_named(tmp_path, nli):
         assert "purr index" in data["warnings"][0], data["warnings"]
 
 
-def test_broken_model_degrades_and_the_server_stays_up(tmp_path, _built_index):
+def test_broken_model_degrades_and_the_server_stays_up(tmp_path, built_index):
     broken = tmp_path / "broken-model"
     broken.mkdir()
     (broken / "config.json").write_text("{not json")
-    pipeline = _pipeline(_built_index, overrides=[f"attribution.model={broken}"])
+    pipeline = _pipeline(built_index, overrides=[f"attribution.model={broken}"])
     with serve(create_app(pipeline, ServeSettings(warmup=False))) as base:
         r = post(f"{base}/v1/edit", json={"text": PLANTED})
         data = r.json()

@@ -2,6 +2,7 @@
 
 import json
 
+import pytest
 from helpers import run_purr as purr
 
 from training.retrieval_eval import EvalQuery, evaluate, load_beir
@@ -39,13 +40,14 @@ def test_load_beir_accepts_both_row_styles(tmp_path):
     assert qs == {"1": {"d1": 1}, "2": {"d2": 1, "d3": 2}}
 
 
-def test_eval_retrieval_command_writes_metrics_and_plot(tmp_path, _built_index, resources):
+@pytest.mark.integration
+def test_eval_retrieval_command_writes_metrics_and_plot(tmp_path, built_index, resources):
     (tmp_path / "q.jsonl").write_text(json.dumps({"_id": "a", "text": "black tea oxidised"}) + "\n")
     (tmp_path / "qrels.tsv").write_text("a\tguide.md\t1\n")
     r = purr(
         "eval-retrieval",
         "--index",
-        str(_built_index),
+        str(built_index),
         "--queries",
         str(tmp_path / "q.jsonl"),
         "--qrels",
@@ -61,6 +63,7 @@ def test_eval_retrieval_command_writes_metrics_and_plot(tmp_path, _built_index, 
     assert (tmp_path / "out" / "retrieval.png").stat().st_size > 5000
 
 
+@pytest.mark.integration
 def test_bench_retrieval_command_small(tmp_path):
     r = purr(
         "bench",

@@ -158,7 +158,7 @@ def test_the_summaries_adapter_is_shipped_and_selectable_by_name():
     from editor.config import AttributionConfig
 
     folder = (
-        Path(__file__).resolve().parents[1] / "editor" / "models" / "purr-attribution-summaries"
+        Path(__file__).resolve().parents[2] / "editor" / "models" / "purr-attribution-summaries"
     )
     assert all(p.stat().st_size < 20 * 1024 * 1024 for p in folder.iterdir())
     assert "SummEdits" in (folder / "README.md").read_text()

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import doctest
 import os
 import threading
 from pathlib import Path
@@ -11,10 +10,7 @@ from pathlib import Path
 import pytest
 from llm_helpers import SMOLLM, smollm
 
-import editor.llm.base
 import editor.llm.model_files as model_files
-import editor.llm.openai_backend
-import editor.llm.transformers_backend
 from editor.config import LLMConfig
 from editor.llm import LLMBackend, LLMError, apply_stop, available, build, register
 from editor.llm.model_files import locate_model
@@ -23,14 +19,6 @@ from editor.llm.transformers_backend import TransformersBackend, format_chat_fal
 from retrieval.settings import Settings
 
 PROMPTS = ["Hi", "The quick brown fox jumps over the lazy dog and", "A b c"]
-
-
-@pytest.mark.parametrize(
-    "module", [editor.llm.base, editor.llm.openai_backend, editor.llm.transformers_backend]
-)
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.failed == 0 and result.attempted > 0
 
 
 def test_apply_stop_cuts_at_earliest_stop():

@@ -5,6 +5,9 @@ import json
 import pytest
 from helpers import run_purr as purr
 
+# a real HTTP server, the CLI as a subprocess or a real browser
+pytestmark = pytest.mark.integration
+
 
 def test_index_then_search_json(tmp_path, resources):
     out = tmp_path / "ix"
@@ -62,14 +65,14 @@ def test_index_append_and_overwrite_flags(tmp_path, resources):
     assert json.loads(r.stdout)["hits"][0]["doc_id"] == "amazon-river"
 
 
-def test_human_output_and_research(_built_index):
-    r = purr("search", "Great Wall length", "--index", str(_built_index), "-k", "1")
+def test_human_output_and_research(built_index):
+    r = purr("search", "Great Wall length", "--index", str(built_index), "-k", "1")
     assert r.returncode == 0 and "Great Wall of China" in r.stdout
     r = purr(
         "research",
         "The Eiffel Tower is in Berlin. It was built from 1887 to 1889.",
         "--index",
-        str(_built_index),
+        str(built_index),
         "--json",
     )
     assert r.returncode == 0, r.stderr
@@ -94,8 +97,8 @@ def test_human_output_and_research(_built_index):
         (["research", "   ", "--index", "{index}"], "text is empty"),
     ],
 )
-def test_user_errors_exit_2_with_a_clear_message(tmp_path, _built_index, args, message):
-    args = [a.format(index=_built_index, tmp=tmp_path) for a in args]
+def test_user_errors_exit_2_with_a_clear_message(tmp_path, built_index, args, message):
+    args = [a.format(index=built_index, tmp=tmp_path) for a in args]
     r = purr(*args)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert message in r.stderr and "Traceback" not in r.stderr
@@ -109,12 +112,12 @@ def test_bad_corpus_names_line_and_writes_nothing(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
-def test_huge_query_is_truncated_not_refused(_built_index):
+def test_huge_query_is_truncated_not_refused(built_index):
     r = purr(
         "search",
         "Mount Everest elevation " * 1000,
         "--index",
-        str(_built_index),
+        str(built_index),
         "-k",
         "1",
         "--json",

@@ -17,6 +17,7 @@ def purr(*args, model=None):
     return run_purr(*args, *sets)
 
 
+@pytest.mark.integration
 def test_score_one_text_json(tiny_nli, tmp_path):
     ev_file = tmp_path / "ev.txt"
     ev_file.write_text("Marie Curie won the Nobel Prize in Chemistry in 1911.")
@@ -38,6 +39,7 @@ def test_score_one_text_json(tiny_nli, tmp_path):
     assert out["attribution"] == pytest.approx(s0["attribution"])  # the question is left out
 
 
+@pytest.mark.integration
 def test_score_batch_reports_bad_rows_and_keeps_going(tiny_nli, tmp_path):
     rows = [
         {
@@ -71,6 +73,7 @@ def test_score_batch_reports_bad_rows_and_keeps_going(tiny_nli, tmp_path):
     assert out[4]["sentences"][0]["evidence"].startswith("Snippet number")
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -86,6 +89,7 @@ def test_score_user_errors(tiny_nli, tmp_path, args, message):
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.integration
 def test_missing_model_folder_says_how_to_get_one(tmp_path):
     missing = tmp_path / "no-model"
     r = run_purr("score", "A claim.", "--evidence", "x", "--set", f"attribution.model={missing}")
@@ -93,6 +97,7 @@ def test_missing_model_folder_says_how_to_get_one(tmp_path):
     assert "no config.json" in r.stderr
 
 
+@pytest.mark.integration
 def test_shipped_model_scores_out_of_the_box(tmp_path):
     r = run_purr(
         "score",

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-import doctest
 
-import editor.decontext
-import editor.nlp
 import pytest
 
 from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
 from editor.text.nlp import get_nlp, is_claim
-
-
-@pytest.mark.parametrize("module", [editor.decontext, editor.nlp])
-def test_doctests(module):
-    result = doctest.testmod(module)
-    assert result.failed == 0 and result.attempted > 0
 
 
 def test_she_resolves_to_the_person():

@@ -32,7 +32,7 @@ def test_default_index_is_built_on_first_use(tmp_path, monkeypatch):
     # the README's main job: the planted error is fixed against the default corpus
     from editor.pipeline import Pipeline
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     text = readme.split('purr edit "', 1)[1].split('"', 1)[0]
     result = Pipeline(comp).edit(text)
     assert result.status == "edited"

@@ -55,14 +55,14 @@ def test_empty_and_huge_queries(tiny_index):
         tiny_index.search("x", 0)
 
 
-def test_saved_config_and_reopen_memory_mapped(_built_index):
-    meta = json.loads((_built_index / "config.json").read_text())
+def test_saved_config_and_reopen_memory_mapped(built_index):
+    meta = json.loads((built_index / "config.json").read_text())
     assert IndexConfig.model_validate(meta["config"]).chunking.window == 4
     assert (
         meta["pipeline"]["search"]["mode"] == "hybrid"
     )  # the resolved pipeline config is saved too
     assert meta["stats"]["passages"] > meta["stats"]["documents"] > 0
-    ix = Index.open(_built_index, mmap=True)
+    ix = Index.open(built_index, mmap=True)
     assert isinstance(ix.store.offsets, np.memmap)
     assert ix.dense is not None and ix.dense.size == len(ix)
     assert ix.search(QUESTION, 1)[0].snippet.doc_id == "marie-curie"

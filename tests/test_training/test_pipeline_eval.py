@@ -25,8 +25,8 @@ def _pipeline(tiny_nli, index):
     return Pipeline(Components(cfg, index_path=index, progress=False))
 
 
-def test_identity_pipeline_fills_the_result_contract(tiny_nli, _built_index):
-    pipe = _pipeline(tiny_nli, _built_index)
+def test_identity_pipeline_fills_the_result_contract(tiny_nli, built_index):
+    pipe = _pipeline(tiny_nli, built_index)
     text = (
         "Marie Curie won the Nobel Prize in Chemistry in 1921. The Eiffel Tower is 330 metres tall."
     )
@@ -47,8 +47,8 @@ def test_identity_pipeline_fills_the_result_contract(tiny_nli, _built_index):
     assert set(data["timings_ms"]) == {"prepare", "research", "revision", "report"}
 
 
-def test_given_evidence_replaces_research(tiny_nli, _built_index):
-    result = _pipeline(tiny_nli, _built_index).edit(
+def test_given_evidence_replaces_research(tiny_nli, built_index):
+    result = _pipeline(tiny_nli, built_index).edit(
         "The Amazon is long.", evidence=["The Amazon River is about 6,400 km long."]
     )
     assert [e.id for e in result.evidence] == ["given-0"] and result.report.evidence_ids == (
@@ -72,7 +72,8 @@ def test_evidence_selection_maximises_coverage():
     assert coverage(rel, best) == max(coverage(rel, s) for s in combinations(range(9), 3))
 
 
-def test_eval_command_identity_and_oracle_resumable(tiny_nli, _built_index, tmp_path):
+@pytest.mark.integration
+def test_eval_command_identity_and_oracle_resumable(tiny_nli, built_index, tmp_path):
     rows = [
         {
             "id": "r1",
@@ -97,7 +98,7 @@ def test_eval_command_identity_and_oracle_resumable(tiny_nli, _built_index, tmp_
         "--set",
         f"attribution.model={tiny_nli}",
         "--index",
-        str(_built_index),
+        str(built_index),
     ]
     for editor in ("identity", "oracle"):
         out = tmp_path / editor

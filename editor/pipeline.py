@@ -30,7 +30,7 @@ from editor.factory import Components, build_reviser, first_use_work
 from editor.report.builder import Reporter
 from editor.research.given import assign_queries, given_evidence
 from editor.research.researcher import unique_evidence
-from editor.result import AttributionReport, EditResult, Status
+from editor.result import EditResult, Status
 from editor.revision.base import Revises
 from editor.stages import StageRunner
 from editor.text.nlp import get_nlp, looks_english
@@ -230,7 +230,7 @@ class Pipeline:
         t = time.perf_counter()
         try:
             report = self.stages.run(
-                lambda: self.report(text, revised, queries, found, context),
+                lambda: self.reporter.report(text, revised, queries, found, context),
                 lim.report_timeout_s,
                 "report",
             )
@@ -277,22 +277,15 @@ class Pipeline:
                 out.append(BatchOutcome(None, e))
         return out
 
-    def report(
-        self,
-        original: str,
-        revised: str,
-        queries: Sequence[Query],
-        evidence: Sequence[Evidence],
-        context: str | None = None,
-    ) -> AttributionReport:
-        """Select at most M evidence by query coverage and score both texts against them."""
-        reporter = Reporter(
+    @property
+    def reporter(self) -> Reporter:
+        """The report stage: evidence selection and auto-AIS with the pipeline's models."""
+        return Reporter(
             self.attribution,
             self.components.reranker,
             self.max_evidence,
             self.cfg.attribution.threshold,
         )
-        return reporter.report(original, revised, queries, evidence, context)
 
     def _degraded(
         self, text, context, reason, timings, started, stage, queries=(), found=()

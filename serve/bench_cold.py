@@ -24,7 +24,6 @@ DEFAULT_TEXT = (
     "Thomas Edison's company from 1887 to 1889."
 )
 
-
 BASELINE = "import torch, spacy, transformers.modeling_utils"
 
 

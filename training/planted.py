@@ -35,7 +35,6 @@ from training.nli_synthetic import NUMBER_LABELS, SWAP_LABELS, perturb_number
 
 ERROR_TYPES = ("date", "number", "entity", "role")
 
-
 _ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
 
 

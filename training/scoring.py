@@ -15,7 +15,6 @@ from retrieval.corpus import jsonl_rows, read_utf8
 
 log = logging.getLogger(__name__)
 
-
 MAX_EVIDENCE = 5000
 
 

@@ -29,18 +29,13 @@ class AttributionModel(Protocol):
 
 AttributionFactory = Callable[[AttributionConfig, Settings], AttributionModel]
 
-
 _MODELS: Registry[AttributionFactory] = Registry("attribution model type", "attribution.type")
 
+register = _MODELS.register
+"""Make ``factory(cfg, settings)`` buildable as ``attribution.type=name``; refuses duplicates."""
 
-def register(name: str, factory: AttributionFactory) -> None:
-    """Make ``factory(cfg, settings)`` buildable as ``attribution.type=name``; refuses duplicates."""
-    _MODELS.register(name, factory)
-
-
-def available() -> list[str]:
-    """Types that ``build`` accepts."""
-    return _MODELS.available()
+available = _MODELS.available
+"""The names ``build`` accepts."""
 
 
 def build(cfg: AttributionConfig, settings: Settings | None = None) -> AttributionModel:

@@ -16,7 +16,6 @@ PURR_ARTEFACT = "purr-attribution"
 """Folder name of the shipped attribution model (``editor/models/purr-attribution``: a LoRA
 adapter and head over the packaged all-MiniLM-L6-v2, with its model card)."""
 
-
 SHIPPED_MODELS = Path(__file__).resolve().parents[1] / "models"
 """Where the shipped artefacts live; ``attribution.model`` may name one of them by folder name
 (``purr-attribution-summaries``: the adapter continued on SummEdits contrast pairs)."""

@@ -17,15 +17,11 @@ LLMFactory = Callable[[LLMConfig, Settings], LLMBackend]
 
 _BACKENDS: Registry[LLMFactory] = Registry("LLM backend", "llm.backend")
 
+register = _BACKENDS.register
+"""Make ``factory(cfg, settings)`` buildable as ``llm.backend=name``; refuses duplicates."""
 
-def register(name: str, factory: LLMFactory) -> None:
-    """Make ``factory(cfg, settings)`` buildable as ``llm.backend=name``; refuses duplicates."""
-    _BACKENDS.register(name, factory)
-
-
-def available() -> list[str]:
-    """Names that ``build`` accepts."""
-    return _BACKENDS.available()
+available = _BACKENDS.available
+"""The names ``build`` accepts."""
 
 
 def build(cfg: LLMConfig, settings: Settings | None = None) -> LLMBackend:

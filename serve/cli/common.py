@@ -14,7 +14,6 @@ from retrieval.index import IndexNotFoundError
 
 log = logging.getLogger("purr")
 
-
 USER_ERRORS = (
     ConfigError,
     CorpusError,
@@ -24,7 +23,6 @@ USER_ERRORS = (
     FileNotFoundError,
     ValueError,
 )
-
 
 MAX_QUERY_CHARS = 10_000
 

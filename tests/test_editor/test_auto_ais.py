@@ -34,7 +34,6 @@ PASSAGE = (
     "Do you want to know more?"
 )
 
-
 EVIDENCE = [
     "Marie Curie was a Polish and naturalised-French physicist and chemist.",
     "Curie won the Nobel Prize in Physics in 1903 and in Chemistry in 1911.",
@@ -47,7 +46,6 @@ S1, S2, S3 = (
     "Marie Curie won two Nobel Prizes.",
     "Marie Curie was born in Warsaw.",
 )
-
 
 TABLE = {
     (EVIDENCE[0], S1): 0.9,

@@ -60,17 +60,13 @@ class BatchedGenerator:
 
 QueryGenFactory = Callable[[QueryGenConfig, LLMBackend | None], QueryGenerator]
 
-
 _GENERATORS: Registry[QueryGenFactory] = Registry("query generator", "querygen.type")
 
+register = _GENERATORS.register
+"""Make ``factory(cfg, llm)`` buildable as ``querygen.type=name``; refuses duplicates."""
 
-def register(name: str, factory: QueryGenFactory) -> None:
-    """Make ``factory(cfg, llm)`` buildable as ``querygen.type=name``; refuses duplicates."""
-    _GENERATORS.register(name, factory)
-
-
-def available() -> list[str]:
-    return _GENERATORS.available()
+available = _GENERATORS.available
+"""The names ``build`` accepts."""
 
 
 def build(cfg: QueryGenConfig, llm: LLMBackend | None = None) -> QueryGenerator:

@@ -10,20 +10,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from editor.llm.base import LLMBackend
+from editor.prompts import PROMPT_DIR, conversation_block, load_template, quote
+from editor.research.querygen.base import contexts_for, finish
 from editor.research.querygen.questions import (
     normalize_question,
     parse_questions,
 )
+from editor.research.querygen.simple import SentenceQueryGenerator
 from editor.types import Query
 
 if TYPE_CHECKING:
     from spacy.language import Language
-from editor.prompts import PROMPT_DIR, conversation_block, load_template, quote
-from editor.research.querygen.base import contexts_for, finish
-from editor.research.querygen.simple import SentenceQueryGenerator
 
 logger = logging.getLogger(__name__)
-
 
 DEFAULT_PROMPT = PROMPT_DIR / "cqgen.txt"
 STOP = ["\n\n", "Passage:"]

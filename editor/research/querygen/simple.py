@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from editor.research.querygen.base import BatchedGenerator, finish
 from editor.research.querygen.questions import (
     entity_question,
     interleave,
@@ -15,7 +16,6 @@ from editor.types import Query
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
-from editor.research.querygen.base import BatchedGenerator, finish
 
 
 def _claim_sentences(text: str, context: str | None, nlp: Language) -> list[Doc]:

@@ -58,17 +58,13 @@ class FromBatch:
 
 AgreementFactory = Callable[..., AgreementModel]
 
-
 _AGREEMENT: Registry[AgreementFactory] = Registry("agreement model type", "agreement.type")
 
+register = _AGREEMENT.register
+"""Make ``factory(cfg, attribution=..., llm=...)`` buildable as ``agreement.type=name``."""
 
-def register(name: str, factory: AgreementFactory) -> None:
-    """Make ``factory(cfg, attribution=..., llm=...)`` buildable as ``agreement.type=name``."""
-    _AGREEMENT.register(name, factory)
-
-
-def available() -> list[str]:
-    return _AGREEMENT.available()
+available = _AGREEMENT.available
+"""The names ``build`` accepts."""
 
 
 def build(

@@ -58,18 +58,15 @@ def edits(editor: object) -> bool:
 
 EditorFactory = Callable[..., Editor]
 
-
 _EDITORS: Registry[EditorFactory] = Registry("editor type", "editor.type")
 
-
-def register(name: str, factory: EditorFactory) -> None:
-    """Make ``factory(cfg, attribution=..., llm=..., llm_cfg=...)`` buildable as
-    ``editor.type=name``; ``attribution`` and ``llm`` are zero-argument loaders."""
-    _EDITORS.register(name, factory)
+register = _EDITORS.register
+"""Make ``factory(cfg, attribution=..., llm=..., llm_cfg=...)`` buildable as
+``editor.type=name``; ``attribution`` and ``llm`` are zero-argument loaders."""
 
 
-def available() -> list[str]:
-    return _EDITORS.available()
+available = _EDITORS.available
+"""The names ``build`` accepts."""
 
 
 def build(

@@ -23,9 +23,7 @@ from editor.types import Evidence, evidence_text
 
 log = logging.getLogger(__name__)
 
-
 DEFAULT_PROMPT = "editor_causal.txt"
-
 
 DEFAULT_BASE = "packaged:gemma-3-270m"
 

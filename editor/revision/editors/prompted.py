@@ -14,7 +14,6 @@ from editor.types import Evidence, evidence_text
 
 _WRONG = re.compile(r"^\s*(.*?)\s*(?:\n|$)", re.S)
 
-
 _FIX = re.compile(r"^\s*Fix:\s*(.*?)\s*$", re.M | re.I)
 
 

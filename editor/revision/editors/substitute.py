@@ -37,9 +37,7 @@ _TYPES = {
     "LANGUAGE": "other",
 }
 
-
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
-
 
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
 

@@ -161,7 +161,7 @@ def plot(records: list[EvalRecord], metrics: dict[str, Any], out: Path) -> None:
     ax.clabel(cs, fmt="F1_AP %.1f", fontsize=6)
     ax.scatter(
         [r.preservation for r in scored],
-        [r.attribution_after for r in scored],
+        [float(r.attribution_after or 0.0) for r in scored],
         s=8,
         alpha=0.4,
         label="rows",

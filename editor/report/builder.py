@@ -25,7 +25,7 @@ class Reporter:
         attribution: AttributionModel,
         reranker: Reranker | None,
         max_evidence: int = 5,
-        threshold: float | None = None,
+        threshold: float = 0.5,
     ) -> None:
         self.attribution = attribution
         self.reranker = reranker

@@ -14,7 +14,8 @@ from editor.types import Evidence
 class Revises(Protocol):
     """The revision stage: the revised text and the steps taken."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def revise(
         self, text: str, evidence: Sequence[Evidence], context: str | None = None

@@ -1,5 +1,5 @@
 """Pipeline configuration: one pydantic model per component (``components.py``), composed into
-``PipelineConfig`` (``pipeline.py``).
+``PipelineConfig``.
 
 Loaded from ``configs/NAME.yaml`` or a YAML path, with ``a.b=c`` overrides (``loading.py``).
 Runtime settings (URLs, keys, cache paths) come from ``retrieval.settings.Settings``
@@ -14,6 +14,7 @@ from editor.config.components import (
     EditorConfig,
     LimitsConfig,
     LLMConfig,
+    PipelineConfig,
     QueryGenConfig,
     ResearchConfig,
     RevisionConfig,
@@ -28,7 +29,6 @@ from editor.config.loading import (
     load_config,
     resolve_config_path,
 )
-from editor.config.pipeline import PipelineConfig
 
 __all__ = [
     "CONFIG_DIR",

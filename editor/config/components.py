@@ -1,5 +1,6 @@
 """The component configurations: one pydantic model per stage, each field with a description
-and a default; a stage's ``type`` is checked against that stage's registry."""
+and a default (a stage's ``type`` is checked against that stage's registry), composed into
+``PipelineConfig``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pydantic import (
 )
 
 from editor.registry import registered
+from retrieval.config import IndexConfig, RerankConfig, SearchConfig
 
 
 class _Cfg(BaseModel):
@@ -288,3 +290,37 @@ class LimitsConfig(_Cfg):
     english_only: bool = Field(
         True, description="Return non-English text unchanged with a warning."
     )
+
+
+class PipelineConfig(_Cfg):
+    """The whole pipeline, as saved beside every index, checkpoint and evaluation run."""
+
+    index: IndexConfig = Field(default_factory=IndexConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    rerank: RerankConfig = Field(default_factory=RerankConfig)
+    querygen: QueryGenConfig = Field(default_factory=QueryGenConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    research: ResearchConfig = Field(default_factory=ResearchConfig)
+    attribution: AttributionConfig = Field(default_factory=AttributionConfig)
+    agreement: AgreementConfig = Field(default_factory=AgreementConfig)
+    editor: EditorConfig = Field(default_factory=EditorConfig)
+    revision: RevisionConfig = Field(default_factory=RevisionConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+
+    @model_validator(mode="after")
+    def _llm_needed(self) -> PipelineConfig:
+        if (
+            self.querygen.type == "llm"
+            and self.llm.backend == "openai"
+            and self.llm.model.startswith("packaged:")
+        ):
+            raise ValueError(
+                "querygen.type=llm with llm.backend=openai needs llm.model set to the served model "
+                f"name, not '{self.llm.model}'; set --set llm.model=NAME"
+            )
+        if self.editor.type == "fid" and not self.editor.model:
+            raise ValueError(
+                "editor.type=fid needs editor.model (a T5 hub id in the local cache or a local "
+                "folder); set --set editor.model=PATH"
+            )
+        return self

@@ -11,8 +11,7 @@ from pydantic import (
     ValidationError,
 )
 
-from editor.config.components import EditorConfig
-from editor.config.pipeline import PipelineConfig
+from editor.config.components import EditorConfig, PipelineConfig
 
 CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 

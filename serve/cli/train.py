@@ -155,6 +155,21 @@ def run_train_attribution(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_config(cls, args: argparse.Namespace, **fixed):
+    """A trainer's pydantic config from the parsed flags it has a field for: ``--device auto``
+    becomes CUDA when available, else CPU; ``fixed`` values win; errors read as ValueError."""
+    import torch
+    from pydantic import ValidationError
+
+    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
+    fixed = {"device": "cpu" if device == "auto" else device, "lora": args.lora, **fixed}
+    values = {k: v for k, v in vars(args).items() if k in cls.model_fields and k not in fixed}
+    try:
+        return cls(**values, **fixed)
+    except ValidationError as e:
+        raise ValueError(str(e)) from None
+
+
 def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
     from training.train_editor import EditorTrainConfig
 
@@ -189,9 +204,6 @@ def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
 def run_train_editor(args: argparse.Namespace) -> int:
     import json
 
-    import torch
-    from pydantic import ValidationError
-
     from training.train_editor import EditorTrainConfig, train_editor
 
     base = args.base or ("packaged:gemma-3-270m" if args.arch == "causal" else None)
@@ -200,17 +212,7 @@ def run_train_editor(args: argparse.Namespace) -> int:
             "--arch fid needs --base: a T5 checkpoint (hub id in the local cache or a folder), "
             "or scratch:t5-mini --no-lora to build one (no pretrained T5 ships offline)"
         )
-    values = {
-        k: v
-        for k, v in vars(args).items()
-        if k in EditorTrainConfig.model_fields and k not in {"base", "device"}
-    }
-    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
-    device = "cpu" if device == "auto" else device
-    try:
-        cfg = EditorTrainConfig(**values, base=base, lora=args.lora, device=device)
-    except ValidationError as e:
-        raise ValueError(str(e)) from None
+    cfg = _train_config(EditorTrainConfig, args, base=base)
     print(json.dumps(train_editor(cfg), indent=2))
     return 0
 
@@ -237,21 +239,8 @@ def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
 def run_train_querygen(args: argparse.Namespace) -> int:
     import json
 
-    import torch
-    from pydantic import ValidationError
-
     from training.querygen_distill import QueryGenTrainConfig, train_querygen
 
-    values = {
-        k: v
-        for k, v in vars(args).items()
-        if k in QueryGenTrainConfig.model_fields and k not in {"device", "lora"}
-    }
-    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
-    device = "cpu" if device == "auto" else device
-    try:
-        cfg = QueryGenTrainConfig(**values, lora=args.lora, device=device)
-    except ValidationError as e:
-        raise ValueError(str(e)) from None
+    cfg = _train_config(QueryGenTrainConfig, args)
     print(json.dumps(train_querygen(cfg), indent=2))
     return 0

@@ -77,3 +77,21 @@ def test_bench_out_is_a_folder_and_the_old_file_form_warns(capsys):
     assert capsys.readouterr().err == ""
     assert _report_file("runs/b/x.json", "batch") == Path("runs/b/x.json")
     assert "deprecated" in capsys.readouterr().err
+
+
+def test_trainer_flags_become_the_trainers_configs():
+    from serve.cli.train import _train_config
+    from training.querygen_distill import QueryGenTrainConfig
+    from training.train_editor import EditorTrainConfig
+
+    parser = build_parser()
+    args = parser.parse_args(["train", "editor", "--data", "d", "--out", "o", "--arch", "causal"])
+    cfg = _train_config(EditorTrainConfig, args, base="packaged:gemma-3-270m")
+    assert cfg.lora and cfg.device in {"cpu", "cuda"} and cfg.base == "packaged:gemma-3-270m"
+    args = parser.parse_args(["train", "querygen", "--data", "d", "--out", "o", "--no-lora"])
+    assert _train_config(QueryGenTrainConfig, args).lora is False
+    args = parser.parse_args(
+        ["train", "editor", "--data", "d", "--out", "o", "--arch", "causal", "--lr", "0"]
+    )
+    with pytest.raises(ValueError, match="lr"):
+        _train_config(EditorTrainConfig, args, base="packaged:gemma-3-270m")

@@ -4,8 +4,9 @@ every generator shares.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from editor.config import QueryGenConfig
 from editor.llm.base import LLMBackend
@@ -16,8 +17,7 @@ from editor.research.querygen.questions import (
 )
 from editor.types import Query
 
-if TYPE_CHECKING:
-    pass
+log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -42,6 +42,33 @@ def contexts_for(texts: list[str], contexts: Sequence[str | None] | None) -> lis
 
 def finish(queries: list[Query], max_queries: int) -> list[Query]:
     return dedupe(queries, key=lambda q: normalize_question(q.text))[:max_queries]
+
+
+def questions_or_fallback(
+    texts: list[str],
+    contexts: Sequence[str | None] | None,
+    write: Callable[[list[str], list[str | None]], list[list[str]]],
+    fallback: QueryGenerator,
+    name: str,
+    max_queries: int,
+    warning: str,
+) -> list[list[Query]]:
+    """The loop of a model-backed generator: ``write`` the questions of every non-empty text in
+    one batch (already parsed and grounded); a text left with none falls back to ``fallback``,
+    with ``warning`` logged (``%d``: the text's length)."""
+    ctx = contexts_for(texts, contexts)
+    todo = [i for i, t in enumerate(texts) if t and t.strip()]
+    results: list[list[Query]] = [[] for _ in texts]
+    if not todo:
+        return results
+    written = write([texts[i] for i in todo], [ctx[i] for i in todo])
+    for i, questions in zip(todo, written, strict=True):
+        if questions:
+            results[i] = finish([Query(q, name) for q in questions], max_queries)
+        else:
+            log.warning(warning, len(texts[i]))
+            results[i] = fallback.generate(texts[i], ctx[i])
+    return results
 
 
 class BatchedGenerator:

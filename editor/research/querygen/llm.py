@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from editor.llm.base import LLMBackend
 from editor.prompts import PROMPT_DIR, conversation_block, load_template, quote
-from editor.research.querygen.base import contexts_for, finish
+from editor.research.querygen.base import questions_or_fallback
 from editor.research.querygen.questions import (
     normalize_question,
     parse_questions,
@@ -86,47 +86,37 @@ class LLMQueryGenerator:
     def generate_batch(
         self, texts: list[str], contexts: Sequence[str | None] | None = None
     ) -> list[list[Query]]:
-        ctx = contexts_for(texts, contexts)
-        todo = [i for i, t in enumerate(texts) if t and t.strip()]
-        results: list[list[Query]] = [[] for _ in texts]
-        if not todo:
-            return results
-        prompts = [render_prompt(self.template, texts[i], ctx[i]) for i in todo]
-        outputs = self._sample(prompts)
-        for i, samples in zip(todo, outputs, strict=True):
-            queries = self._queries(samples, texts[i], ctx[i])
-            if not queries:
-                logger.warning(
-                    "the LLM returned no usable questions for a %d-character passage; "
-                    "falling back to one query per sentence",
-                    len(texts[i]),
-                )
-                queries = self.fallback.generate(texts[i], ctx[i])
-            results[i] = queries
-        return results
-
-    def _sample(self, prompts: list[str]) -> list[list[str]]:
-        if self.use_chat:
-            conversations = [[{"role": "user", "content": p}] for p in prompts]
-            return self.llm.chat(
-                conversations,
-                max_new_tokens=self.max_new_tokens,
-                temperature=self.temperature,
-                n=self.samples,
-                stop=STOP,
-            )
-        return self.llm.complete(
-            prompts,
-            max_new_tokens=self.max_new_tokens,
-            temperature=self.temperature,
-            n=self.samples,
-            stop=STOP,
+        return questions_or_fallback(
+            texts,
+            contexts,
+            self._write,
+            self.fallback,
+            self.name,
+            self.max_queries,
+            "the LLM returned no usable questions for a %d-character passage; "
+            "falling back to one query per sentence",
         )
 
-    def _queries(self, samples: list[str], text: str, context: str | None) -> list[Query]:
-        questions = [q for sample in samples for q in parse_questions(sample)]
-        kept = grounded(questions, text, context, self._example_keys)
-        return finish([Query(q, self.name) for q in kept], self.max_queries)
+    def _write(self, texts: list[str], contexts: list[str | None]) -> list[list[str]]:
+        prompts = [render_prompt(self.template, t, c) for t, c in zip(texts, contexts, strict=True)]
+        return [
+            grounded(
+                [q for sample in samples for q in parse_questions(sample)], t, c, self._example_keys
+            )
+            for samples, t, c in zip(self._sample(prompts), texts, contexts, strict=True)
+        ]
+
+    def _sample(self, prompts: list[str]) -> list[list[str]]:
+        sampling = {
+            "max_new_tokens": self.max_new_tokens,
+            "temperature": self.temperature,
+            "n": self.samples,
+            "stop": STOP,
+        }
+        if self.use_chat:
+            conversations = [[{"role": "user", "content": p}] for p in prompts]
+            return self.llm.chat(conversations, **sampling)
+        return self.llm.complete(prompts, **sampling)
 
 
 def grounded(

@@ -18,15 +18,25 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
 
-def _claim_sentences(text: str, context: str | None, nlp: Language) -> list[Doc]:
-    """Parsed decontextualised sentences of ``text`` that state something checkable."""
-    if not text or not text.strip():
-        return []
-    sentences = [d.decontextualized for d in decontextualize_passage(text, context, nlp=nlp)]
-    return [doc for doc in nlp.pipe(sentences) if is_claim(doc)]
+class _PerSentence(BatchedGenerator):
+    """A generator over the checkable sentences of a passage, at most ``max_queries`` queries."""
+
+    def __init__(self, max_queries: int = 16, nlp: Language | None = None) -> None:
+        if max_queries < 1:
+            raise ValueError(f"max_queries must be >= 1, got {max_queries}")
+        self.max_queries = max_queries
+        self._nlp = nlp
+
+    def claims(self, text: str, context: str | None) -> list[Doc]:
+        """Parsed decontextualised sentences of ``text`` that state something checkable."""
+        if not text or not text.strip():
+            return []
+        nlp = self._nlp or get_nlp()
+        sentences = [d.decontextualized for d in decontextualize_passage(text, context, nlp=nlp)]
+        return [doc for doc in nlp.pipe(sentences) if is_claim(doc)]
 
 
-class SentenceQueryGenerator(BatchedGenerator):
+class SentenceQueryGenerator(_PerSentence):
     """One query per checkable sentence: the sentence itself, decontextualised.
 
     >>> [q.text for q in SentenceQueryGenerator().generate(
@@ -36,14 +46,8 @@ class SentenceQueryGenerator(BatchedGenerator):
 
     name = "sentence"
 
-    def __init__(self, max_queries: int = 16, nlp: Language | None = None) -> None:
-        if max_queries < 1:
-            raise ValueError(f"max_queries must be >= 1, got {max_queries}")
-        self.max_queries = max_queries
-        self._nlp = nlp
-
     def generate(self, text: str, context: str | None = None) -> list[Query]:
-        docs = _claim_sentences(text, context, self._nlp or get_nlp())
+        docs = self.claims(text, context)
         queries = [Query(d.text, self.name, sentence=d.text) for d in docs]
         return finish(queries, self.max_queries)
 
@@ -62,7 +66,7 @@ class PassageQueryGenerator(BatchedGenerator):
         return [Query(text, self.name, sentence=text)] if text else []
 
 
-class EntityQueryGenerator(BatchedGenerator):
+class EntityQueryGenerator(_PerSentence):
     """A wh-question per named entity, date or number of each checkable sentence; the sentence
     itself when it names none. Sentences take turns, so a cap still covers every sentence.
 
@@ -72,15 +76,9 @@ class EntityQueryGenerator(BatchedGenerator):
 
     name = "entity"
 
-    def __init__(self, max_queries: int = 16, nlp: Language | None = None) -> None:
-        if max_queries < 1:
-            raise ValueError(f"max_queries must be >= 1, got {max_queries}")
-        self.max_queries = max_queries
-        self._nlp = nlp
-
     def generate(self, text: str, context: str | None = None) -> list[Query]:
         per_sentence: list[list[Query]] = []
-        for doc in _claim_sentences(text, context, self._nlp or get_nlp()):
+        for doc in self.claims(text, context):
             sentence = doc.text
             queries = [
                 Query(entity_question(ent), self.name, sentence=sentence, focus=ent.text)

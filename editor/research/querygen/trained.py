@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.prompts import load_template
-from editor.research.querygen.base import contexts_for, finish
+from editor.research.querygen.base import questions_or_fallback
 from editor.research.querygen.llm import grounded, render_prompt
 from editor.research.querygen.questions import parse_questions
 from editor.research.querygen.simple import SentenceQueryGenerator
@@ -78,15 +78,22 @@ class TrainedQueryGenerator:
     def generate_batch(
         self, texts: list[str], contexts: Sequence[str | None] | None = None
     ) -> list[list[Query]]:
+        return questions_or_fallback(
+            texts,
+            contexts,
+            self._write,
+            self.fallback,
+            self.name,
+            self.max_queries,
+            "the trained query generator wrote no usable question for a %d-character passage; "
+            "one query per sentence",
+        )
+
+    def _write(self, texts: list[str], contexts: list[str | None]) -> list[list[str]]:
         import torch
 
-        ctx = contexts_for(texts, contexts)
-        todo = [i for i, t in enumerate(texts) if t and t.strip()]
-        results: list[list[Query]] = [[] for _ in texts]
-        if not todo:
-            return results
         tokenizer, model = self.load()
-        prompts = [render_prompt(self.template, texts[i], ctx[i]) for i in todo]
+        prompts = [render_prompt(self.template, t, c) for t, c in zip(texts, contexts, strict=True)]
         enc = tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
         with torch.inference_mode():
             out = model.generate(
@@ -96,13 +103,7 @@ class TrainedQueryGenerator:
                 pad_token_id=tokenizer.pad_token_id,
             )
         outputs = tokenizer.batch_decode(out[:, enc.input_ids.shape[1] :], skip_special_tokens=True)
-        for i, output in zip(todo, outputs, strict=True):
-            kept = grounded(parse_questions(output), texts[i], ctx[i])
-            if not kept:
-                log.warning(
-                    "the trained query generator wrote no usable question; one per sentence"
-                )
-                results[i] = self.fallback.generate(texts[i], ctx[i])
-                continue
-            results[i] = finish([Query(q, self.name) for q in kept], self.max_queries)
-        return results
+        return [
+            grounded(parse_questions(o), t, c)
+            for o, t, c in zip(outputs, texts, contexts, strict=True)
+        ]

@@ -137,6 +137,14 @@ class Components:
         return build_reranker(self.cfg.rerank) if self.cfg.rerank.enabled else None
 
     @cached_property
+    def attribution(self):
+        """The attribution model of ``cfg.attribution``, shared by every pipeline over these
+        components (the agreement gate, the ``substitute`` editor and the report use it)."""
+        from editor.attribution import build as build_attribution
+
+        return build_attribution(self.cfg.attribution, self.settings)
+
+    @cached_property
     def llm(self):
         from editor.llm import build as build_llm
 

@@ -25,7 +25,6 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.base import build as build_attribution
 from editor.factory import Components, build_reviser, first_use_work
 from editor.report.builder import Reporter
 from editor.research.given import assign_queries, given_evidence
@@ -84,7 +83,7 @@ class Pipeline:
     @property
     def attribution(self) -> AttributionModel:
         if self._attribution is None:
-            self._attribution = build_attribution(self.cfg.attribution, self.components.settings)
+            self._attribution = self.components.attribution
         return self._attribution
 
     @property

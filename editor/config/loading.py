@@ -79,7 +79,7 @@ def editor_overrides(choice: str) -> list[str]:
 
 def editor_name(cfg: EditorConfig) -> str:
     """The editor as ``editor_overrides`` names it (``causal+substitute``)."""
-    return f"{cfg.type}+{cfg.fallback}" if cfg.fallback and cfg.type != "identity" else cfg.type
+    return f"{cfg.type}+{cfg.fallback}" if cfg.fallback else cfg.type
 
 
 def load_config(

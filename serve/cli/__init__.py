@@ -25,7 +25,7 @@ DEPRECATED = {
 """Old spellings that still work for one release, with a warning: ``purr eval FILE`` is
 ``purr eval edits FILE``."""
 
-_EVAL = {"edits", "attribution", "retrieval", "-h", "--help"}
+_EVAL = {"edits", "attribution", "retrieval", "slots", "-h", "--help"}
 
 
 def _modern(argv: list[str]) -> list[str]:

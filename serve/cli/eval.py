@@ -213,10 +213,48 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_slots(esub, common) -> None:
+    p = esub.add_parser(
+        "slots", help="slot-level contradiction checks on a planted dev set: recall by error type"
+    )
+    p.add_argument("data", help="JSONL rows of `purr data planted`")
+    p.add_argument(
+        "--results",
+        default=None,
+        help="results.jsonl of a `purr eval edits` run: check against the evidence it retrieved "
+        "(default: each row's source article)",
+    )
+    p.add_argument("--out", required=True, help="folder for metrics.json and slots.png")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    p.set_defaults(handler=_cmd_slots)
+
+
+def _cmd_slots(args: argparse.Namespace) -> int:
+    from training.slot_eval import evaluate_slots, plot, retrieved_evidence, source_evidence
+
+    src = Path(args.data)
+    if not src.is_file():
+        raise ValueError(f"{src}: no such file; make one with `purr data planted --out FILE`")
+    rows = [json.loads(line) for line in src.read_text("utf-8").splitlines() if line.strip()]
+    if args.results:
+        evidence = retrieved_evidence(Path(args.results))
+    else:
+        evidence = source_evidence(rows)
+    report = evaluate_slots(rows, evidence)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    plot(report, out / "slots.png")
+    shown = {k: v for k, v in report.items() if k not in {"missed", "false_contradictions"}}
+    print(json.dumps(shown, indent=2))
+    return 0
+
+
 def register(sub, common) -> None:
-    """``purr eval edits`` and its evaluations."""
-    ev = sub.add_parser("eval", help="evaluations: edits, attribution, retrieval")
+    """``purr eval`` and its evaluations."""
+    ev = sub.add_parser("eval", help="evaluations: edits, attribution, retrieval, slots")
     esub = ev.add_subparsers(dest="eval_command", required=True)
     _add_edits(esub, common)
     _add_attribution(esub, common)
     _add_retrieval(esub, common)
+    _add_slots(esub, common)

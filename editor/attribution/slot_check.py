@@ -1,0 +1,307 @@
+"""Slot-level contradiction checks: does the evidence state a different date, number, name or
+role, or the opposite polarity, in the very context the claim states its own?
+
+The claim is aligned with the evidence sentence that shares most of its content words. Each
+slot of the claim (``editor.attribution.slots``) is then looked up there:
+
+- found with the same value (a date range that overlaps, a number within rounding, or within
+  10% when the claim hedges it with "about", "over", ...; a name the evidence mentions) ->
+  consistent;
+- a slot of the same kind stands in the same context (a neighbouring word in common) with a
+  different value, and the claim's value appears nowhere in the evidence -> contradicted, with
+  both spans and the reason ("'1895' vs '1887 to 1889'");
+- otherwise nothing is decided for that slot.
+
+Two names of the claim that trade places in the evidence sentence (neither sentence passive)
+are a role swap; a negated claim against an unnegated evidence sentence (or the reverse) with
+the same content is a polarity flip. Both are contradictions. A claim with no contradicted slot
+and at least one confirmed slot is ``consistent``; anything else is ``unknown``: the check only
+speaks where the evidence does.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from editor.attribution.slots import (
+    Slot,
+    approximate,
+    date_range,
+    family,
+    negated,
+    norm,
+    quantity,
+    typed_spans,
+)
+from editor.text.words import content_words
+
+_YEARS = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
+_DIGITS = re.compile(r"\d")
+_DIGIT_RUNS = re.compile(r"\d+")
+_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
+
+SlotVerdictKind = Literal["contradicted", "consistent", "unknown"]
+_NAMES = {"person", "org", "place", "norp", "other"}
+
+
+_COMPARED = {"date", "number", "ordinal"} | _NAMES
+
+
+def _comparable(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
+    """Whether ``other`` states the same kind of thing as ``slot`` (a date, a quantity in the
+    same unit, a name of the same family)."""
+    if family(slot.kind) != family(other.kind):
+        return False
+    if slot.kind == "ordinal":  # "the 16th busiest", not "first"
+        return bool(_ORDINAL.match(slot.text.strip())) and bool(_ORDINAL.match(other.text.strip()))
+    if slot.kind == "date" and date_range(slot.text) is not None:
+        return date_range(other.text) is not None
+    if slot.kind in {"date", "number"}:  # a number, or a date without a year ("27 million years")
+        a = quantity(slot.text, claim_doc.text[slot.end : slot.end + 40])
+        b = quantity(other.text, ev_doc.text[other.end : other.end + 40])
+        return a is not None and b is not None and a[1] == b[1]
+    return True
+
+
+def _same(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
+    """Whether ``other`` states the value ``slot`` states (see the module doc for tolerances)."""
+    if not _comparable(claim_doc, slot, ev_doc, other):
+        return False
+    hedge = _hedged(claim_doc.text, slot)
+    if slot.kind == "date" and date_range(slot.text) is not None:
+        mine, theirs = date_range(slot.text), date_range(other.text)
+        assert mine is not None and theirs is not None
+        lo, hi = mine
+        if hedge:  # "about 1890", "around the 1890s": a year either way
+            lo, hi = lo.replace(year=lo.year - 1), hi.replace(year=hi.year + 1)
+        if len(_DIGIT_RUNS.findall(slot.text)) > 1:  # "from 1887 to 1895" states both ends
+            ends = (theirs[0].year, theirs[1].year) == (mine[0].year, mine[1].year)
+            inside = lo <= theirs[0] and theirs[1] <= hi
+            return ends or (hedge and inside) or (theirs[0] <= mine[0] and mine[1] <= theirs[1])
+        return lo <= theirs[1] and theirs[0] <= hi
+    if slot.kind == "ordinal":
+        return slot.text.strip().lower() == other.text.strip().lower()
+    if slot.kind in {"date", "number"}:
+        a = quantity(slot.text, claim_doc.text[slot.end : slot.end + 40])
+        b = quantity(other.text, ev_doc.text[other.end : other.end + 40])
+        assert a is not None and b is not None
+        if not hedge and a[0].is_integer() and b[0].is_integer() and max(a[0], b[0]) < 1e4:
+            return a[0] == b[0]  # counts and years are exact
+        scale = max(abs(a[0]), abs(b[0]), 1e-9)
+        return abs(a[0] - b[0]) / scale <= (0.1 if hedge else 0.01)
+    return _name(slot.text) == _name(other.text)
+
+
+def _name(text: str) -> str:
+    """A name as compared: no possessive, no leading article ("the Spanish Empire's")."""
+    return norm(re.sub(r"^(?:the|The)\s+|['’]s$", "", text.strip()))
+
+
+def _named_in(slot: Slot, everything: str) -> bool:
+    """Whether the evidence mentions the name (a person's surname will do)."""
+    name = _name(slot.text)
+    surname = name.split()[-1] if slot.kind == "person" and name else ""
+    return bool(name) and (
+        f" {name} " in everything or (len(surname) > 3 and f" {surname} " in everything)
+    )
+
+
+@dataclass(frozen=True)
+class SlotVerdict:
+    """The slot check of one claim: the verdict, why, and the two spans behind a contradiction
+    (``claim_span`` as character offsets into the claim; ``evidence_span`` the evidence's words)."""
+
+    verdict: SlotVerdictKind
+    reason: str
+    claim_span: tuple[int, int] | None = None
+    evidence_span: str | None = None
+    evidence_sentence: str | None = None
+
+
+def _context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
+    """Lower-cased words within ``width`` tokens of the slot, the slot's own words excluded."""
+    tokens = [t for t in doc if not t.is_punct]
+    inside = [i for i, t in enumerate(tokens) if slot.start <= t.idx < slot.end]
+    if not inside:
+        return set()
+    lo, hi = max(0, inside[0] - width), min(len(tokens), inside[-1] + width + 1)
+    return {tokens[i].lower_ for i in range(lo, hi) if i not in inside}
+
+
+def _hedged(text: str, slot: Slot) -> bool:
+    """Whether the words before the slot's number hedge it ("about 300 metres")."""
+    m = _YEARS.search(slot.text) or _DIGITS.search(slot.text)
+    cut = slot.start + (m.start() if m else 0)
+    return approximate(text[:cut])
+
+
+def _passive(doc: Any) -> bool:
+    return any(t.dep_ in {"nsubjpass", "auxpass", "agent"} for t in doc)
+
+
+def _outermost(slots: list[Slot]) -> list[Slot]:
+    """Slots not inside a longer slot of the same text ('1887' inside '31 March 1887')."""
+    return [
+        s
+        for s in slots
+        if not any(o is not s and o.start <= s.start and s.end <= o.end for o in slots)
+    ]
+
+
+class SlotChecker:
+    """Checks claims against evidence slot by slot (see the module doc). ``min_overlap``: the
+    share of the claim's content words the aligned evidence sentence must contain before any
+    slot of it is compared."""
+
+    def __init__(self, nlp: Any = None, min_overlap: float = 0.4) -> None:
+        self._nlp = nlp
+        self.min_overlap = min_overlap
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from editor.text.nlp import get_nlp
+
+            self._nlp = get_nlp()
+        return self._nlp
+
+    @functools.lru_cache(maxsize=4096)  # noqa: B019 - the checker lives as long as its pipeline
+    def _parse(self, text: str) -> Any:
+        return self.nlp(text)
+
+    def _sentences(self, evidence: str) -> list[Any]:
+        from retrieval.sentences import split
+
+        return [self._parse(s) for s in split(evidence)]
+
+    def check(self, claim: str, evidence: str | Sequence[str]) -> SlotVerdict:
+        """The verdict of one claim sentence against one evidence text (or several)."""
+        texts = [evidence] if isinstance(evidence, str) else list(evidence)
+        claim_doc = self._parse(claim)
+        slot_words = {w for sl in typed_spans(claim_doc) for w in content_words(sl.text)}
+        words = content_words(claim) - slot_words or content_words(claim)
+        if not words or not texts:
+            return SlotVerdict("unknown", "nothing to compare")
+        sentences = [s for t in texts for s in self._sentences(t)]
+        if not sentences:
+            return SlotVerdict("unknown", "the evidence is empty")
+        best = max(sentences, key=lambda s: len(words & content_words(s.text)))
+        overlap = len(words & content_words(best.text)) / len(words)
+        if overlap < self.min_overlap:
+            return SlotVerdict(
+                "unknown", f"no evidence sentence shares the claim's context ({overlap:.2f})"
+            )
+        everything = " " + " ".join(norm(t) for t in texts) + " "
+        if f" {norm(claim)} " in everything:
+            return SlotVerdict("consistent", "the evidence states the claim word for word")
+        confirmed = 0
+        for verdict in self._compare(claim_doc, best, everything):
+            if verdict.verdict == "contradicted":
+                return verdict
+            confirmed += 1
+        swap = self._role_swap(claim_doc, best)
+        if swap is not None:
+            return swap
+        if negated(claim_doc) != negated(best) and overlap >= 0.6:
+            which = "the claim" if negated(claim_doc) else "the evidence"
+            return SlotVerdict(
+                "contradicted",
+                f"{which} negates the statement the other makes",
+                None,
+                None,
+                best.text,
+            )
+        if confirmed:
+            return SlotVerdict(
+                "consistent", f"{confirmed} slot(s) match the evidence", None, None, best.text
+            )
+        return SlotVerdict(
+            "unknown", "no slot of the claim is stated in the evidence", None, None, best.text
+        )
+
+    def check_batch(self, pairs: Sequence[tuple[str, str | Sequence[str]]]) -> list[SlotVerdict]:
+        return [self.check(c, e) for c, e in pairs]
+
+    # -- slot comparisons --------------------------------------------------------------------
+
+    def _compare(self, claim_doc: Any, ev_doc: Any, everything: str) -> list[SlotVerdict]:
+        """One verdict per comparable claim slot, contradictions first. A claim slot that the
+        evidence sentence confirms uses up that evidence slot; a claim slot left unconfirmed,
+        whose value the evidence never states, is contradicted by the unused evidence slot of
+        its kind that stands in its context (or by the only one there is)."""
+        mine = [s for s in _outermost(typed_spans(claim_doc)) if s.kind in _COMPARED]
+        theirs = [s for s in _outermost(typed_spans(ev_doc)) if s.kind in _COMPARED]
+        used: set[Slot] = set()
+        out: list[SlotVerdict] = []
+        open_slots = []
+        for slot in mine:
+            match = next((c for c in theirs if _same(claim_doc, slot, ev_doc, c)), None)
+            if match is not None:
+                used.add(match)
+                out.append(SlotVerdict("consistent", f"{slot.text!r} matches {match.text!r}"))
+            elif slot.kind in _NAMES and _named_in(slot, everything):
+                out.append(SlotVerdict("consistent", f"{slot.text!r} is in the evidence"))
+            elif f" {norm(slot.text)} " not in everything:
+                open_slots.append(slot)
+        for slot in open_slots:
+            rivals = [
+                c for c in theirs if c not in used and _comparable(claim_doc, slot, ev_doc, c)
+            ]
+            rival = self._rival(claim_doc, slot, ev_doc, rivals)
+            if rival is not None:
+                out.append(self._contradiction(slot, rival, ev_doc))
+        return sorted(out, key=lambda v: v.verdict != "contradicted")
+
+    def _rival(
+        self, claim_doc: Any, slot: Slot, ev_doc: Any, candidates: list[Slot]
+    ) -> Slot | None:
+        """The evidence slot standing in the claim slot's context: the candidate with the most
+        neighbouring words in common (at least one content word), else the only candidate."""
+        mine = _context(claim_doc, slot)
+        scored = []
+        for c in candidates:
+            shared = mine & _context(ev_doc, c)
+            if content_words(" ".join(shared)):
+                scored.append((len(shared), -c.start, c))
+        if scored:
+            return max(scored)[2]
+        return candidates[0] if len(candidates) == 1 else None
+
+    def _contradiction(self, slot: Slot, rival: Slot, ev_doc: Any) -> SlotVerdict:
+        return SlotVerdict(
+            "contradicted",
+            f"{slot.text!r} vs {rival.text!r}",
+            (slot.start, slot.end),
+            rival.text,
+            ev_doc.text,
+        )
+
+    def _role_swap(self, claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:
+        """Two names of the claim that appear in the evidence sentence in the other order."""
+        if _passive(claim_doc) != _passive(ev_doc):  # "A beat B" / "B was beaten by A"
+            return None
+        names = [s for s in _outermost(typed_spans(claim_doc)) if s.kind in _NAMES]
+        # the evidence's entity labels where it names the same thing (NER labels a swapped
+        # name in an odd place oddly: "located in India, Punjab, Amritsar" makes a PERSON)
+        kinds = {norm(s.text): s.kind for s in typed_spans(ev_doc) if s.kind in _NAMES}
+        ev_text = " " + norm(ev_doc.text) + " "
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                ka, kb = kinds.get(norm(a.text), a.kind), kinds.get(norm(b.text), b.kind)
+                na, nb = norm(a.text), norm(b.text)
+                if family(ka) != family(kb) or na == nb:
+                    continue
+                pa, pb = ev_text.find(f" {norm(a.text)} "), ev_text.find(f" {norm(b.text)} ")
+                if pa >= 0 and pb >= 0 and pb < pa:
+                    return SlotVerdict(
+                        "contradicted",
+                        f"{a.text!r} and {b.text!r} trade places",
+                        (a.start, b.end),
+                        None,
+                        ev_doc.text,
+                    )
+        return None

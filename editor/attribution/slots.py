@@ -1,0 +1,208 @@
+"""Typed slots of a sentence: the names, numbers, quantities and dates it states, and whether it
+is negated. Found with spaCy's entities and a number pattern; dates are read with dateparser and
+units with pint, so "31 March 1889", "1887 to 1889" and "330 metres" become comparable values.
+
+The ``substitute`` editor proposes its swaps from these slots, and ``editor.attribution.slot_check``
+compares a claim's slots with its evidence's.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+SLOT_TYPES = {
+    "PERSON": "person",
+    "ORG": "org",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "NORP": "norp",
+    "DATE": "date",
+    "TIME": "date",
+    "CARDINAL": "number",
+    "QUANTITY": "number",
+    "MONEY": "number",
+    "PERCENT": "number",
+    "ORDINAL": "ordinal",
+    "EVENT": "other",
+    "WORK_OF_ART": "other",
+    "PRODUCT": "other",
+    "LANGUAGE": "other",
+}
+"""spaCy entity labels and the coarse slot kind each one fills."""
+
+_NUMBER = re.compile(r"(?<![\w.])\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w])")
+_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
+_YEARS = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})(s?)\b")
+_CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?=.*?\b(centur|millenni))", re.I)
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_APPROX = re.compile(
+    r"\b(about|around|approximately|roughly|nearly|almost|some|circa|c\.|over|more than|"
+    r"less than|under|up to|at least|at most|above|below|estimated)\s*$",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A typed span of a text: ``kind`` is person, org, place, norp, date, number, ordinal or
+    other."""
+
+    start: int
+    end: int
+    text: str
+    kind: str
+
+
+def norm(text: str) -> str:
+    """Lower case, punctuation as spaces: how slot texts are compared.
+
+    >>> norm("Eiffel's  Tower!")
+    'eiffel s tower'
+    """
+    return re.sub(r"\W+", " ", text.lower()).strip()
+
+
+def family(kind: str) -> str:
+    """Kinds that may stand for each other: spaCy often labels a person's name ORG and back."""
+    return "name" if kind in {"person", "org"} else kind
+
+
+def shape(text: str) -> str:
+    """Digits as 9, letters as a, runs collapsed: '1889' -> '9', 'the 1910s' -> 'a 9a'.
+
+    >>> shape("1,200"), shape("the 1910s"), shape("Gustave Eiffel")
+    ('9,9', 'a 9a', 'a a')
+    """
+    out = re.sub(r"[0-9]+", "9", text)
+    return re.sub(r"[^\W\d_]+", "a", out)
+
+
+def typed_spans(doc: Any) -> list[Slot]:
+    """Named entities (coarse kinds) and bare numbers of a parsed text; numbers that look like
+    years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
+    the whole date and '1887'."""
+    spans = [
+        Slot(e.start_char, e.end_char, e.text, SLOT_TYPES[e.label_])
+        for e in doc.ents
+        if e.label_ in SLOT_TYPES
+    ]
+    seen = {(s.start, s.end) for s in spans}
+    for m in _NUMBER.finditer(doc.text):
+        if (m.start(), m.end()) in seen:
+            continue
+        kind = "date" if _YEAR.match(m.group()) else "number"
+        spans.append(Slot(m.start(), m.end(), m.group(), kind))
+    return spans
+
+
+def negated(doc: Any) -> bool:
+    """Whether the sentence's main clause is negated ("was not", "never").
+
+    >>> from editor.text.nlp import get_nlp
+    >>> nlp = get_nlp()
+    >>> negated(nlp("The tower was not built in 1889.")), negated(nlp("It was built in 1889."))
+    (True, False)
+    """
+    return any(t.dep_ == "neg" and t.head.dep_ == "ROOT" for t in doc)
+
+
+# -- values ------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _date_parser() -> Any:
+    from dateparser.date import DateDataParser
+
+    return DateDataParser(languages=["en"], settings={"PREFER_DAY_OF_MONTH": "first"})
+
+
+def date_range(text: str) -> tuple[date, date] | None:
+    """The span of days a date expression covers: a year is its whole year, "1887 to 1889"
+    three years, "the 1910s" a decade, "31 March 1889" one day. None when it names no year.
+
+    >>> date_range("from 1887 to 1889")
+    (datetime.date(1887, 1, 1), datetime.date(1889, 12, 31))
+    >>> date_range("31 March 1889"), date_range("the 1910s")[1]
+    ((datetime.date(1889, 3, 31), datetime.date(1889, 3, 31)), datetime.date(1919, 12, 31))
+    >>> date_range("the 17th and 18th centuries")
+    (datetime.date(1601, 1, 1), datetime.date(1800, 12, 31))
+    >>> date_range("last week") is None
+    True
+    """
+    years = [(int(y), bool(s)) for y, s in _YEARS.findall(text)]
+    if not years:  # "the 17th and 18th centuries", "the 1st millennium" (AD only)
+        spans = []
+        for n, unit in _CENTURY.findall(text):
+            size = 100 if unit.lower().startswith("centur") else 1000
+            if 0 < int(n) and int(n) * size <= 9999 and not re.search(r"\bBCE?\b", text):
+                spans.append(((int(n) - 1) * size + 1, int(n) * size))
+        if spans:
+            return date(min(a for a, _ in spans), 1, 1), date(max(b for _, b in spans), 12, 31)
+    if not years:
+        return None
+    if len(years) > 1:
+        return date(min(y for y, _ in years), 1, 1), date(max(y + 9 * d for y, d in years), 12, 31)
+    year, decade = years[0]
+    if decade:
+        return date(year, 1, 1), date(year + 9, 12, 31)
+    data = _date_parser().get_date_data(text)
+    if data.date_obj is not None and data.date_obj.year == year:
+        day = data.date_obj.date()
+        if data.period == "day":
+            return day, day
+        if data.period == "month":
+            last = date(year + (day.month == 12), day.month % 12 + 1, 1) - date.resolution
+            return day.replace(day=1), last
+    return date(year, 1, 1), date(year, 12, 31)
+
+
+@functools.cache
+def _units() -> Any:
+    import pint
+
+    return pint.UnitRegistry()
+
+
+def quantity(text: str, after: str = "") -> tuple[float, str | None] | None:
+    """The value of a number expression, in base units when a unit follows (``after``: the
+    words after the number in its sentence). "39.7 million" is 39,700,000; "330 metres" and
+    "0.33 km" are the same length.
+
+    >>> quantity("39.7 million")
+    (39700000.0, None)
+    >>> quantity("330", " metres tall"), quantity("0.33", " km")
+    ((330.0, 'meter'), (330.0, 'meter'))
+    >>> quantity("two") is None
+    True
+    """
+    m = _NUMBER.search(text)
+    if m is None:
+        return None
+    value = float(m.group().replace(",", ""))
+    rest = (text[m.end() :] + " " + after).split()
+    if rest and rest[0].lower() in _SCALE:
+        value *= _SCALE[rest[0].lower()]
+        rest = rest[1:]
+    if rest:
+        word = re.sub(r"[^\w]", "", rest[0])
+        if word and not word.isdigit():
+            try:
+                q = _units().Quantity(value, word).to_base_units()
+                return float(q.magnitude), str(q.units)
+            except Exception:  # noqa: BLE001 - not a unit ("people", "speakers")
+                pass
+    return value, None
+
+
+def approximate(before: str) -> bool:
+    """Whether the words before a number hedge it ("about", "over", "nearly", ...).
+
+    >>> approximate("It is about "), approximate("It is ")
+    (True, False)
+    """
+    return bool(_APPROX.search(before.rstrip() + " "))

@@ -1,0 +1,101 @@
+"""Slot-level contradiction checks: the cases a user meets (a wrong year range, a wrong crew
+member, a wrong prize year, hedged quantities, swapped roles, a negation), on real spaCy."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from editor.attribution.slot_check import SlotChecker
+from editor.attribution.slots import approximate, date_range, quantity
+
+EIFFEL = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is "
+    "named after the engineer Gustave Eiffel, whose company designed and built the tower from "
+    "1887 to 1889."
+)
+APOLLO = (
+    "Apollo 11 was the American spaceflight that first landed humans on the Moon. Commander Neil "
+    "Armstrong and Lunar Module Pilot Buzz Aldrin landed the Apollo Lunar Module Eagle on July 20, "
+    "1969."
+)
+CURIE = (
+    "Marie Curie was a Polish and naturalised-French physicist and chemist. She won the Nobel "
+    "Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911."
+)
+HEIGHT = "The tower is 330 metres (1,083 ft) tall, about the same height as an 81-storey building."
+
+
+@pytest.fixture(scope="module")
+def checker() -> SlotChecker:
+    return SlotChecker()
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "reason"),
+    [
+        (
+            "The company of engineer Gustave Eiffel designed and built it from 1887 to 1895.",
+            EIFFEL,
+            "'1887 to 1895' vs '1887 to 1889'",
+        ),
+        (
+            "Commander Neil Armstrong and Lunar Module Pilot John Glenn landed the Eagle.",
+            APOLLO,
+            "'John Glenn' vs 'Buzz Aldrin'",
+        ),
+        ("Marie Curie won the Nobel Prize in Chemistry in 1921.", CURIE, "'1921' vs '1911'"),
+        ("The Eiffel Tower is 250 metres tall.", HEIGHT, "'250 metres' vs '330 metres'"),
+        (
+            "Buzz Aldrin and Neil Armstrong landed the Eagle.",
+            "Neil Armstrong and Buzz Aldrin landed the Eagle.",
+            "trade places",
+        ),
+        (
+            "The tower was not designed by Gustave Eiffel's company.",
+            "The tower was designed by Gustave Eiffel's company.",
+            "negates",
+        ),
+    ],
+)
+def test_contradictions_name_both_spans(checker, claim, evidence, reason):
+    verdict = checker.check(claim, evidence)
+    assert verdict.verdict == "contradicted", verdict
+    assert reason in verdict.reason
+    if verdict.claim_span is not None and "trade" not in reason:
+        start, end = verdict.claim_span
+        assert claim[start:end] in reason
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("The company of engineer Gustave Eiffel designed and built it from 1887 to 1889.", EIFFEL),
+        ("Gustave Eiffel's company built the tower in 1888.", EIFFEL),
+        ("Lunar Module Pilot Buzz Aldrin landed the Eagle on July 20, 1969.", APOLLO),
+        ("Marie Curie won the Nobel Prize in Chemistry in 1911.", CURIE),
+        ("The Eiffel Tower is about 300 metres tall.", HEIGHT),  # hedged: within 10%
+        ("The tower is 0.33 km tall.", HEIGHT),  # the same length in other units
+    ],
+)
+def test_what_the_evidence_states_is_consistent(checker, claim, evidence):
+    assert checker.check(claim, evidence).verdict == "consistent"
+
+
+def test_it_speaks_only_where_the_evidence_does(checker):
+    unrelated = checker.check("Marie Curie was born in Warsaw in 1867.", HEIGHT)
+    assert unrelated.verdict == "unknown"
+    # a date the evidence never states, beside one it confirms, is not called wrong
+    extra = checker.check("She won the Nobel Prize in Physics in 1903 in Stockholm.", CURIE)
+    assert extra.verdict == "consistent"
+    assert checker.check("", CURIE).verdict == "unknown"
+    assert checker.check("Curie won in 1903.", []).verdict == "unknown"
+
+
+def test_slot_values():
+    assert date_range("on 20 July 1969") == (date(1969, 7, 20), date(1969, 7, 20))
+    assert date_range("March 1889") == (date(1889, 3, 1), date(1889, 3, 31))
+    assert quantity("7,300", " tonnes") == (7_300_000.0, "kilogram")
+    assert quantity("39.7", " million speakers") == (39_700_000.0, None)
+    assert approximate("It is roughly ") and not approximate("It is ")

@@ -1,0 +1,116 @@
+"""``purr eval slots``: how well the slot checks (``editor.attribution.slot_check``) catch planted
+errors and leave correct sentences alone, on a planted dev set (``purr data planted``).
+
+Each row's evidence is its source article (the Wikipedia summary its title names) or, with
+``results``, the evidence a ``purr eval edits`` run retrieved for it. Recall: the share of
+planted errors whose sentence is called ``contradicted``, by error type. False contradictions:
+the share of the sentences of correct passages called ``contradicted``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from editor.attribution.slot_check import SlotChecker
+from retrieval.sentences import split
+
+
+def planted_sentence(row: dict[str, Any]) -> str | None:
+    """The sentence of a planted row that holds its error ("A ... B" for role swaps: A's)."""
+    wrong = str(row.get("wrong", "")).split(" ... ")[0]
+    return next((s for s in split(row["text"]) if wrong and wrong in s), None)
+
+
+def evaluate_slots(
+    rows: Sequence[dict[str, Any]],
+    evidence: dict[str, list[str]],
+    checker: SlotChecker | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Recall of contradictions by error type and the false-contradiction rate; ``evidence``
+    maps a row id to its evidence texts. Rows without evidence are counted as skipped."""
+    checker = checker or SlotChecker()
+    caught: dict[str, list[bool]] = defaultdict(list)
+    correct: list[bool] = []
+    missed: list[dict[str, str]] = []
+    false: list[dict[str, str]] = []
+    skipped = 0
+    for row in tqdm(rows, desc="slot checks", unit="row", disable=not progress):
+        texts = evidence.get(str(row["id"]))
+        if not texts:
+            skipped += 1
+            continue
+        if row.get("planted"):
+            sentence = planted_sentence(row)
+            if sentence is None:
+                skipped += 1
+                continue
+            verdict = checker.check(sentence, texts)
+            hit = verdict.verdict == "contradicted"
+            caught[str(row.get("error_type"))].append(hit)
+            if not hit:
+                missed.append({"id": row["id"], "sentence": sentence, "why": verdict.reason})
+            continue
+        for sentence in split(row["text"]):
+            verdict = checker.check(sentence, texts)
+            correct.append(verdict.verdict == "contradicted")
+            if correct[-1]:
+                false.append({"id": row["id"], "sentence": sentence, "why": verdict.reason})
+    recall = {k: round(sum(v) / len(v), 4) for k, v in sorted(caught.items())}
+    return {
+        "primary": "recall_min",
+        "recall_by_type": recall,
+        "rows_by_type": {k: len(v) for k, v in sorted(caught.items())},
+        "recall_min": min(recall.values()) if recall else None,
+        "false_contradiction_rate": round(sum(correct) / len(correct), 4) if correct else None,
+        "correct_sentences": len(correct),
+        "skipped_rows": skipped,
+        "missed": missed,
+        "false_contradictions": false,
+    }
+
+
+def source_evidence(rows: Sequence[dict[str, Any]]) -> dict[str, list[str]]:
+    """Each row's source article from the packaged Wikipedia summaries, by its title."""
+    from retrieval.corpus import read_wiki_summaries
+
+    docs = {d.title: d.text for d in read_wiki_summaries()}
+    return {str(r["id"]): [docs[r["title"]]] for r in rows if r.get("title") in docs}
+
+
+def retrieved_evidence(results: Path) -> dict[str, list[str]]:
+    """The evidence a ``purr eval edits`` run retrieved for each row (its results.jsonl)."""
+    out = {}
+    for line in results.read_text("utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            out[str(rec["id"])] = [e["text"] for e in rec.get("evidence") or []]
+    return out
+
+
+def plot(report: dict[str, Any], png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kinds = list(report["recall_by_type"])
+    values = [report["recall_by_type"][k] for k in kinds]
+    fig, ax = plt.subplots(figsize=(5, 3))
+    bars = ax.bar(kinds, values, color="tab:blue")
+    ax.bar_label(bars, fmt="%.2f", fontsize=7)
+    ax.axhline(0.95, color="grey", linewidth=0.8, linestyle="--")
+    rate = report["false_contradiction_rate"]
+    title = "contradiction recall by error type"
+    if rate is not None:
+        title += f"\nfalse contradictions on correct sentences: {rate:.1%}"
+    ax.set(ylim=(0, 1.05), ylabel="recall", title=title)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)

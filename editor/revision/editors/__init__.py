@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from editor.attribution.slots import typed_spans
 from editor.config import EditorConfig
 from editor.revision.editors.base import Editor, Revision, available, build, register
 from editor.revision.editors.identity import IdentityEditor
 from editor.revision.editors.model import ModelEditor, trained_evidence
 from editor.revision.editors.prompted import PromptedEditor, apply_fix
-from editor.revision.editors.substitute import SubstituteEditor, fit_replacement, typed_spans
+from editor.revision.editors.substitute import SubstituteEditor, fit_replacement
 
 __all__ = [
     "Editor",

@@ -7,66 +7,14 @@ more than contradicted.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.slots import Slot, family, norm, shape, typed_spans
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
 from editor.types import Evidence, evidence_text
-
-_TYPES = {
-    "PERSON": "person",
-    "ORG": "org",
-    "GPE": "place",
-    "LOC": "place",
-    "FAC": "place",
-    "NORP": "norp",
-    "DATE": "date",
-    "TIME": "date",
-    "CARDINAL": "number",
-    "QUANTITY": "number",
-    "MONEY": "number",
-    "PERCENT": "number",
-    "ORDINAL": "ordinal",
-    "EVENT": "other",
-    "WORK_OF_ART": "other",
-    "PRODUCT": "other",
-    "LANGUAGE": "other",
-}
-
-_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
-
-_YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
-
-
-@dataclass(frozen=True)
-class _Span:
-    start: int
-    end: int
-    text: str
-    kind: str
-
-
-def _norm(text: str) -> str:
-    return re.sub(r"\W+", " ", text.lower()).strip()
-
-
-def _family(kind: str) -> str:
-    """Kinds that may replace each other: spaCy often labels a person's name ORG and back."""
-    return "name" if kind in {"person", "org"} else kind
-
-
-def _shape(text: str) -> str:
-    """Digits as 9, letters as a, runs collapsed: '1889' -> '9', 'the 1910s' -> 'a 9a'.
-
-    >>> _shape("1,200"), _shape("the 1910s"), _shape("Gustave Eiffel")
-    ('9,9', 'a 9a', 'a a')
-    """
-    out = re.sub(r"[0-9]+", "9", text)
-    return re.sub(r"[^\W\d_]+", "a", out)
 
 
 def fit_replacement(replacement: str, before: str, after: str) -> str:
@@ -79,35 +27,17 @@ def fit_replacement(replacement: str, before: str, after: str) -> str:
     ('Eiffel company', 'X')
     """
     words = replacement.split()
-    following = [_norm(w) for w in after.split()]
+    following = [norm(w) for w in after.split()]
     for k in range(len(words) - 1, 0, -1):
-        if [_norm(w) for w in words[-k:]] == following[:k]:
+        if [norm(w) for w in words[-k:]] == following[:k]:
             words = words[:-k]
             break
-    preceding = [_norm(w) for w in before.split()]
+    preceding = [norm(w) for w in before.split()]
     for k in range(len(words) - 1, 0, -1):
-        if preceding[-k:] and [_norm(w) for w in words[:k]] == preceding[-k:]:
+        if preceding[-k:] and [norm(w) for w in words[:k]] == preceding[-k:]:
             words = words[k:]
             break
     return " ".join(words)
-
-
-def typed_spans(doc: Any) -> list[_Span]:
-    """Named entities (coarse types) and bare numbers of a parsed text; numbers that look like
-    years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
-    the whole date and '1887'."""
-    spans = [
-        _Span(e.start_char, e.end_char, e.text, _TYPES[e.label_])
-        for e in doc.ents
-        if e.label_ in _TYPES
-    ]
-    seen = {(s.start, s.end) for s in spans}
-    for m in _NUMBER.finditer(doc.text):
-        if (m.start(), m.end()) in seen:
-            continue
-        kind = "date" if _YEAR.match(m.group()) else "number"
-        spans.append(_Span(m.start(), m.end(), m.group(), kind))
-    return spans
 
 
 class SubstituteEditor(OneByOne):
@@ -149,23 +79,23 @@ class SubstituteEditor(OneByOne):
         off = self._ner_off
         doc = self.nlp(text, disable=off)
         mine = typed_spans(doc)
-        theirs: list[_Span] = []
+        theirs: list[Slot] = []
         for d in self.nlp.pipe([evidence_text(e) for e in evidence], disable=off):
             theirs.extend(typed_spans(d))
-        ev_norm = " " + " ".join(_norm(evidence_text(e)) for e in evidence) + " "
-        text_norm = " " + _norm(text) + " "
+        ev_norm = " " + " ".join(norm(evidence_text(e)) for e in evidence) + " "
+        text_norm = " " + norm(text) + " "
         out: dict[str, tuple[str, bool]] = {}
         for s in mine:
-            if f" {_norm(s.text)} " in ev_norm:
+            if f" {norm(s.text)} " in ev_norm:
                 continue  # the evidence states it too
             for t in theirs:
-                if _family(t.kind) != _family(s.kind) or f" {_norm(t.text)} " in text_norm:
+                if family(t.kind) != family(s.kind) or f" {norm(t.text)} " in text_norm:
                     continue
                 replacement = fit_replacement(t.text, text[: s.start], text[s.end :])
                 if s.text.endswith(("'s", "’s")) and not t.text.endswith(("'s", "’s")):
                     replacement += s.text[-2:]  # keep the possessive: "Edison's" -> "Eiffel's"
                 new = text[: s.start] + replacement + text[s.end :]
-                out.setdefault(new, (f"{s.text!r} -> {t.text!r}", _shape(s.text) == _shape(t.text)))
+                out.setdefault(new, (f"{s.text!r} -> {t.text!r}", shape(s.text) == shape(t.text)))
         for i, a in enumerate(mine):  # role swaps: two same-type names trade places
             for b in mine[i + 1 :]:
                 if a.kind != b.kind or a.kind in {"number", "date"} or a.end > b.start:

@@ -22,9 +22,14 @@ from retrieval.sentences import split
 
 
 def planted_sentence(row: dict[str, Any]) -> str | None:
-    """The sentence of a planted row that holds its error ("A ... B" for role swaps: A's)."""
-    wrong = str(row.get("wrong", "")).split(" ... ")[0]
-    return next((s for s in split(row["text"]) if wrong and wrong in s), None)
+    """The sentence of a planted row that holds its error (for a role swap "A ... B", the
+    sentence holding both names, A first)."""
+    parts = [p for p in str(row.get("wrong", "")).split(" ... ") if p]
+    for sentence in split(row["text"]):
+        if parts and all(p in sentence for p in parts):
+            if len(parts) == 1 or sentence.index(parts[0]) < sentence.index(parts[1]):
+                return sentence
+    return None
 
 
 def evaluate_slots(

@@ -133,8 +133,11 @@ def _mentions(doc: Doc) -> list[_Mention]:
     covered: set[int] = set()
     for ent in doc.ents:
         if ent.label_ in _ENTITY_LABELS:
-            found.append(_mention(ent, ent.label_))
-            covered.update(range(ent.start, ent.end))
+            span = ent
+            if ent.label_ != "PERSON" and ent.start > 0 and doc[ent.start - 1].lower_ == "the":
+                span = doc[ent.start - 1 : ent.end]  # "the Nile", not "Nile"
+            found.append(_mention(span, ent.label_))
+            covered.update(range(span.start, span.end))
     for chunk in doc.noun_chunks:
         root = chunk.root
         if covered.intersection(range(chunk.start, chunk.end)) or root.pos_ == "PRON":
@@ -170,10 +173,31 @@ def _kind(token: Token) -> str | None:
 
 
 def _eligible(token: Token) -> bool:
-    """Subjects, sentence-initial pronouns and the possessive of a subject ("Its population")."""
-    if token.dep_ in SUBJECT_DEPS or token.i == token.sent.start:
+    """Subjects, sentence-initial pronouns, the possessive of a subject ("Its population") and
+    the object of a verb ("built it")."""
+    if token.dep_ in SUBJECT_DEPS or token.i == token.sent.start or _object(token):
         return True
     return token.tag_ == "PRP$" and token.dep_ == "poss" and token.head.dep_ in SUBJECT_DEPS
+
+
+def _object(token: Token) -> bool:
+    """A pronoun that is the direct object of a verb ("designed and built it")."""
+    return token.dep_ == "dobj" and token.head.pos_ == "VERB" and token.lower_ in {"it", "them"}
+
+
+def _clause_subjects(token: Token) -> set[int]:
+    """Start offsets of the subjects of the pronoun's verb and of the verbs it is coordinated
+    with: an object pronoun never refers to its own clause's subject ("the company built it")."""
+    verb = token.head
+    verbs = {verb, *verb.conjuncts}
+    if verb.dep_ == "conj":
+        verbs.add(verb.head)
+    starts = set()
+    for v in verbs:
+        for child in v.children:
+            if child.dep_ in SUBJECT_DEPS:
+                starts.add(child.left_edge.idx)
+    return starts
 
 
 def _fits(kind: str, mention: _Mention, genders: dict[str, str]) -> bool:
@@ -211,7 +235,11 @@ def _resolve(
         if kind is None or kind in done or not _eligible(token):
             continue
         done.add(kind)  # later pronouns of the same kind read fine once the first is resolved
-        if any(_fits(kind, m, genders) and m.position < token.idx for m in own):
+        bound = _clause_subjects(token) if _object(token) else set()
+        if any(
+            _fits(kind, m, genders) and m.position < token.idx and m.position not in bound
+            for m in own
+        ):
             continue  # antecedent in the same sentence: already interpretable
         antecedent = _find(kind, history, genders)
         if antecedent is None:

@@ -189,8 +189,10 @@ class SlotChecker:
         sentences = [s for t in texts for s in self._sentences(t)]
         if not sentences:
             return SlotVerdict("unknown", "the evidence is empty")
-        best = max(sentences, key=lambda s: len(words & content_words(s.text)))
-        overlap = len(words & content_words(best.text)) / len(words)
+        shared, best = max(
+            ((len(words & content_words(s.text)), s) for s in sentences), key=lambda p: p[0]
+        )
+        overlap = shared / len(words)
         if overlap < self.min_overlap:
             return SlotVerdict(
                 "unknown", f"no evidence sentence shares the claim's context ({overlap:.2f})"

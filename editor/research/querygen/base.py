@@ -44,31 +44,39 @@ def finish(queries: list[Query], max_queries: int) -> list[Query]:
     return dedupe(queries, key=lambda q: normalize_question(q.text))[:max_queries]
 
 
-def questions_or_fallback(
-    texts: list[str],
-    contexts: Sequence[str | None] | None,
-    write: Callable[[list[str], list[str | None]], list[list[str]]],
-    fallback: QueryGenerator,
-    name: str,
-    max_queries: int,
-    warning: str,
-) -> list[list[Query]]:
-    """The loop of a model-backed generator: ``write`` the questions of every non-empty text in
-    one batch (already parsed and grounded); a text left with none falls back to ``fallback``,
-    with ``warning`` logged (``%d``: the text's length)."""
-    ctx = contexts_for(texts, contexts)
-    todo = [i for i, t in enumerate(texts) if t and t.strip()]
-    results: list[list[Query]] = [[] for _ in texts]
-    if not todo:
+class WritingGenerator:
+    """``generate`` and ``generate_batch`` of a generator whose model writes the questions
+    (``_write``: every non-empty text in one batch, already parsed and grounded). A text left
+    with none falls back to ``self.fallback``, with ``no_questions`` logged (``%d``: its length).
+    Subclasses set ``name``, ``max_queries``, ``fallback`` and ``no_questions``."""
+
+    name: str
+    max_queries: int
+    fallback: QueryGenerator
+    no_questions: str
+
+    def _write(self, texts: list[str], contexts: list[str | None]) -> list[list[str]]:
+        raise NotImplementedError
+
+    def generate(self, text: str, context: str | None = None) -> list[Query]:
+        return self.generate_batch([text], [context])[0]
+
+    def generate_batch(
+        self, texts: list[str], contexts: Sequence[str | None] | None = None
+    ) -> list[list[Query]]:
+        ctx = contexts_for(texts, contexts)
+        todo = [i for i, t in enumerate(texts) if t and t.strip()]
+        results: list[list[Query]] = [[] for _ in texts]
+        if not todo:
+            return results
+        written = self._write([texts[i] for i in todo], [ctx[i] for i in todo])
+        for i, questions in zip(todo, written, strict=True):
+            if questions:
+                results[i] = finish([Query(q, self.name) for q in questions], self.max_queries)
+            else:
+                log.warning(self.no_questions, len(texts[i]))
+                results[i] = self.fallback.generate(texts[i], ctx[i])
         return results
-    written = write([texts[i] for i in todo], [ctx[i] for i in todo])
-    for i, questions in zip(todo, written, strict=True):
-        if questions:
-            results[i] = finish([Query(q, name) for q in questions], max_queries)
-        else:
-            log.warning(warning, len(texts[i]))
-            results[i] = fallback.generate(texts[i], ctx[i])
-    return results
 
 
 class BatchedGenerator:

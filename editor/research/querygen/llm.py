@@ -5,19 +5,17 @@ from __future__ import annotations
 import functools
 import logging
 import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from editor.llm.base import LLMBackend
 from editor.prompts import PROMPT_DIR, conversation_block, load_template, quote
-from editor.research.querygen.base import questions_or_fallback
+from editor.research.querygen.base import WritingGenerator
 from editor.research.querygen.questions import (
     normalize_question,
     parse_questions,
 )
 from editor.research.querygen.simple import SentenceQueryGenerator
-from editor.types import Query
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -44,7 +42,7 @@ def load_prompt(path: str | Path | None = None) -> str:
     return load_template(path, DEFAULT_PROMPT.name, ["passage"], "querygen.prompt")
 
 
-class LLMQueryGenerator:
+class LLMQueryGenerator(WritingGenerator):
     """RARR's CQGen: the few-shot prompt sampled ``samples`` times, union of the questions.
 
     Questions copied from the prompt's examples, or sharing no content word with the passage,
@@ -54,6 +52,10 @@ class LLMQueryGenerator:
     """
 
     name = "llm"
+    no_questions = (
+        "the LLM returned no usable questions for a %d-character passage; "
+        "falling back to one query per sentence"
+    )
 
     def __init__(
         self,
@@ -79,23 +81,6 @@ class LLMQueryGenerator:
         self.fallback = SentenceQueryGenerator(max_queries, nlp)
         examples = self.template.replace("{{context}}", "").replace("{{passage}}", "")
         self._example_keys = {normalize_question(q) for q in parse_questions(examples)}
-
-    def generate(self, text: str, context: str | None = None) -> list[Query]:
-        return self.generate_batch([text], [context])[0]
-
-    def generate_batch(
-        self, texts: list[str], contexts: Sequence[str | None] | None = None
-    ) -> list[list[Query]]:
-        return questions_or_fallback(
-            texts,
-            contexts,
-            self._write,
-            self.fallback,
-            self.name,
-            self.max_queries,
-            "the LLM returned no usable questions for a %d-character passage; "
-            "falling back to one query per sentence",
-        )
 
     def _write(self, texts: list[str], contexts: list[str | None]) -> list[list[str]]:
         prompts = [render_prompt(self.template, t, c) for t, c in zip(texts, contexts, strict=True)]

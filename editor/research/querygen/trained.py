@@ -15,11 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from editor.prompts import load_template
-from editor.research.querygen.base import questions_or_fallback
+from editor.research.querygen.base import WritingGenerator
 from editor.research.querygen.llm import grounded, render_prompt
 from editor.research.querygen.questions import parse_questions
 from editor.research.querygen.simple import SentenceQueryGenerator
-from editor.types import Query
 
 log = logging.getLogger(__name__)
 
@@ -40,10 +39,14 @@ def questions_target(questions: Sequence[str]) -> str:
     return "\n".join(f"- {q.strip()}" for q in questions)
 
 
-class TrainedQueryGenerator:
+class TrainedQueryGenerator(WritingGenerator):
     """Questions from a distilled causal LM (see the module doc)."""
 
     name = "trained"
+    no_questions = (
+        "the trained query generator wrote no usable question for a %d-character passage; "
+        "one query per sentence"
+    )
 
     def __init__(
         self,
@@ -71,23 +74,6 @@ class TrainedQueryGenerator:
 
             self._loaded = load_causal(self.ref, self.adapter, self.device)
         return self._loaded
-
-    def generate(self, text: str, context: str | None = None) -> list[Query]:
-        return self.generate_batch([text], [context])[0]
-
-    def generate_batch(
-        self, texts: list[str], contexts: Sequence[str | None] | None = None
-    ) -> list[list[Query]]:
-        return questions_or_fallback(
-            texts,
-            contexts,
-            self._write,
-            self.fallback,
-            self.name,
-            self.max_queries,
-            "the trained query generator wrote no usable question for a %d-character passage; "
-            "one query per sentence",
-        )
 
     def _write(self, texts: list[str], contexts: list[str | None]) -> list[list[str]]:
         import torch

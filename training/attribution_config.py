@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from training.nli_data import NLI_FILES
+from training.nli_sources import expand, trainable
 
 
 class TrainAttributionConfig(BaseModel):
@@ -22,7 +23,19 @@ class TrainAttributionConfig(BaseModel):
         "packaged:all-minilm-l6-v2", description="Base encoder: packaged:, path or hub id."
     )
     data_dir: str | None = Field(None, description="shared/data folder; None = ../shared/data.")
-    sources: list[str] = Field(default_factory=lambda: list(NLI_FILES), description="NLI sets.")
+    sources: list[str] = Field(
+        default_factory=lambda: list(NLI_FILES),
+        description="NLI sets (training.nli_sources) or aliases: shared, extra. 'dev'-use sets "
+        "are measured, never trained on; 'eval'-only sets are refused.",
+    )
+    splits: str | None = Field(
+        None,
+        description="Prepared train/dev examples (written by save_splits) to train on instead "
+        "of preparing them from data_dir.",
+    )
+    save_splits: str | None = Field(
+        None, description="Write the prepared train/dev examples here (.jsonl, .gz or .xz)."
+    )
     wiki_articles: int = Field(3000, ge=0, description="Articles for synthetic pairs (0 = none).")
     role_swaps: float = Field(
         0.0, ge=0, le=1, description="Share of synthetic articles that add a role-swap pair."
@@ -31,6 +44,11 @@ class TrainAttributionConfig(BaseModel):
         False,
         description="Add sentence-level contrast pairs from SummEdits' minimal edits "
         "(training.nli_contrast; needs summedits among the sources).",
+    )
+    make_rows: list[str] = Field(
+        default_factory=list,
+        description="`purr data make` rows to add as pairs (training.nli_make_pairs): the clean "
+        "statement supported and its corruption contradicted by the same evidence.",
     )
     init_adapter: str | None = Field(
         None,
@@ -49,6 +67,12 @@ class TrainAttributionConfig(BaseModel):
         "such as ['query', 'value'].",
     )
     merge_lora: bool = Field(False, description="Save the LoRA model merged (a full folder).")
+    freeze_embeddings: bool = Field(
+        False,
+        description="Full fine-tuning: keep the word embeddings as in the base and save only the "
+        "weights that change, in half precision (a folder with purr_base.json that loads over "
+        "the base; the embeddings alone are 47 MB in fp32).",
+    )
     max_length: int = Field(256, ge=16, le=8192, description="Tokens per pair.")
     batch_size: int = Field(16, ge=1)
     lr: float | None = Field(None, gt=0, description="None: 3e-5 full, 5e-4 LoRA.")
@@ -67,11 +91,17 @@ class TrainAttributionConfig(BaseModel):
     bf16: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU).")
     progress: bool = True
 
+    @field_validator("sources")
+    @classmethod
+    def _sources(cls, value: list[str]) -> list[str]:
+        return trainable(expand(value))
+
     @model_validator(mode="after")
     def _check(self) -> TrainAttributionConfig:
-        unknown = [s for s in self.sources if s not in NLI_FILES]
-        if unknown:
-            raise ValueError(f"sources {unknown} unknown; choose from {list(NLI_FILES)}")
+        if self.freeze_embeddings and self.lora:
+            raise ValueError(
+                "freeze_embeddings applies to full fine-tuning, but lora=True; drop one of them"
+            )
         if self.merge_lora and not self.lora:
             raise ValueError("merge_lora needs lora=True; drop merge_lora or pass lora")
         if self.edit_pairs and "summedits" not in self.sources:

@@ -27,8 +27,14 @@ from tqdm.auto import tqdm
 from editor.attribution.base import AttributionModel, build
 from editor.config import AttributionConfig
 from retrieval.sentences import split
-from training.nli_data import DEV_FRACTION, LABELS, NLI_FILES, NLIExample, load_nli_sets
-from training.nli_data import split_by_group as _split
+from training.nli_data import (
+    DEV_FRACTION,
+    LABELS,
+    NLI_FILES,
+    NLIExample,
+    load_nli_sets,
+    split_source,
+)
 from training.nli_metrics import binary_report
 
 log = logging.getLogger(__name__)
@@ -42,10 +48,11 @@ def load_dev_sets(
     max_length: int | None = None,
     dev_fraction: float = DEV_FRACTION,
 ) -> dict[str, list[NLIExample]]:
-    """The dev split (by document, as in training) of each source, first ``limit`` rows each;
-    ``max_length`` windows premises (None keeps them whole)."""
+    """The dev split (by document, as in training) of each source, first ``limit`` rows each
+    (``dev``- and ``eval``-use sets whole: never trained on); ``max_length`` windows premises
+    (None keeps them whole)."""
     sets = load_nli_sets(data_dir, sources, max_length=max_length)
-    dev = {name: _split(rows, dev_fraction).dev for name, rows in sets.items()}
+    dev = {name: split_source(name, rows, dev_fraction).dev for name, rows in sets.items()}
     return {name: rows[:limit] if limit else rows for name, rows in dev.items()}
 
 

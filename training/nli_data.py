@@ -22,9 +22,11 @@ synthetic Wikipedia pairs by article. The split does not depend on the seed.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import logging
+import lzma
 import random
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -34,6 +36,7 @@ from pathlib import Path
 from editor.attribution.nli import LABELS
 from editor.text.words import NUMBER_WORD, content_words
 from retrieval.sentences import split
+from training.nli_sources import SHARED, SOURCES, expand
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +49,8 @@ LABEL_MAP = {
     "partial": "not_supported",
 }
 
-NLI_FILES = {
-    "scifact": "nli/scifact_rationales.jsonl",
-    "climate-fever": "nli/climate_fever.jsonl",
-    "wice": "nli/wice_claim.jsonl",
-    "summedits": "nli/summedits.jsonl",
-}
+NLI_FILES = {name: SOURCES[name].path for name in SHARED}
+"""The four shared sets (the primary metric's); ``training.nli_sources`` lists the rest."""
 
 DEV_FRACTION = 0.15
 SPLIT_SALT = "purr-nli-split-v1"
@@ -146,7 +145,12 @@ def text_hash(text: str) -> str:
 
 
 def group_key(source: str, row: Mapping[str, object]) -> str:
-    """The split group of a raw row: its document (doc_id, else title, else premise hash)."""
+    """The split group of a raw row: its document (doc_id, else title, else premise hash), or
+    its claim for sources grouped by claim (the FEVER files share one key space)."""
+    known = SOURCES.get(source)
+    if known is not None and known.group_by == "claim":
+        claim = " ".join(str(row["hypothesis"]).lower().split())
+        return f"claim:{text_hash(claim)}"
     if row.get("doc_id"):
         return f"{source}:doc:{row['doc_id']}"
     if row.get("title"):
@@ -169,6 +173,17 @@ def split_by_group(examples: Iterable[NLIExample], dev_fraction: float = DEV_FRA
     for ex in examples:
         (dev if is_dev(ex.group, dev_fraction) else train).append(ex)
     return NLISplits(train, dev)
+
+
+def split_source(
+    name: str, examples: list[NLIExample], dev_fraction: float = DEV_FRACTION
+) -> NLISplits:
+    """A source's train/dev split by its use: ``train`` sets by group, ``dev`` and ``eval``
+    sets wholly dev (never trained on). Unknown names (synthetic sets) split by group."""
+    known = SOURCES.get(name)
+    if known is not None and known.use != "train":
+        return NLISplits([], list(examples))
+    return split_by_group(examples, dev_fraction)
 
 
 # -- loading ------------------------------------------------------------------------------
@@ -226,18 +241,16 @@ def load_nli_sets(
     max_length: int | None = 256,
     limit_per_source: int | None = None,
 ) -> dict[str, list[NLIExample]]:
-    """Examples of each shared NLI source (``NLI_FILES``) under ``data_dir``."""
+    """Examples of each named source (``training.nli_sources``; aliases expanded; default the
+    four shared sets) under ``data_dir``."""
     base = Path(data_dir) if data_dir is not None else default_data_dir()
     if not base.is_dir():
         raise ValueError(
             f"data dir {base} does not exist; pass --data-dir (the shared/data folder)"
         )
-    names = list(sources) if sources is not None else list(NLI_FILES)
-    unknown = [s for s in names if s not in NLI_FILES]
-    if unknown:
-        raise ValueError(f"unknown NLI sources {unknown}; choose from {list(NLI_FILES)}")
+    names = expand(list(sources)) if sources is not None else list(NLI_FILES)
     return {
-        s: load_nli_file(base / NLI_FILES[s], s, max_length=max_length, limit=limit_per_source)
+        s: load_nli_file(base / SOURCES[s].path, s, max_length=max_length, limit=limit_per_source)
         for s in names
     }
 
@@ -289,6 +302,62 @@ def write_jsonl(examples: Iterable[NLIExample], path: str | Path) -> int:
             f.write(json.dumps(asdict(ex), ensure_ascii=False) + "\n")
             n += 1
     return n
+
+
+def _open_text(path: Path, mode: str):
+    """A text file, xz- or gzip-compressed by its suffix (``.xz``, ``.gz``)."""
+    if path.suffix == ".xz":
+        return lzma.open(path, mode + "t", encoding="utf-8")
+    if path.suffix == ".gz":
+        return gzip.open(path, mode + "t", encoding="utf-8")
+    return path.open(mode, encoding="utf-8")
+
+
+def write_splits(splits: NLISplits, path: str | Path) -> dict[str, int]:
+    """Save prepared train and dev examples to one JSONL file (``.xz``/``.gz`` compress), each
+    row with its ``split``; ``read_splits`` reads it back. Prepare once, train elsewhere."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _open_text(path, "w") as f:
+        for split_name, rows in (("train", splits.train), ("dev", splits.dev)):
+            for ex in rows:
+                f.write(json.dumps({"split": split_name, **asdict(ex)}, ensure_ascii=False) + "\n")
+    return {"train": len(splits.train), "dev": len(splits.dev)}
+
+
+def read_splits(path: str | Path) -> NLISplits:
+    """Splits written by ``write_splits``, in their saved order."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such splits file; write one with --save-splits")
+    out: dict[str, list[NLIExample]] = {"train": [], "dev": []}
+    for n, row in enumerate(_rows(path), 1):
+        split_name = row.pop("split", None)
+        if split_name not in out:
+            raise ValueError(f"{path}:{n}: split {split_name!r} is neither 'train' nor 'dev'")
+        out[split_name].append(_example(path, n, row))
+    return NLISplits(out["train"], out["dev"])
+
+
+def _rows(path: Path) -> Iterator[dict]:
+    with _open_text(path, "r") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{n}: not JSON ({e})") from None
+
+
+def _example(path: Path, n: int, row: dict) -> NLIExample:
+    try:
+        ex = NLIExample(**row)
+    except TypeError as e:
+        raise ValueError(f"{path}:{n}: not an NLIExample row ({e})") from None
+    if ex.label not in LABELS:
+        raise ValueError(f"{path}:{n}: label {ex.label!r} not in {LABELS}")
+    return ex
 
 
 def read_jsonl(path: str | Path) -> Iterator[NLIExample]:

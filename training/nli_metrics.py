@@ -98,3 +98,28 @@ def binary_report(
         "n": float(len(y)),
         "positive_rate": float(y.mean()) if len(y) else float("nan"),
     }
+
+
+def expected_calibration_error(
+    y_true: Sequence[int] | np.ndarray, p: Sequence[float] | np.ndarray, bins: int = 10
+) -> float:
+    """ECE of probabilities ``p`` for binary outcomes ``y_true``: the mean gap between the
+    predicted probability and the observed rate over ``bins`` equal-width bins, weighted by how
+    many predictions fall in each.
+
+    >>> expected_calibration_error([1, 0, 1, 0], [1.0, 0.0, 1.0, 0.0])
+    0.0
+    >>> round(expected_calibration_error([1, 1, 0, 0], [0.9, 0.9, 0.9, 0.9]), 2)
+    0.4
+    """
+    y = np.asarray(y_true, dtype=float)
+    q = np.clip(np.asarray(p, dtype=float), 0.0, 1.0)
+    if len(y) == 0:
+        return float("nan")
+    idx = np.minimum((q * bins).astype(int), bins - 1)
+    gap = 0.0
+    for b in range(bins):
+        m = idx == b
+        if m.any():
+            gap += m.sum() * abs(q[m].mean() - y[m].mean())
+    return float(gap / len(y))

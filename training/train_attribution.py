@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from editor.llm.partial import save_partial
 from training.attribution_card import write_model_card
 from training.attribution_config import TrainAttributionConfig
 from training.nli_data import (
@@ -41,7 +42,9 @@ from training.nli_data import (
     build_mixture,
     label_counts,
     load_nli_sets,
-    split_by_group,
+    read_splits,
+    split_source,
+    write_splits,
 )
 from training.nli_metrics import balanced_accuracy, roc_auc
 
@@ -63,6 +66,8 @@ class TrainResult:
 def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
     """Train/dev examples: shared sets split by document, synthetic Wikipedia pairs by article,
     train capped per source (seeded), dev capped per source."""
+    if cfg.splits:
+        return read_splits(cfg.splits)
     sets = load_nli_sets(cfg.data_dir, cfg.sources, max_length=cfg.max_length)
     if cfg.wiki_articles:
         from retrieval.corpus import read_wiki_summaries
@@ -82,15 +87,23 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
         sets["summedits-sentences"] = summedits_sentence_pairs(
             cfg.data_dir or default_data_dir(), max_length=cfg.max_length
         )
+    if cfg.make_rows:
+        from training.nli_make_pairs import SOURCE, make_pairs, read_make_rows
+
+        sets[SOURCE] = make_pairs(read_make_rows(cfg.make_rows), max_length=cfg.max_length)
     train: dict[str, list[NLIExample]] = {}
     dev: dict[str, list[NLIExample]] = {}
     for name, rows in sets.items():
-        s = split_by_group(rows, cfg.dev_fraction)
+        s = split_source(name, rows, cfg.dev_fraction)
         train[name], dev[name] = s.train, s.dev
-    return NLISplits(
+    splits = NLISplits(
         build_mixture(train, cfg.limit_per_source, cfg.seed),
         build_mixture(dev, cfg.dev_limit_per_source, cfg.seed),
     )
+    if cfg.save_splits:
+        counts = write_splits(splits, cfg.save_splits)
+        log.info("wrote %s examples to %s", counts, cfg.save_splits)
+    return splits
 
 
 def resolve_device(device: str) -> str:
@@ -103,6 +116,7 @@ def resolve_device(device: str) -> str:
 
 def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
     """Tokenizer and a 3-label sequence classifier over ``base`` (LoRA-wrapped if asked)."""
+    import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from retrieval.assets import resolve
@@ -111,11 +125,14 @@ def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
     tokenizer = AutoTokenizer.from_pretrained(load_id)
     model = AutoModelForSequenceClassification.from_pretrained(
         load_id,
+        dtype=torch.float32,  # train in fp32 (bf16 autocast on CUDA) whatever the saved dtype
         num_labels=len(LABELS),
         id2label=dict(enumerate(LABELS)),
         label2id={label: i for i, label in enumerate(LABELS)},
         ignore_mismatched_sizes=True,  # a base with another head gets a fresh 3-way head
     )
+    if cfg.freeze_embeddings:
+        model.get_input_embeddings().weight.requires_grad_(False)
     if cfg.lora:
         try:
             from peft import LoraConfig, PeftModel, TaskType, get_peft_model
@@ -345,6 +362,9 @@ def save_model(model: Any, tokenizer: Any, cfg: TrainAttributionConfig) -> Path:
         adapter_cfg = json.loads((out / "adapter_config.json").read_text())
         adapter_cfg["base_model_name_or_path"] = cfg.base  # a reference, resolved on load
         (out / "adapter_config.json").write_text(json.dumps(adapter_cfg, indent=2))
+    elif cfg.freeze_embeddings:  # only what changed, in half precision, over the base
+        frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+        save_partial(model, out, cfg.base, frozen)
     else:
         if cfg.lora:
             model = model.merge_and_unload()

@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.fusion import FUSION_FILE, Fusion
 from editor.attribution.hf import HFSequenceClassificationNLI, T5TrueNLI
+from editor.attribution.verifier import FusedVerifier
 from editor.config import AttributionConfig
 from retrieval.assets import AssetNotFoundError
 from retrieval.settings import Settings
@@ -63,7 +65,7 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
             "attribution trainer in training/, set attribution.model to the folder it wrote, or "
             "use attribution.type=hf / t5-true with attribution.model=HUB_ID_OR_PATH"
         )
-    return HFSequenceClassificationNLI(
+    nli = HFSequenceClassificationNLI(
         str(path),
         label_map=cfg.label_map,
         max_length=cfg.max_length,
@@ -73,3 +75,6 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
         local_files_only=True,
         quantize=cfg.quantize,
     )
+    if cfg.fusion and (path / FUSION_FILE).is_file():
+        return FusedVerifier(nli, Fusion.load(path / FUSION_FILE))
+    return nli

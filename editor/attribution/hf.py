@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from editor.attribution.nli import LABELS, ChunkedNLI, canonical_label, infer_label_map
+from editor.llm.partial import MANIFEST, is_partial_folder, load_partial
 from retrieval.assets import AssetNotFoundError, resolve
 
 
@@ -63,6 +64,9 @@ class _HFModel(ChunkedNLI):
             tokenizer = AutoTokenizer.from_pretrained(resolved.load_id, local_files_only=local)
             if _is_adapter_folder(resolved.load_id):
                 model = _from_adapter_folder(model_class, resolved.load_id)
+            elif is_partial_folder(resolved.load_id):
+                base = json.loads((Path(resolved.load_id) / MANIFEST).read_text())["base"]
+                model = load_partial(model_class, resolved.load_id, resolve(base).load_id)
             else:
                 model = model_class.from_pretrained(resolved.load_id, local_files_only=local)
         except OSError as e:

@@ -228,6 +228,23 @@ class SlotChecker:
     def check_batch(self, pairs: Sequence[tuple[str, str | Sequence[str]]]) -> list[SlotVerdict]:
         return [self.check(c, e) for c, e in pairs]
 
+    def coverage(self, claim: str, evidence: str) -> tuple[float, float]:
+        """How much of the claim the evidence mentions: the share of its content words found
+        there, and the share of its typed slots (names, numbers, dates) whose words all are
+        (1.0 when the claim has no slot).
+
+        >>> SlotChecker().coverage("Paris is in France.", "France's capital is Paris.")
+        (1.0, 1.0)
+        """
+        found = content_words(evidence)
+        words = content_words(claim)
+        word_share = len(words & found) / len(words) if words else 1.0
+        slots = [sl for sl in typed_spans(self._parse(claim)) if content_words(sl.text)]
+        if not slots:
+            return word_share, 1.0
+        hits = sum(content_words(sl.text) <= found for sl in slots)
+        return word_share, hits / len(slots)
+
     # -- slot comparisons --------------------------------------------------------------------
 
     def _compare(self, claim_doc: Any, ev_doc: Any, everything: str) -> list[SlotVerdict]:

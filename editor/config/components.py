@@ -137,6 +137,12 @@ class AttributionConfig(_Cfg):
     threshold: float = Field(
         0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
     )
+    fusion: bool = Field(
+        True,
+        description="purr: judge with the calibrated verifier (the NLI scores fused with slot "
+        "checks and coverage by the model folder's fusion.json) when the folder has one; "
+        "false = the NLI scores alone.",
+    )
     device: str = Field("cpu", description="torch device.")
     quantize: Literal["none", "int8"] = Field(
         "none",

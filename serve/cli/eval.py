@@ -104,6 +104,11 @@ def _add_attribution(esub, common) -> None:
     e.add_argument(
         "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
     )
+    e.add_argument(
+        "--sources",
+        default="shared",
+        help="comma-separated NLI sets or aliases (shared, extra, eval-only); the mean is theirs",
+    )
     e.add_argument("--limit", type=_positive_int, default=None, help="dev rows per source")
     e.add_argument("--max-length", type=_positive_int, default=256)
     e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
@@ -119,6 +124,7 @@ def _add_attribution(esub, common) -> None:
 
 def run_eval_attribution(args: argparse.Namespace) -> int:
     from training.eval_attribution import run_eval
+    from training.nli_sources import expand
 
     _check_data_dir(args.data_dir)
     model = Path(args.model).expanduser()
@@ -128,6 +134,7 @@ def run_eval_attribution(args: argparse.Namespace) -> int:
         args.model,
         args.out,
         data_dir=args.data_dir,
+        sources=expand([s.strip() for s in args.sources.split(",") if s.strip()]),
         limit=args.limit,
         max_length=args.max_length,
         windowed=args.windowed,

@@ -38,7 +38,24 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
     )
     p.add_argument("--base", default="packaged:all-minilm-l6-v2", help="base encoder reference")
+    p.add_argument(
+        "--sources",
+        default="shared",
+        help="comma-separated NLI sets or aliases (shared, extra); see training.nli_sources",
+    )
+    p.add_argument(
+        "--save-splits", default=None, help="write the prepared examples here (.jsonl/.gz/.xz)"
+    )
+    p.add_argument(
+        "--prepare-only", action="store_true", help="stop after --save-splits (train elsewhere)"
+    )
+    p.add_argument("--splits", default=None, help="train on examples saved by --save-splits")
     _lora_flags(p, default=False, what="a LoRA adapter + head (small files)")
+    p.add_argument(
+        "--freeze-embeddings",
+        action="store_true",
+        help="full fine-tuning with frozen word embeddings; saves only the changed weights (fp16)",
+    )
     p.add_argument("--lora-r", type=_positive_int, default=16, help="LoRA rank")
     p.add_argument(
         "--lora-targets",
@@ -63,6 +80,12 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         help="add sentence-level contrast pairs from SummEdits' minimal edits",
     )
     p.add_argument(
+        "--make-rows",
+        action="append",
+        default=[],
+        help="`purr data make` rows to add as hard pairs (repeatable)",
+    )
+    p.add_argument(
         "--init-adapter", default=None, help="continue training this saved LoRA adapter folder"
     )
     p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
@@ -73,6 +96,52 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.set_defaults(handler=run_train_attribution)
     _add_editor_parser(tsub)
     _add_querygen_parser(tsub)
+    _add_fusion_parser(tsub)
+
+
+def _add_fusion_parser(tsub: argparse._SubParsersAction) -> None:
+    p = tsub.add_parser(
+        "fusion",
+        help="fit the verifier's calibrated fusion (NLI + slot checks + coverage) for a model",
+    )
+    p.add_argument("--model", required=True, help="the trained attribution model folder")
+    p.add_argument(
+        "--splits", required=True, help="examples saved by purr train attribution --save-splits"
+    )
+    p.add_argument("--out", default=None, help="where fusion.json goes (default: --model)")
+    p.add_argument("--train-per-source", type=_positive_int, default=200)
+    p.add_argument("--dev-per-source", type=_positive_int, default=200)
+    p.add_argument("--max-length", type=_positive_int, default=128)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(handler=run_train_fusion)
+
+
+def run_train_fusion(args: argparse.Namespace) -> int:
+    from editor.attribution.hf import HFSequenceClassificationNLI
+    from editor.attribution.verifier import FusedVerifier
+    from training.fit_fusion import fit_fusion
+
+    model = Path(args.model).expanduser()
+    if not (model / "config.json").is_file():
+        raise ValueError(f"--model {model}: no config.json; pass a trained attribution folder")
+    nli = HFSequenceClassificationNLI(str(model), max_length=args.max_length)
+    metrics = fit_fusion(
+        FusedVerifier(nli, None),
+        args.splits,
+        args.out or model,
+        train_per_source=args.train_per_source,
+        dev_per_source=args.dev_per_source,
+        seed=args.seed,
+    )
+    rep = metrics["report"]["all"]
+    json.dump(
+        {"out": str(args.out or model), "temperature": metrics["temperature"], "report": rep},
+        sys.stdout,
+        indent=2,
+        default=float,
+    )
+    sys.stdout.write("\n")
+    return 0
 
 
 def _lora_flags(p: argparse.ArgumentParser, default: bool, what: str) -> None:
@@ -112,7 +181,14 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         raise ValueError(f"--epochs must be > 0, got {args.epochs}")
     if args.wiki_articles < 0:
         raise ValueError(f"--wiki-articles must be >= 0, got {args.wiki_articles}")
+    if args.prepare_only and not args.save_splits:
+        raise ValueError("--prepare-only writes the examples and stops: add --save-splits FILE")
     cfg = TrainAttributionConfig(
+        sources=[s.strip() for s in args.sources.split(",") if s.strip()],
+        splits=args.splits,
+        save_splits=args.save_splits,
+        freeze_embeddings=args.freeze_embeddings,
+        make_rows=args.make_rows,
         out=args.out,
         base=args.base,
         data_dir=args.data_dir,
@@ -142,6 +218,13 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         device=args.device,
         seed=args.seed,
     )
+    if args.prepare_only:
+        from training.train_attribution import prepare_splits
+
+        splits = prepare_splits(cfg)
+        json.dump({"train": len(splits.train), "dev": len(splits.dev)}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
     result = train_attribution(cfg)
     summary = {
         "out": str(result.out),

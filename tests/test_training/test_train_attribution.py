@@ -76,6 +76,21 @@ def test_tiny_full_training_writes_a_loadable_model(tiny_base, data_dir, tmp_pat
     _check_loads(out)
 
 
+def test_tiny_frozen_embedding_training_saves_a_partial_folder(tiny_base, data_dir, tmp_path):
+    from editor.attribution import HFSequenceClassificationNLI
+    from training.train_attribution import train_attribution
+
+    cfg = _tiny_cfg(tiny_base, tmp_path / "partial", freeze_embeddings=True)
+    result = train_attribution(cfg, _splits(data_dir))
+    manifest = json.loads((result.out / "purr_base.json").read_text())
+    assert manifest["base"] == str(tiny_base)
+    assert manifest["frozen"] == ["bert.embeddings.word_embeddings.weight"]
+    assert not (result.out / "model.safetensors").exists()
+    model = HFSequenceClassificationNLI(str(result.out), max_length=64)
+    s = model.score_batch([(EVIDENCE, "The tower was completed in 1889.")])[0]
+    assert s.supported + s.contradicted + s.not_supported == pytest.approx(1.0, abs=1e-5)
+
+
 def test_tiny_lora_training_saves_small_adapter_folder(tiny_base, data_dir, tmp_path):
     from editor.attribution.base import build
     from editor.config import AttributionConfig

@@ -1,0 +1,148 @@
+"""Calibrated fusion: one 3-way judgement from the NLI scores, the slot verdict and coverage.
+
+Features of a (claim, evidence) pair (``FEATURES``, in order):
+
+- ``log_supported``, ``log_contradicted``, ``log_not_supported``: the NLI model's scores
+  (log, floored at 1e-4; for long evidence the per-window maxima / minimum);
+- ``slot_contradicted``, ``slot_consistent``: the slot check's verdict (both 0 for unknown);
+- ``word_coverage``: the share of the claim's content words found in the evidence;
+- ``slot_coverage``: the share of the claim's typed slots (names, numbers, dates) whose words
+  all occur in the evidence (1.0 when the claim has none).
+
+``Fusion`` is a multinomial logistic regression over them (weights ``W``: 3 x features, bias
+``b``), divided by a temperature fitted on dev data afterwards, so its probabilities are
+calibrated. It is stored as JSON (``fusion.json`` beside the NLI model it was fitted with) and
+fitted by ``training.fit_fusion``. Maths only: no model loading here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from editor.attribution.nli import LABELS
+
+FEATURES = (
+    "log_supported",
+    "log_contradicted",
+    "log_not_supported",
+    "slot_contradicted",
+    "slot_consistent",
+    "word_coverage",
+    "slot_coverage",
+)
+FUSION_FILE = "fusion.json"
+
+
+def feature_row(
+    supported: float,
+    contradicted: float,
+    not_supported: float,
+    slot_verdict: str,
+    word_coverage: float,
+    slot_coverage: float,
+) -> list[float]:
+    """The feature vector of one pair, in ``FEATURES`` order.
+
+    >>> feature_row(0.9, 0.05, 0.05, "consistent", 1.0, 1.0)[3:]
+    [0.0, 1.0, 1.0, 1.0]
+    """
+    floor = 1e-4
+    return [
+        math.log(max(supported, floor)),
+        math.log(max(contradicted, floor)),
+        math.log(max(not_supported, floor)),
+        float(slot_verdict == "contradicted"),
+        float(slot_verdict == "consistent"),
+        float(word_coverage),
+        float(slot_coverage),
+    ]
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of logits ``z`` (n, k)."""
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """Weights of the fused, calibrated 3-way classifier (rows of ``W`` follow ``LABELS``)."""
+
+    W: list[list[float]]
+    b: list[float]
+    temperature: float = 1.0
+    features: tuple[str, ...] = FEATURES
+    labels: tuple[str, ...] = tuple(LABELS)
+    mean: list[float] = field(default_factory=lambda: [0.0] * len(FEATURES))
+    scale: list[float] = field(default_factory=lambda: [1.0] * len(FEATURES))
+    meta: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        k, d = len(self.labels), len(self.features)
+        if np.shape(self.W) != (k, d) or len(self.b) != k:
+            raise ValueError(
+                f"fusion weights must be {k} x {d} with {k} biases, got "
+                f"{np.shape(self.W)} and {len(self.b)}"
+            )
+        if not self.temperature > 0:
+            raise ValueError(f"fusion temperature must be > 0, got {self.temperature}")
+
+    def logits(self, X: np.ndarray) -> np.ndarray:
+        """Uncalibrated logits (n, 3) of feature rows ``X`` (n, features)."""
+        Z = (np.asarray(X, dtype=float) - np.asarray(self.mean)) / np.asarray(self.scale)
+        return Z @ np.asarray(self.W).T + np.asarray(self.b)
+
+    def probabilities(self, X: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+        """Calibrated probabilities (n, 3), columns in ``labels`` order."""
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        return softmax(self.logits(X) / self.temperature)
+
+    def save(self, path: str | Path) -> Path:
+        path = Path(path)
+        payload = {
+            "features": list(self.features),
+            "labels": list(self.labels),
+            "W": [list(map(float, row)) for row in self.W],
+            "b": list(map(float, self.b)),
+            "mean": list(map(float, self.mean)),
+            "scale": list(map(float, self.scale)),
+            "temperature": float(self.temperature),
+            "meta": self.meta,
+        }
+        path.write_text(json.dumps(payload, indent=2))
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Fusion:
+        """A fusion saved by ``save``; a ValueError says what is wrong with a broken file."""
+        path = Path(path)
+        try:
+            raw = json.loads(path.read_text())
+            fusion = cls(
+                W=raw["W"],
+                b=raw["b"],
+                temperature=raw.get("temperature", 1.0),
+                features=tuple(raw["features"]),
+                labels=tuple(raw["labels"]),
+                mean=raw.get("mean", [0.0] * len(raw["features"])),
+                scale=raw.get("scale", [1.0] * len(raw["features"])),
+                meta=raw.get("meta", {}),
+            )
+        except (OSError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+            raise ValueError(
+                f"{path}: not a fusion file ({e}); refit it with purr train fusion"
+            ) from None
+        if fusion.features != FEATURES or fusion.labels != tuple(LABELS):
+            raise ValueError(
+                f"{path}: fitted on features {list(fusion.features)} / labels "
+                f"{list(fusion.labels)}, this purr computes {list(FEATURES)} / {LABELS}; "
+                "refit it with purr train fusion"
+            )
+        return fusion

@@ -1,0 +1,112 @@
+"""The verifier: the NLI model, the slot checks and coverage fused into one calibrated verdict.
+
+``FusedVerifier`` wraps any attribution model. For each (evidence, claim) pair it reads the
+NLI scores, the slot check (``editor.attribution.slot_check``) and the claim's coverage by the
+evidence, and turns them into calibrated probabilities with a fitted ``Fusion``. It is itself an
+``AttributionModel`` (``score_batch`` returns the calibrated scores, which sum to 1), so the
+agreement gate, edit acceptance, auto-AIS, ``purr data make``'s filter, ``purr score`` and
+``/v1/score`` all judge with it once it is built; ``verify_batch`` adds the label and the
+reason ("'1895' vs '1887 to 1889'").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from editor.attribution.base import AttributionModel
+from editor.attribution.fusion import Fusion, feature_row
+from editor.attribution.slot_check import SlotChecker, SlotVerdict
+from editor.types import EntailmentScores
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The verifier's judgement of one claim against its evidence, with the reason."""
+
+    label: str
+    scores: EntailmentScores
+    nli: EntailmentScores
+    slot: SlotVerdict
+    reason: str
+
+
+class FusedVerifier:
+    """``nli`` + slot checks + coverage -> ``fusion`` (see the module doc). Without a fusion
+    (``None``) it only computes ``features``, which is what fitting one needs."""
+
+    def __init__(
+        self, nli: AttributionModel, fusion: Fusion | None, slots: SlotChecker | None = None
+    ) -> None:
+        self.nli = nli
+        self.fusion = fusion
+        self.slots = slots or SlotChecker()
+
+    @property
+    def three_way(self) -> bool:
+        return True
+
+    def features(
+        self, pairs: Sequence[tuple[str, str]]
+    ) -> tuple[np.ndarray, list[EntailmentScores], list[SlotVerdict]]:
+        """Feature rows (n, features), the NLI scores and the slot verdicts of ``pairs``
+        ((premise, hypothesis), as ``score_batch`` takes them)."""
+        nli = self.nli.score_batch(pairs) if pairs else []
+        rows, verdicts = [], []
+        for (premise, hypothesis), s in zip(pairs, nli, strict=True):
+            slot = self.slots.check(hypothesis, premise)
+            words, slots = self.slots.coverage(hypothesis, premise)
+            rows.append(
+                feature_row(
+                    s.supported, s.contradicted, s.not_supported, slot.verdict, words, slots
+                )
+            )
+            verdicts.append(slot)
+        X = np.asarray(rows, dtype=float).reshape(len(rows), -1)
+        return X, nli, verdicts
+
+    def verify_batch(self, pairs: Sequence[tuple[str, str]]) -> list[Verdict]:
+        """One verdict per (premise, hypothesis) pair, in input order."""
+        pairs = list(pairs)
+        if not pairs:
+            return []
+        if self.fusion is None:
+            raise ValueError("this verifier has no fusion yet; fit one with purr train fusion")
+        X, nli, slots = self.features(pairs)
+        P = self.fusion.probabilities(X)
+        out = []
+        for p, s, slot in zip(P, nli, slots, strict=True):
+            scores = EntailmentScores(
+                supported=float(p[0]),
+                contradicted=float(p[1]),
+                not_supported=float(p[2]),
+                chunks=s.chunks,
+            )
+            label = self.fusion.labels[int(np.argmax(p))]
+            out.append(Verdict(label, scores, s, slot, _reason(label, scores, s, slot)))
+        return out
+
+    def verify(self, premise: str, hypothesis: str) -> Verdict:
+        return self.verify_batch([(premise, hypothesis)])[0]
+
+    def score_batch(self, pairs: Sequence[tuple[str, str]]) -> list[EntailmentScores]:
+        return [v.scores for v in self.verify_batch(pairs)]
+
+    def score(self, premise: str, hypothesis: str) -> EntailmentScores:
+        return self.verify(premise, hypothesis).scores
+
+
+def _reason(label: str, p: EntailmentScores, nli: EntailmentScores, slot: SlotVerdict) -> str:
+    """Why the verdict is what it is, in one line."""
+    if label == "contradicted" and slot.verdict == "contradicted":
+        return f"the evidence states otherwise: {slot.reason}"
+    if label == "contradicted":
+        return f"the NLI model reads the evidence as contradicting it (P={p.contradicted:.2f})"
+    if label == "supported":
+        extra = f"; {slot.reason}" if slot.verdict == "consistent" else ""
+        return f"the evidence entails it (P={p.supported:.2f}){extra}"
+    if slot.verdict == "contradicted":
+        return f"not supported; the slot check disagrees ({slot.reason})"
+    return f"the evidence does not state it (P(supported)={p.supported:.2f})"

@@ -170,6 +170,7 @@ def build_reviser(
     """The revision stage of ``cfg``: the editor (behind its fallback, if one is set) and the
     agreement gate. ``attribution`` and ``llm`` are loaders, called only by the stages that need
     them, so an editor without an LLM never loads one."""
+    from editor.revision.acceptance import EditAcceptance
     from editor.revision.agreement import build as build_agreement
     from editor.revision.editors import build as build_editor
     from editor.revision.editors.base import edits
@@ -187,4 +188,25 @@ def build_reviser(
         )
     gate = cfg.revision.gate and edits(editor)
     agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
-    return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}))
+    acceptance = (
+        EditAcceptance(_Lazy(attribution), cfg.revision.accept_min_supported)
+        if cfg.revision.verify_edits and edits(editor)
+        else None
+    )
+    return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}), acceptance)
+
+
+class _Lazy:
+    """An attribution model built on its first score (the loader is called once)."""
+
+    def __init__(self, load: Callable[[], Any]) -> None:
+        self._load = load
+        self._model: Any = None
+
+    def score_batch(self, pairs):
+        if self._model is None:
+            self._model = self._load()
+        return self._model.score_batch(pairs)
+
+    def score(self, premise: str, hypothesis: str):
+        return self.score_batch([(premise, hypothesis)])[0]

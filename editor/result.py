@@ -32,6 +32,7 @@ class SentenceReport:
     attribution: float | None
     evidence_id: str | None
     applicable: bool
+    verdict: str | None = None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from retrieval.types import Hit
 
@@ -89,7 +90,11 @@ class SentenceAttribution:
     and ``attributable=None``. Otherwise ``attribution`` is max over the evidence of
     P(evidence entails ``decontextualized``), ``evidence_index`` the position of that evidence
     in the list scored (None when the list was empty, attribution 0.0) and ``attributable``
-    whether ``attribution`` reached the threshold.
+    whether ``attribution`` reached the threshold. ``verdict``: ``supported`` (attributable),
+    ``contradicted`` (an evidence contradicts it: P(contradicted) >= 0.5 and above its
+    P(supported), or the verifier's slot check names a date, number, name or role the evidence
+    states otherwise; ``evidence_index`` then points at that evidence) or ``unverified`` (neither);
+    None for sentences that are not applicable.
     """
 
     text: str
@@ -98,6 +103,7 @@ class SentenceAttribution:
     attribution: float | None
     evidence_index: int | None
     attributable: bool | None = None
+    verdict: Literal["supported", "contradicted", "unverified"] | None = None
 
 
 @dataclass(frozen=True)

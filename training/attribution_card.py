@@ -24,10 +24,20 @@ def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
         for s in sources
     )
     flags = [f"--out {cfg['out']}", f"--max-length {cfg['max_length']}"]
+    if cfg.get("sources"):
+        flags.append(f"--sources {','.join(cfg['sources'])}")
     if cfg.get("lora"):
         flags += ["--lora", f"--lora-r {cfg['lora_r']}"]
+    if cfg.get("freeze_embeddings"):
+        flags.append("--freeze-embeddings")
+    for rows_file in cfg.get("make_rows") or []:
+        flags.append(f"--make-rows {rows_file}")
+    if cfg.get("limit_per_source"):
+        flags.append(f"--limit-per-source {cfg['limit_per_source']}")
     if cfg.get("max_steps"):
         flags.append(f"--max-steps {cfg['max_steps']}")
+    elif cfg.get("epochs") not in (None, 1.0):
+        flags.append(f"--epochs {cfg['epochs']}")
     flags += [
         f"--batch-size {cfg['batch_size']}",
         f"--eval-every {cfg['eval_every']}",
@@ -40,6 +50,8 @@ def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
         flags.append(f"--lr {cfg['lr']}")
     if cfg.get("role_swaps"):
         flags.append(f"--role-swaps {cfg['role_swaps']}")
+    if cfg.get("same_article_neutrals"):
+        flags.append(f"--same-article-neutrals {cfg['same_article_neutrals']}")
     if cfg.get("edit_pairs"):
         flags.append("--edit-pairs")
     if cfg.get("init_adapter"):
@@ -54,6 +66,9 @@ def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
         f" with a LoRA adapter (r={cfg['lora_r']}, alpha={cfg['lora_alpha']}, targets "
         f"{cfg.get('lora_targets')}) and a trained pooler and head"
         if cfg.get("lora")
+        else ", fully fine-tuned with the word embeddings frozen (only the changed weights are "
+        "saved, in fp16 shards over the base: `purr_base.json`)"
+        if cfg.get("freeze_embeddings")
         else ", fully fine-tuned"
     )
     roles = (

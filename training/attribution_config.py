@@ -40,6 +40,13 @@ class TrainAttributionConfig(BaseModel):
     role_swaps: float = Field(
         0.0, ge=0, le=1, description="Share of synthetic articles that add a role-swap pair."
     )
+    same_article_neutrals: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of synthetic articles that add the sentence against the article's "
+        "other sentences as not_supported (about the subject, not stating the fact).",
+    )
     edit_pairs: bool = Field(
         False,
         description="Add sentence-level contrast pairs from SummEdits' minimal edits "

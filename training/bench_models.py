@@ -1,5 +1,6 @@
 """Model benchmarks. ``purr bench attribution``: NLI throughput at a fixed pair length, fp32
-vs int8, beside the pairs/s this CPU's measured matrix-multiply rate allows the model at best.
+vs int8, and the fused verifier's (NLI + slot checks + fusion, when the model folder has a
+``fusion.json``), beside the pairs/s this CPU's matrix-multiply rate allows the model at best.
 ``purr bench edit``: end-to-end latency by stage over 3-sentence passages, each editor against
 the identity baseline measured in the same run. Figures are medians of several runs
 (attribution) or p50/p95 over passages (edit); JSON to stdout and ``--out``.
@@ -79,7 +80,9 @@ def bench_attribution(
     import torch
 
     from editor.attribution import default_purr_path
+    from editor.attribution.fusion import FUSION_FILE, Fusion
     from editor.attribution.hf import HFSequenceClassificationNLI
+    from editor.attribution.verifier import FusedVerifier
 
     ref = model_ref or str(default_purr_path())
     report: dict[str, Any] = {
@@ -99,6 +102,9 @@ def bench_attribution(
     }
     for m in models.values():
         m.load()
+    fusion_file = Path(ref) / FUSION_FILE
+    fusion = Fusion.load(fusion_file) if fusion_file.is_file() else None
+    report["verifier"] = str(fusion_file) if fusion is not None else None
     for length in lengths:
         pairs = fixed_length_pairs(models["none"]._tokenizer, n, length)
         row: dict[str, Any] = {}
@@ -116,6 +122,18 @@ def bench_attribution(
                 times.append(time.perf_counter() - t)
             probs[q] = np.concatenate(out)[:, 0]
             row[q] = {
+                "pairs_per_s": round(len(pairs) / statistics.median(times), 1),
+                "runs_s": [round(x, 2) for x in times],
+            }
+        if fusion is not None:  # the verifier as purr uses it: NLI (fp32) + slot checks + fusion
+            times = []
+            for _ in range(runs):
+                verifier = FusedVerifier(models["none"], fusion)  # a fresh slot-parse cache
+                t = time.perf_counter()
+                for i in range(0, len(pairs), batch_size):
+                    verifier.score_batch(pairs[i : i + batch_size])
+                times.append(time.perf_counter() - t)
+            row["verifier"] = {
                 "pairs_per_s": round(len(pairs) / statistics.median(times), 1),
                 "runs_s": [round(x, 2) for x in times],
             }

@@ -161,12 +161,15 @@ def synthetic_pairs(
     progress: bool = True,
     source: str = "wiki-synthetic",
     role_swaps: float = 0.0,
+    same_article_neutrals: float = 0.0,
 ) -> list[NLIExample]:
     """Supported / contradicted / not_supported pairs from ``documents`` (see module doc).
 
     ``role_swaps``: the share of articles whose sentence names two same-type entities that also
-    get a contradicted pair with the two swapped ("X defeated Y" -> "Y defeated X"); the
-    shipped model was trained with 0 (it scores role swaps as supported)."""
+    get a contradicted pair with the two swapped ("X defeated Y" -> "Y defeated X");
+    ``same_article_neutrals``: the share of articles that also pair the sentence with the
+    article's other sentences (a window that leaves it out, about the same subject but not
+    stating it) as not_supported, so that "not stated" is not read as "contradicted"."""
     if window < 1:
         raise ValueError(f"window must be >= 1 sentence, got {window}")
     rng = random.Random(seed)
@@ -225,6 +228,15 @@ def synthetic_pairs(
                     NLIExample(f"{base}:role", source, premise, swapped, "contradicted", group)
                 )
         target = content_words(sentence, NUMBER_WORD)
+        if same_article_neutrals > 0 and target and rng.random() < same_article_neutrals:
+            rest = sentences[i + 1 : i + 1 + window] or sentences[max(0, i - window) : i]
+            text = " ".join(rest)
+            if rest and len(target & content_words(text, NUMBER_WORD)) / len(target) <= (
+                max_neutral_overlap
+            ):
+                out.append(
+                    NLIExample(f"{base}:same", source, text, sentence, "not_supported", group)
+                )
         votes: dict[int, int] = defaultdict(int)
         for w in target:
             postings = index.get(w, ())

@@ -21,6 +21,7 @@ article) are used, so the model that judges the edits never trained on these pas
 from __future__ import annotations
 
 import random
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -34,12 +35,41 @@ from training.nli_data import is_dev
 from training.nli_synthetic import NUMBER_LABELS, SWAP_LABELS, perturb_number
 
 ERROR_TYPES = ("date", "number", "entity", "role")
+"""The default rotation; ``negation`` (an auxiliary negated, or its negation dropped) is opt-in."""
+ALL_ERROR_TYPES = (*ERROR_TYPES, "negation")
+
+_AUX = re.compile(
+    r"\b(is|are|was|were|has|have|had|can|could|will|would|did|does|do)(\s+not\b|n't)?", re.I
+)
 
 _ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
 
 
+def _negate(sentence: str) -> tuple[str, str, str] | None:
+    """The sentence with its first auxiliary negated ("was" -> "was not"), or its negation
+    dropped ("was not" -> "was"); (new sentence, wrong span, right span), or None.
+
+    >>> _negate("The tower was completed in 1889.")
+    ('The tower was not completed in 1889.', 'was not', 'was')
+    >>> _negate("It is not a planet.")
+    ('It is a planet.', 'It is', 'is not')
+    """
+    m = _AUX.search(sentence)
+    if m is None:
+        return None
+    aux = m.group(1)
+    if m.group(2):  # drop the negation; the wrong span needs context to be found again
+        new = sentence[: m.start()] + aux + sentence[m.end() :]
+        before = new[: m.start()].split()
+        wrong = " ".join([*before[-1:], aux])
+        return new, wrong, sentence[m.start() : m.end()]
+    return sentence[: m.end()] + " not" + sentence[m.end() :], f"{aux} not", aux
+
+
 def _plant(sentence: str, ents, pool, rng: random.Random, kind: str) -> tuple[str, str, str] | None:
     """(new sentence, wrong span, right span) with one error of ``kind``, or None."""
+    if kind == "negation":
+        return _negate(sentence)
     if kind in {"date", "number"}:
         labels = {"DATE", "TIME"} if kind == "date" else NUMBER_LABELS - {"DATE", "TIME"}
         for text, a, b, label in rng.sample(ents, len(ents)):
@@ -94,9 +124,13 @@ def make_planted(
     sentences: int = 3,
     progress: bool = True,
     pool_size: int = 1500,
+    types: tuple[str, ...] = ERROR_TYPES,
 ) -> list[dict[str, Any]]:
-    """``n`` rows (see the module doc), deterministic for a seed; error types rotate evenly.
+    """``n`` rows (see the module doc), deterministic for a seed; error ``types`` rotate evenly.
     Replacement entities come from every ``len(docs) // pool_size``-th document."""
+    unknown = [t for t in types if t not in ALL_ERROR_TYPES]
+    if unknown or not types:
+        raise ValueError(f"error types {unknown or types} unknown; choose from {ALL_ERROR_TYPES}")
     from editor.text.nlp import get_nlp
 
     rng = random.Random(seed)
@@ -129,14 +163,16 @@ def make_planted(
             "title": d.title,
         }
         if want_error:
-            kind = ERROR_TYPES[sum(r["planted"] for r in rows) % len(ERROR_TYPES)]
+            kind = types[sum(r["planted"] for r in rows) % len(types)]
             order = list(range(len(sents)))
             rng.shuffle(order)
             planted = None
             for i in order:
                 doc = nlp(sents[i])
                 ents = [(e.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
-                got = _plant(sents[i], ents, pool, rng, kind) if ents else None
+                got = (
+                    _plant(sents[i], ents, pool, rng, kind) if ents or kind == "negation" else None
+                )
                 if got:
                     planted = (i, *got)
                     break

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,32 @@ from tqdm.auto import tqdm
 
 from editor.attribution.slot_check import SlotChecker
 from retrieval.sentences import split
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A check's verdict on one claim sentence: ``contradicted`` or not, and why."""
+
+    verdict: str
+    reason: str
+
+
+class VerifierCheck:
+    """The verifier (any attribution model) as a checker: a sentence is ``contradicted`` when,
+    against one of the evidence texts, P(contradicted) >= 0.5 and above P(supported); with the
+    fused verifier that is its 3-way label. The same rule the agreement gate and the report
+    use."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    def check(self, sentence: str, texts: Sequence[str]) -> Judged:
+        scores = self.model.score_batch([(t, sentence) for t in texts])
+        worst = max(scores, key=lambda s: s.contradicted)
+        if worst.contradicted >= 0.5 and worst.contradicted > worst.supported:
+            return Judged("contradicted", f"P(contradicted) {worst.contradicted:.2f}")
+        best = max(s.supported for s in scores)
+        return Judged("other", f"P(contradicted) {worst.contradicted:.2f}, P(supported) {best:.2f}")
 
 
 def planted_sentence(row: dict[str, Any]) -> str | None:
@@ -35,7 +62,7 @@ def planted_sentence(row: dict[str, Any]) -> str | None:
 def evaluate_slots(
     rows: Sequence[dict[str, Any]],
     evidence: dict[str, list[str]],
-    checker: SlotChecker | None = None,
+    checker: SlotChecker | VerifierCheck | None = None,
     progress: bool = True,
 ) -> dict[str, Any]:
     """Recall of contradictions by error type and the false-contradiction rate; ``evidence``

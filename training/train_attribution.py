@@ -78,6 +78,7 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
             max_articles=cfg.wiki_articles,
             seed=cfg.seed,
             role_swaps=cfg.role_swaps,
+            same_article_neutrals=cfg.same_article_neutrals,
             progress=cfg.progress,
         )
     if cfg.edit_pairs:

@@ -1,6 +1,7 @@
 """The attribution models purr builds by name: ``hf`` (any sequence-classification NLI model),
 ``t5-true`` (TRUE-style seq2seq) and ``purr`` (purr's own trained model, a local folder loaded as
-``hf``; the shipped one by default)."""
+``hf``; the shipped one by default, wrapped in the calibrated verifier when its folder holds a
+``fusion.json``)."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from retrieval.assets import AssetNotFoundError
 from retrieval.settings import Settings
 
 PURR_ARTEFACT = "purr-attribution"
-"""Folder name of the shipped attribution model (``editor/models/purr-attribution``: a LoRA
-adapter and head over the packaged all-MiniLM-L6-v2, with its model card)."""
+"""Folder name of the shipped attribution model (``editor/models/purr-attribution``: the
+packaged all-MiniLM-L6-v2 fully fine-tuned, saved as fp16 shards over it, with the fusion of the
+calibrated verifier and its model card)."""
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[1] / "models"
 """Where the shipped artefacts live; ``attribution.model`` may name one of them by folder name

@@ -2,12 +2,16 @@
 
 Features of a (claim, evidence) pair (``FEATURES``, in order):
 
-- ``log_supported``, ``log_contradicted``, ``log_not_supported``: the NLI model's scores
-  (log, floored at 1e-4; for long evidence the per-window maxima / minimum);
+- ``logit_supported``, ``logit_contradicted``, ``logit_not_supported``: the NLI model's scores
+  as log-odds (clipped to [1e-4, 1 - 1e-4]; for long evidence the per-window maxima / minimum),
+  so near-certain scores stay distinguishable;
 - ``slot_contradicted``, ``slot_consistent``: the slot check's verdict (both 0 for unknown);
 - ``word_coverage``: the share of the claim's content words found in the evidence;
 - ``slot_coverage``: the share of the claim's typed slots (names, numbers, dates) whose words
-  all occur in the evidence (1.0 when the claim has none).
+  all occur in the evidence (1.0 when the claim has none);
+- ``contradicted_x_coverage``, ``supported_x_coverage``: the NLI log-odds times
+  ``word_coverage``, so that evidence about something else (little in common with the claim)
+  can neither contradict nor support it however the NLI model reads it.
 
 ``Fusion`` is a multinomial logistic regression over them (weights ``W``: 3 x features, bias
 ``b``), divided by a temperature fitted on dev data afterwards, so its probabilities are
@@ -28,13 +32,15 @@ import numpy as np
 from editor.attribution.nli import LABELS
 
 FEATURES = (
-    "log_supported",
-    "log_contradicted",
-    "log_not_supported",
+    "logit_supported",
+    "logit_contradicted",
+    "logit_not_supported",
     "slot_contradicted",
     "slot_consistent",
     "word_coverage",
     "slot_coverage",
+    "contradicted_x_coverage",
+    "supported_x_coverage",
 )
 FUSION_FILE = "fusion.json"
 
@@ -49,19 +55,25 @@ def feature_row(
 ) -> list[float]:
     """The feature vector of one pair, in ``FEATURES`` order.
 
-    >>> feature_row(0.9, 0.05, 0.05, "consistent", 1.0, 1.0)[3:]
+    >>> feature_row(0.9, 0.05, 0.05, "consistent", 1.0, 1.0)[3:7]
     [0.0, 1.0, 1.0, 1.0]
     """
-    floor = 1e-4
     return [
-        math.log(max(supported, floor)),
-        math.log(max(contradicted, floor)),
-        math.log(max(not_supported, floor)),
+        _logit(supported),
+        _logit(contradicted),
+        _logit(not_supported),
         float(slot_verdict == "contradicted"),
         float(slot_verdict == "consistent"),
         float(word_coverage),
         float(slot_coverage),
+        _logit(contradicted) * float(word_coverage),
+        _logit(supported) * float(word_coverage),
     ]
+
+
+def _logit(p: float, eps: float = 1e-4) -> float:
+    p = min(max(p, eps), 1 - eps)
+    return math.log(p / (1 - p))
 
 
 def softmax(z: np.ndarray) -> np.ndarray:

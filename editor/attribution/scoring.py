@@ -75,7 +75,13 @@ def auto_ais(
     texts = [e if isinstance(e, str) else e.text for e in evidence]
     claims = [d.decontextualized for d, ok in zip(decon, applicable, strict=True) if ok]
     pairs = [(e, claim) for claim in claims for e in texts]
-    scores = model.score_batch(pairs) if pairs else []
+    verify = getattr(model, "verify_batch", None)  # the verifier: slot checks with reasons
+    verdicts = verify(pairs) if verify is not None and pairs else None
+    scores = (
+        [v.scores for v in verdicts]
+        if verdicts is not None
+        else (model.score_batch(pairs) if pairs else [])
+    )
     if len(scores) != len(pairs):
         raise ValueError(f"model returned {len(scores)} scores for {len(pairs)} pairs")
     records: list[SentenceAttribution] = []
@@ -84,18 +90,36 @@ def auto_ais(
         if not ok:
             records.append(SentenceAttribution(d.original, d.decontextualized, False, None, None))
             continue
-        supported = [s.supported for s in scores[k : k + len(texts)]]
+        mine = scores[k : k + len(texts)]
         k += len(texts)
+        supported = [s.supported for s in mine]
         best = max(range(len(supported)), key=supported.__getitem__) if supported else None
         value = supported[best] if best is not None else 0.0
+        verdict, where = ("supported", best) if value >= threshold else ("unverified", best)
+        if verdict == "unverified":
+            named = verdicts[k - len(texts) : k] if verdicts is not None else [None] * len(mine)
+            against = [
+                i
+                for i, s in enumerate(mine)
+                if (s.contradicted >= 0.5 and s.contradicted > s.supported)
+                or (named[i] is not None and _names_a_difference(named[i].slot))
+            ]
+            if against:
+                verdict = "contradicted"
+                where = max(against, key=lambda i: mine[i].contradicted)
         records.append(
             SentenceAttribution(
-                d.original, d.decontextualized, True, value, best, value >= threshold
+                d.original, d.decontextualized, True, value, where, value >= threshold, verdict
             )
         )
     values = [r.attribution for r in records if r.attribution is not None]
     passage_score = sum(values) / len(values) if values else None
     return PassageAttribution(tuple(records), passage_score, threshold)
+
+
+def _names_a_difference(slot) -> bool:
+    """A slot check that names the claim's span the evidence states otherwise."""
+    return slot.verdict == "contradicted" and slot.claim_span is not None
 
 
 def _decontextualize_sentences(

@@ -101,6 +101,20 @@ def _name(text: str) -> str:
     return norm(re.sub(r"^(?:the|The)\s+|['’]s$", "", text.strip()))
 
 
+def _nested(slot: Slot, other: Slot) -> bool:
+    """Whether one name holds the other ("the Lesser Antilles of the West Indies" and "the West
+    Indies"): a more specific name, not a different one.
+
+    >>> _nested(Slot(0, 5, "the Lesser Antilles of the West Indies", "place"),
+    ...         Slot(0, 5, "the West Indies", "place"))
+    True
+    """
+    if slot.kind not in _NAMES:
+        return False
+    a, b = f" {_name(slot.text)} ", f" {_name(other.text)} "
+    return a.strip() != "" and b.strip() != "" and (a in b or b in a)
+
+
 def _named_in(slot: Slot, everything: str) -> bool:
     """Whether the evidence mentions the name (a person's surname will do)."""
     name = _name(slot.text)
@@ -171,7 +185,10 @@ class SlotChecker:
 
     @functools.lru_cache(maxsize=4096)  # noqa: B019 - the checker lives as long as its pipeline
     def _parse(self, text: str) -> Any:
-        return self.nlp(text)
+        # entities and the dependency parse are all the checks read: skip the tagger and the
+        # lemmatizer (the parser and NER do not listen to them in en_core_web_sm)
+        skip = [n for n in ("tagger", "attribute_ruler", "lemmatizer") if n in self.nlp.pipe_names]
+        return self.nlp(text, disable=skip)
 
     def _sentences(self, evidence: str) -> list[Any]:
         from retrieval.sentences import split
@@ -271,7 +288,7 @@ class SlotChecker:
                 c for c in theirs if c not in used and _comparable(claim_doc, slot, ev_doc, c)
             ]
             rival = self._rival(claim_doc, slot, ev_doc, rivals)
-            if rival is not None:
+            if rival is not None and not _nested(slot, rival):
                 out.append(self._contradiction(slot, rival, ev_doc))
         return sorted(out, key=lambda v: v.verdict != "contradicted")
 

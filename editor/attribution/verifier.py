@@ -48,6 +48,13 @@ class FusedVerifier:
     def three_way(self) -> bool:
         return True
 
+    def load(self) -> None:
+        """Load the NLI model and the slot checks' spaCy pipeline now (first-use work)."""
+        load = getattr(self.nli, "load", None)
+        if load is not None:
+            load()
+        self.slots.nlp  # noqa: B018 - loads the pipeline
+
     def features(
         self, pairs: Sequence[tuple[str, str]]
     ) -> tuple[np.ndarray, list[EntailmentScores], list[SlotVerdict]]:

@@ -282,6 +282,16 @@ class RevisionConfig(_Cfg):
         0.5, gt=0, le=1, description="Reject an edit larger than this share of the text (RARR)."
     )
     max_steps: int = Field(16, ge=1, le=100, description="Cap on (query, evidence) steps.")
+    verify_edits: bool = Field(
+        True,
+        description="Do no harm: accept an edit only when the verifier rates the revised "
+        "sentence supported by the same evidence (at least accept_min_supported, and more "
+        "than the original) and the sentence keeps its form (no question made of an answer, "
+        "no name doubled, nothing pasted from the user's question).",
+    )
+    accept_min_supported: float = Field(
+        0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
+    )
 
 
 class LimitsConfig(_Cfg):

@@ -58,6 +58,7 @@ class Reporter:
                 s.attribution,
                 chosen[s.evidence_index].id if s.evidence_index is not None else None,
                 s.applicable,
+                s.verdict,
             )
             for s in after.sentences
         )

@@ -19,11 +19,12 @@ from collections.abc import Sequence
 
 from editor.config import RevisionConfig
 from editor.result import Step
+from editor.revision.acceptance import EditAcceptance
 from editor.revision.agreement.base import Agreement, AgreementModel
 from editor.revision.base import edit_allowed
 from editor.revision.editors.base import Editor, edits
 from editor.text.words import answering_sentences
-from editor.types import Evidence
+from editor.types import Evidence, evidence_text
 
 
 def _agrees(a: Agreement) -> bool | None:
@@ -38,10 +39,12 @@ class Reviser:
         editor: Editor,
         agreement: AgreementModel | None,
         cfg: RevisionConfig | None = None,
+        acceptance: EditAcceptance | None = None,
     ) -> None:
         self.editor = editor
         self.agreement = agreement
         self.cfg = cfg or RevisionConfig()
+        self.acceptance = acceptance
         if self.cfg.gate and agreement is None:
             raise ValueError(
                 "revision.gate=true needs an agreement model; pass one or set gate off"
@@ -86,12 +89,26 @@ class Reviser:
         return 0, len(text)
 
     def _splice(
-        self, current: str, span: tuple[int, int], rev, query: str, e: Evidence, a: Agreement
+        self,
+        current: str,
+        span: tuple[int, int],
+        rev,
+        query: str,
+        e: Evidence,
+        a: Agreement,
+        context: str | None = None,
     ) -> Step:
         """The step of putting ``rev`` in place of ``current[span]``; ``after`` is the new
-        text when the edit is within the limits, else ``current``."""
+        text when the edit is within the limits (and, with an ``acceptance``, verified), else
+        ``current``."""
         new = current[: span[0]] + rev.text + current[span[1] :]
         ok, why = edit_allowed(current, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
+        if ok and self.acceptance is not None:
+            span_new = (span[0], span[0] + len(rev.text))
+            ok, verdict = self.acceptance.check(
+                current, new, span, span_new, evidence_text(e), context
+            )
+            why = f"{why}; {verdict}"
         reason = f"{a.reason}; {rev.reason}; {why}"
         return Step(query, e.id, _agrees(a), reason, current, new if ok else current, ok)
 
@@ -111,7 +128,7 @@ class Reviser:
                 continue
             span = self._target(current, a)
             rev = self.editor.edit(current[span[0] : span[1]], [e], context)
-            step = self._splice(current, span, rev, query, e, a)
+            step = self._splice(current, span, rev, query, e, a, context)
             steps.append(step)
             i += 1
             if step.accepted:
@@ -149,7 +166,7 @@ class Reviser:
         for span, rev in sorted(zip(spans, revisions, strict=True), key=lambda x: -x[0][0]):
             lead = groups[span][0]
             e, a = evidence[lead], verdicts[lead]
-            step = self._splice(current, span, rev, _query(e, text), e, a)
+            step = self._splice(current, span, rev, _query(e, text), e, a, context)
             steps.append(step)
             current = step.after
         return current, steps

@@ -9,7 +9,7 @@ import json
 import random
 from pathlib import Path
 
-from training.planted import ERROR_TYPES, make_planted
+from training.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
 def add_make_parser(dsub: argparse._SubParsersAction) -> None:
@@ -219,6 +219,11 @@ def register(sub, common) -> None:
     p.add_argument(
         "--pool-size", type=int, default=1500, help="documents that supply replacement names"
     )
+    p.add_argument(
+        "--types",
+        default=",".join(ERROR_TYPES),
+        help=f"comma-separated error types to rotate, of {','.join(ALL_ERROR_TYPES)}",
+    )
     p.set_defaults(handler=_cmd_planted)
     add_make_parser(dsub)
     add_querygen_parser(dsub)
@@ -242,6 +247,7 @@ def _cmd_planted(args) -> int:
         args.error_share,
         args.sentences,
         pool_size=args.pool_size,
+        types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
     )
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -232,6 +232,14 @@ def _add_slots(esub, common) -> None:
         "(default: each row's source article)",
     )
     p.add_argument("--out", required=True, help="folder for metrics.json and slots.png")
+    p.add_argument(
+        "--verifier",
+        action="store_true",
+        help="judge with the configured verifier (attribution model; the fused one by default) "
+        "instead of the slot checks alone",
+    )
+    p.add_argument("--config", default="default", help="preset or YAML (with --verifier)")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     p.set_defaults(handler=_cmd_slots)
 
@@ -247,7 +255,15 @@ def _cmd_slots(args: argparse.Namespace) -> int:
         evidence = retrieved_evidence(Path(args.results))
     else:
         evidence = source_evidence(rows)
-    report = evaluate_slots(rows, evidence)
+    checker = None
+    if args.verifier:
+        from editor.attribution.base import build
+        from editor.config import load_config
+        from training.slot_eval import VerifierCheck
+
+        checker = VerifierCheck(build(load_config(args.config, args.overrides).attribution))
+    report = evaluate_slots(rows, evidence, checker)
+    report["checker"] = "verifier" if args.verifier else "slot checks"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "metrics.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))

@@ -73,6 +73,6 @@ def run_score(args: argparse.Namespace) -> int:
         f"auto-AIS {head}  ({report['attributable_sentences']}/{report['applicable_sentences']} sentences attributable)"
     )
     for s in report["sentences"]:
-        mark = "n/a " if not s["applicable"] else f"{s['attribution']:.2f}"
+        mark = "n/a " if not s["applicable"] else f"{s['attribution']:.2f} {s.get('verdict') or ''}"
         print(f"  [{mark}] {s['decontextualized']}", file=sys.stdout)
     return 0

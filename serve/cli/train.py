@@ -75,6 +75,12 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
     )
     p.add_argument(
+        "--same-article-neutrals",
+        type=float,
+        default=0.0,
+        help="share of synthetic articles that add a same-article, not-stating pair (0-1)",
+    )
+    p.add_argument(
         "--edit-pairs",
         action="store_true",
         help="add sentence-level contrast pairs from SummEdits' minimal edits",
@@ -112,6 +118,13 @@ def _add_fusion_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--train-per-source", type=_positive_int, default=200)
     p.add_argument("--dev-per-source", type=_positive_int, default=200)
     p.add_argument("--max-length", type=_positive_int, default=128)
+    p.add_argument(
+        "--fit-on",
+        choices=["train", "dev"],
+        default="train",
+        help="rows the weights are fitted on: the train split, or a quarter of dev (unseen by "
+        "the NLI model); the temperature is always fitted on dev, and another half reports",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=run_train_fusion)
 
@@ -131,9 +144,10 @@ def run_train_fusion(args: argparse.Namespace) -> int:
         args.out or model,
         train_per_source=args.train_per_source,
         dev_per_source=args.dev_per_source,
+        fit_on=args.fit_on,
         seed=args.seed,
     )
-    rep = metrics["report"]["all"]
+    rep = {k: metrics["report"][k] for k in ("all", "shared") if k in metrics["report"]}
     json.dump(
         {"out": str(args.out or model), "temperature": metrics["temperature"], "report": rep},
         sys.stdout,
@@ -210,6 +224,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         dev_limit_per_source=args.dev_limit_per_source,
         wiki_articles=args.wiki_articles,
         role_swaps=args.role_swaps,
+        same_article_neutrals=args.same_article_neutrals,
         edit_pairs=args.edit_pairs,
         init_adapter=args.init_adapter,
         balance=args.balance,

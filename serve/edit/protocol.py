@@ -75,6 +75,9 @@ class ScoredSentence(BaseModel):
     attribution: float | None
     evidence_index: int | None
     attributable: bool | None
+    verdict: str | None = Field(
+        None, description="supported, contradicted or unverified (None: not applicable)"
+    )
     evidence: str | None
 
 

@@ -160,7 +160,8 @@ def _pipeline(*overrides, attribution=None) -> Pipeline:
 def test_pipeline_edit_result_contract(nli):
     pipe = _pipeline(attribution=nli)
     r = pipe.edit(
-        "The Eiffel Tower was completed in 1925. It is 330 metres tall.", evidence=[TOWER.text]
+        "The Eiffel Tower was built from 1887 to 1925. It is 330 metres tall.",
+        evidence=[TOWER.text],
     )
     data = r.to_json()
     assert r.status == "edited" and "1889" in r.revised and r.revised.endswith("330 metres tall.")
@@ -231,7 +232,7 @@ def test_stage_timeout_degrades(nli):
 def test_cli_edit_single_and_resumable_batch(tmp_path):
     out = run_purr(
         "edit",
-        "The Eiffel Tower was completed in 1925.",
+        "The Eiffel Tower was completed in 1925 for the World's Fair.",
         "--evidence",
         TOWER.text,
         "--json",
@@ -239,7 +240,12 @@ def test_cli_edit_single_and_resumable_batch(tmp_path):
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["status"] == "edited" and "1889" in data["revised"]
-    human = run_purr("edit", "The Eiffel Tower was completed in 1925.", "--evidence", TOWER.text)
+    human = run_purr(
+        "edit",
+        "The Eiffel Tower was completed in 1925 for the World's Fair.",
+        "--evidence",
+        TOWER.text,
+    )
     assert "1889" in human.stdout and "[1]" in human.stdout and "F1_AP" in human.stdout
     src = tmp_path / "in.jsonl"
     src.write_text(

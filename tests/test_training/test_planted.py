@@ -31,6 +31,18 @@ def test_planted_rows_are_deterministic_balanced_and_dev_only():
             assert r["wrong"] in r["text"] and r["right"] in r["reference"]
 
 
+def test_negation_errors_are_opt_in_and_unknown_types_refused():
+    docs = list(read_wiki_summaries())[:1500]
+    rows = make_planted(docs, n=6, seed=3, progress=False, pool_size=150, types=("negation",))
+    planted = [r for r in rows if r["planted"]]
+    assert planted and all(r["error_type"] == "negation" for r in planted)
+    for r in planted:
+        assert r["text"] != r["reference"]
+        assert (" not " in r["text"]) != (" not " in r["reference"]) or "n't" in r["reference"]
+    with pytest.raises(ValueError, match="unknown"):
+        make_planted(docs, n=2, progress=False, types=("sarcasm",))
+
+
 @pytest.mark.integration
 def test_planted_scores_and_the_cli(tmp_path):
     def row(original, revised, reference, error_type=None):

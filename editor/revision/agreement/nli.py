@@ -10,6 +10,12 @@ from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
 
 
+def _slot_contradicts(slot) -> bool:
+    """A slot check that names the claim's differing span (a date, number, name or role; a
+    polarity flip names none and is left to the scores)."""
+    return slot is not None and slot.verdict == "contradicted" and slot.claim_span is not None
+
+
 class NLIAgreement(FromBatch):
     """Question-guided NLI agreement over the attribution model (see the module doc)."""
 
@@ -40,13 +46,36 @@ class NLIAgreement(FromBatch):
             hyps = self._hypotheses(text, spans, context, standalone)
             plans.append(list(zip(spans, hyps, strict=True)))
             pairs.extend((evidence_text(ev), h) for h in hyps)
-        scores = iter(self.attribution.score_batch(pairs) if pairs else [])
+        verify = getattr(self.attribution, "verify_batch", None)  # the verifier's reasons
+        verdicts = verify(pairs) if verify is not None and pairs else None
+        if verdicts is not None:
+            scores = iter([v.scores for v in verdicts])
+            slots = iter([v.slot for v in verdicts])
+        else:
+            scores = iter(self.attribution.score_batch(pairs) if pairs else [])
+            slots = iter([None] * len(pairs))
         out: list[Agreement] = []
         for plan in plans:
             if not plan:
                 out.append(Agreement("irrelevant", "no sentence of the text answers the query"))
                 continue
             judged = [(span, hyp, next(scores)) for span, hyp in plan]
+            named = [next(slots) for _ in plan]
+            refuted = [
+                (j, sl) for j, sl in zip(judged, named, strict=True) if _slot_contradicts(sl)
+            ]
+            if refuted:  # the evidence names a different date, number, name or role
+                (span, hyp, s), sl = refuted[0]
+                out.append(
+                    Agreement(
+                        "disagrees",
+                        f"the evidence contradicts {hyp!r}: {sl.reason}",
+                        span,
+                        s.supported,
+                        s.contradicted,
+                    )
+                )
+                continue
             out.append(self._decide(judged))
         return out
 

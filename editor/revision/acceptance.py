@@ -1,0 +1,122 @@
+"""Do no harm: an edit is accepted only when the verifier and the sentence's form allow it.
+
+The agreement gate already asks that the original be judged *contradicted* (not merely
+unsupported) before the editor is called. ``EditAcceptance`` then asks of the edit:
+
+- the sentence keeps its form (``form_problem``): an answer does not become a question, no name
+  of the revision occurs twice when the original had it once ("Crumb was produced before
+  Crumb."), no run of words the edit inserted comes from the user's question (the dialogue
+  context) without being in the evidence, and the edit changes words (not only punctuation)
+  and keeps the sentence's final punctuation;
+- the verifier rates the revised sentence, decontextualised in the revised passage, supported
+  by the same evidence, at least ``min_supported`` and more than the original sentence.
+
+Otherwise the text stays as it was and the step says why.
+"""
+
+from __future__ import annotations
+
+import re
+from difflib import SequenceMatcher
+
+from editor.attribution.base import AttributionModel
+
+_NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
+_WORD = re.compile(r"[\w'’-]+")
+
+
+def _inserted_runs(before: str, after: str) -> list[list[str]]:
+    """Runs of words ``after`` has where ``before`` had others (or none)."""
+    a, b = _WORD.findall(before), _WORD.findall(after)
+    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
+    return [b[j1:j2] for tag, _, _, j1, j2 in ops.get_opcodes() if tag in ("replace", "insert")]
+
+
+def form_problem(
+    before: str, after: str, context: str | None = None, evidence: str = ""
+) -> str | None:
+    """Why ``after`` is not an acceptable form of ``before`` (None when it is).
+
+    >>> form_problem("Yes, it opened in 1889.", "Did it open in 1889?")
+    'the edit turns a statement into a question'
+    >>> form_problem("Cancer was produced before Crumb.", "Crumb was produced before Crumb.")
+    "the edit doubles the name 'Crumb'"
+    >>> form_problem("It opened in 1887.", "It opened in 1889.") is None
+    True
+    >>> form_problem("It flows 475 km annually.", "It flows 475 km annually")
+    'the edit changes only punctuation or spacing'
+
+    """
+    if after.rstrip().endswith("?") and not before.rstrip().endswith("?"):
+        return "the edit turns a statement into a question"
+    if [w.lower() for w in _WORD.findall(before)] == [w.lower() for w in _WORD.findall(after)]:
+        return "the edit changes only punctuation or spacing"
+    if before.rstrip()[-1:] in ".!?" and after.rstrip()[-1:] not in ".!?":
+        return "the edit drops the sentence's final punctuation"
+    for name in {m.group() for m in _NAME.finditer(after)}:
+        if len(name) < 3:
+            continue
+        pattern = re.compile(rf"\b{re.escape(name)}\b")
+        n_after, n_before = len(pattern.findall(after)), len(pattern.findall(before))
+        if n_after > 1 and n_after > n_before:
+            return f"the edit doubles the name {name!r}"
+    if context:
+        ctx, ev = context.lower(), evidence.lower()
+        for run in _inserted_runs(before, after):
+            phrase = " ".join(run).lower()
+            if len(run) >= 3 and phrase in ctx and phrase not in ev:
+                return f"the edit pastes {' '.join(run)!r} from the user's question"
+    return None
+
+
+class EditAcceptance:
+    """The verifier's and the form's say on each edit (see the module doc)."""
+
+    def __init__(
+        self, attribution: AttributionModel, min_supported: float = 0.5, decontextualize=True
+    ) -> None:
+        self.attribution = attribution
+        self.min_supported = min_supported
+        self.decontextualize = decontextualize
+
+    def _standalone(self, passage: str, span: tuple[int, int], context: str | None) -> str:
+        """The sentence at ``span`` of ``passage``, decontextualised in it."""
+        sentence = passage[span[0] : span[1]].strip()
+        if not self.decontextualize or not sentence:
+            return sentence
+        from editor.text.decontext import decontextualize_passage
+
+        for d in decontextualize_passage(passage, context):
+            if d.original.strip() == sentence:
+                return d.decontextualized
+        return sentence
+
+    def check(
+        self,
+        before: str,
+        after: str,
+        span_before: tuple[int, int],
+        span_after: tuple[int, int],
+        evidence: str,
+        context: str | None = None,
+    ) -> tuple[bool, str]:
+        """Whether the edit of passage ``before`` into ``after`` (the edited sentence at
+        ``span_before`` / ``span_after``) may stand, and why."""
+        old, new = before[span_before[0] : span_before[1]], after[span_after[0] : span_after[1]]
+        problem = form_problem(old, new, context, evidence)
+        if problem:
+            return False, f"rejected: {problem}"
+        h_old = self._standalone(before, span_before, context)
+        h_new = self._standalone(after, span_after, context)
+        s_old, s_new = self.attribution.score_batch([(evidence, h_old), (evidence, h_new)])
+        if s_new.supported < self.min_supported:
+            return False, (
+                f"rejected: the evidence does not support the revision "
+                f"(P(supported) {s_new.supported:.2f} < {self.min_supported:g})"
+            )
+        if s_new.supported <= s_old.supported:
+            return False, (
+                f"rejected: the revision is no better supported than the original "
+                f"({s_new.supported:.2f} <= {s_old.supported:.2f})"
+            )
+        return True, f"verified: P(supported) {s_old.supported:.2f} -> {s_new.supported:.2f}"

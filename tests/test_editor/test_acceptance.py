@@ -1,0 +1,75 @@
+"""Do no harm: the form checks and the verifier's say on an edit, with the shipped verifier."""
+
+from __future__ import annotations
+
+import pytest
+
+from editor.attribution.base import build
+from editor.config import AttributionConfig
+from editor.revision.acceptance import EditAcceptance, form_problem
+
+EVIDENCE = (
+    "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+    "It is named after the engineer Gustave Eiffel, whose company designed and built the tower "
+    "from 1887 to 1889."
+)
+
+
+@pytest.mark.parametrize(
+    "before, after, context, why",
+    [
+        ("Yang Liu is a professor.", "Is Yang Liu a professor?", None, "question"),
+        ("Cancer was produced before Crumb.", "Crumb was produced before Crumb.", None, "doubles"),
+        (
+            "The answer is Paris.",
+            "The answer is which city hosts the tower.",
+            "Tell me which city hosts the tower?",
+            "pastes",
+        ),
+    ],
+)
+def test_edits_that_break_the_sentence_are_refused(before, after, context, why):
+    assert why in form_problem(before, after, context, EVIDENCE)
+
+
+def test_minimal_fixes_keep_their_form():
+    assert (
+        form_problem("It was built from 1887 to 1895.", "It was built from 1887 to 1889.") is None
+    )
+    # a phrase that is in the question and in the evidence is the evidence speaking
+    assert (
+        form_problem(
+            "It stands in Lyon.", "It stands in Paris, France.", "Where is it in France?", EVIDENCE
+        )
+        is None
+    )
+
+
+@pytest.fixture(scope="module")
+def acceptance():
+    return EditAcceptance(build(AttributionConfig()), min_supported=0.5)
+
+
+def test_the_verifier_accepts_the_evidence_fix_and_refuses_another_wrong_one(acceptance):
+    before = "The Eiffel Tower was built from 1887 to 1895."
+    span = (0, len(before))
+    good = "The Eiffel Tower was built from 1887 to 1889."
+    bad = "The Eiffel Tower was built from 1887 to 1901."
+    ok, why = acceptance.check(before, good, span, (0, len(good)), EVIDENCE)
+    assert ok, why
+    ok, why = acceptance.check(before, bad, span, (0, len(bad)), EVIDENCE)
+    assert not ok and why.startswith("rejected")
+
+
+def test_the_report_marks_what_the_evidence_contradicts(acceptance):
+    from editor.attribution.scoring import auto_ais
+
+    text = (
+        "The Eiffel Tower stands on the Champ de Mars in Paris. "
+        "Gustave Eiffel's company built the tower from 1887 to 1895. Do you like it?"
+    )
+    other = "The Louvre is the world's most-visited art museum."
+    report = auto_ais(text, [other, EVIDENCE], acceptance.attribution)
+    verdicts = [s.verdict for s in report.sentences]
+    assert verdicts == ["supported", "contradicted", None]
+    assert report.sentences[1].evidence_index == 1  # the evidence that contradicts it

@@ -175,7 +175,10 @@ def test_registry_builds_each_type(bert_dirs, t5_dir):
 
 def test_purr_artefact_default_location_and_missing_folder(tmp_path):
     assert default_purr_path().parts[-3:] == ("editor", "models", "purr-attribution")
-    assert (default_purr_path() / "adapter_config.json").is_file()  # shipped in the repo
+    shipped = default_purr_path()
+    for name in ("purr_base.json", "weights-00001.safetensors", "fusion.json", "config.json"):
+        assert (shipped / name).is_file(), name  # shipped in the repo
+    assert all(p.stat().st_size < 20 * 1024 * 1024 for p in shipped.iterdir())
     assert (default_purr_path() / "README.md").is_file()  # with its model card
     with pytest.raises(AssetNotFoundError, match="no config.json"):
         build(AttributionConfig(model=str(tmp_path / "missing")))

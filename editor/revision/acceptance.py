@@ -53,8 +53,9 @@ def form_problem(
         return "the edit changes only punctuation or spacing"
     if before.rstrip()[-1:] in ".!?" and after.rstrip()[-1:] not in ".!?":
         return "the edit drops the sentence's final punctuation"
-    for name in {m.group() for m in _NAME.finditer(after)}:
-        if len(name) < 3:
+    for found in {m.group() for m in _NAME.finditer(after)}:
+        name = re.sub(r"^(?:The|A|An)\s+|['’]s$", "", found)  # "The Eiffel Tower's" -> core
+        if len(name) < 3 or " " not in name and name.lower() in {"it", "he", "she", "they"}:
             continue
         pattern = re.compile(rf"\b{re.escape(name)}\b")
         n_after, n_before = len(pattern.findall(after)), len(pattern.findall(before))
@@ -108,6 +109,9 @@ class EditAcceptance:
             return False, f"rejected: {problem}"
         h_old = self._standalone(before, span_before, context)
         h_new = self._standalone(after, span_after, context)
+        problem = form_problem(h_old, h_new)  # a name doubled only once "it" is resolved
+        if problem:
+            return False, f"rejected: {problem}"
         s_old, s_new = self.attribution.score_batch([(evidence, h_old), (evidence, h_new)])
         if s_new.supported < self.min_supported:
             return False, (

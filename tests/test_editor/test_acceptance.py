@@ -73,3 +73,11 @@ def test_the_report_marks_what_the_evidence_contradicts(acceptance):
     verdicts = [s.verdict for s in report.sentences]
     assert verdicts == ["supported", "contradicted", None]
     assert report.sentences[1].evidence_index == 1  # the evidence that contradicts it
+
+
+def test_a_name_doubled_only_once_the_pronoun_is_resolved_is_refused(acceptance):
+    before = "The Eiffel Tower is in Paris. It was built by Thomas Edison's company."
+    after = "The Eiffel Tower is in Paris. It was built by Eiffel Tower's company."
+    span = (30, len(before))
+    ok, why = acceptance.check(before, after, span, (30, len(after)), EVIDENCE)
+    assert not ok and "doubles the name 'Eiffel Tower'" in why

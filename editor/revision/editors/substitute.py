@@ -7,6 +7,7 @@ more than contradicted.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,6 +16,8 @@ from editor.attribution.slots import Slot, family, norm, shape, typed_spans
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
 from editor.types import Evidence, evidence_text
+
+_PRONOUN = re.compile(r"\s*(?:it|he|she|they|its|his|her|their)\b", re.I)
 
 
 def fit_replacement(replacement: str, before: str, after: str) -> str:
@@ -84,12 +87,20 @@ class SubstituteEditor(OneByOne):
             theirs.extend(typed_spans(d))
         ev_norm = " " + " ".join(norm(evidence_text(e)) for e in evidence) + " "
         text_norm = " " + norm(text) + " "
+        # a sentence whose subject is a pronoun is about what the snippet's title names: the
+        # title put into another slot doubles the subject ("It was built by Eiffel Tower's ...")
+        titles = {norm(e.title) for e in evidence if e.title} if _PRONOUN.match(text) else set()
         out: dict[str, tuple[str, bool]] = {}
         for s in mine:
             if f" {norm(s.text)} " in ev_norm:
                 continue  # the evidence states it too
             for t in theirs:
                 if family(t.kind) != family(s.kind) or f" {norm(t.text)} " in text_norm:
+                    continue
+                if (
+                    norm(t.text) in titles
+                    or norm(re.sub(r"^the\s+", "", t.text, flags=re.I)) in titles
+                ):
                     continue
                 replacement = fit_replacement(t.text, text[: s.start], text[s.end :])
                 if s.text.endswith(("'s", "’s")) and not t.text.endswith(("'s", "’s")):

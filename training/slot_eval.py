@@ -32,15 +32,24 @@ class Judged:
 
 class VerifierCheck:
     """The verifier (any attribution model) as a checker: a sentence is ``contradicted`` when,
-    against one of the evidence texts, P(contradicted) >= 0.5 and above P(supported); with the
-    fused verifier that is its 3-way label. The same rule the agreement gate and the report
-    use."""
+    against one of the evidence texts, P(contradicted) >= 0.5 and above P(supported), or (the
+    fused verifier) its slot check names the span the evidence states otherwise. The same rule
+    the agreement gate and the report use."""
 
     def __init__(self, model: Any) -> None:
         self.model = model
 
     def check(self, sentence: str, texts: Sequence[str]) -> Judged:
-        scores = self.model.score_batch([(t, sentence) for t in texts])
+        pairs = [(t, sentence) for t in texts]
+        verify = getattr(self.model, "verify_batch", None)
+        if verify is not None:  # the fused verifier: a slot check that names the span counts
+            verdicts = verify(pairs)
+            for v in verdicts:
+                if v.slot.verdict == "contradicted" and v.slot.claim_span is not None:
+                    return Judged("contradicted", v.slot.reason)
+            scores = [v.scores for v in verdicts]
+        else:
+            scores = self.model.score_batch(pairs)
         worst = max(scores, key=lambda s: s.contradicted)
         if worst.contradicted >= 0.5 and worst.contradicted > worst.supported:
             return Judged("contradicted", f"P(contradicted) {worst.contradicted:.2f}")

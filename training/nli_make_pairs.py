@@ -14,11 +14,11 @@ article on one side. ``purr data make`` holds the dev split's articles out by de
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from retrieval.corpus import jsonl_rows
 from training.nli_data import NLIExample, premise_word_budget, window_premise
 
 SOURCE = "make-pairs"
@@ -29,19 +29,12 @@ def read_make_rows(paths: Iterable[str | Path]) -> Iterator[dict[str, Any]]:
     for path in map(Path, paths):
         if not path.is_file():
             raise ValueError(f"{path}: no such file; pass rows written by `purr data make`")
-        with path.open(encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    row["clean"], row["corrupted"], row["evidence_pos"]  # noqa: B018
-                except (json.JSONDecodeError, KeyError, TypeError) as e:
-                    raise ValueError(
-                        f"{path}:{n}: not a `purr data make` row (needs clean, corrupted, "
-                        f"evidence_pos): {e}"
-                    ) from None
-                yield row
+        for n, row in jsonl_rows(path):
+            if not isinstance(row, dict) or not {"clean", "corrupted", "evidence_pos"} <= set(row):
+                raise ValueError(
+                    f"{path}:{n}: not a `purr data make` row (needs clean, corrupted, evidence_pos)"
+                )
+            yield row
 
 
 def make_pairs(rows: Iterable[dict[str, Any]], max_length: int | None = 256) -> list[NLIExample]:

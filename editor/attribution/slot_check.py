@@ -190,11 +190,6 @@ class SlotChecker:
         skip = [n for n in ("tagger", "attribute_ruler", "lemmatizer") if n in self.nlp.pipe_names]
         return self.nlp(text, disable=skip)
 
-    def _sentences(self, evidence: str) -> list[Any]:
-        from retrieval.sentences import split
-
-        return [self._parse(s) for s in split(evidence)]
-
     def check(self, claim: str, evidence: str | Sequence[str]) -> SlotVerdict:
         """The verdict of one claim sentence against one evidence text (or several)."""
         texts = [evidence] if isinstance(evidence, str) else list(evidence)
@@ -203,11 +198,14 @@ class SlotChecker:
         words = content_words(claim) - slot_words or content_words(claim)
         if not words or not texts:
             return SlotVerdict("unknown", "nothing to compare")
-        sentences = [s for t in texts for s in self._sentences(t)]
+        from retrieval.sentences import split
+
+        sentences = [sent for t in texts for sent in split(t)]
         if not sentences:
             return SlotVerdict("unknown", "the evidence is empty")
-        shared, best = max(
-            ((len(words & content_words(s.text)), s) for s in sentences), key=lambda p: p[0]
+        # align on the words alone; only the aligned sentence is parsed (the parse is the cost)
+        shared, aligned = max(
+            ((len(words & content_words(sent)), sent) for sent in sentences), key=lambda p: p[0]
         )
         overlap = shared / len(words)
         if overlap < self.min_overlap:
@@ -217,6 +215,7 @@ class SlotChecker:
         everything = " " + " ".join(norm(t) for t in texts) + " "
         if f" {norm(claim)} " in everything:
             return SlotVerdict("consistent", "the evidence states the claim word for word")
+        best = self._parse(aligned)
         confirmed = 0
         for verdict in self._compare(claim_doc, best, everything):
             if verdict.verdict == "contradicted":

@@ -45,7 +45,7 @@ class VerifierCheck:
         if verify is not None:  # the fused verifier: a slot check that names the span counts
             verdicts = verify(pairs)
             for v in verdicts:
-                if v.slot.verdict == "contradicted" and v.slot.claim_span is not None:
+                if v.slot.names_a_difference:
                     return Judged("contradicted", v.slot.reason)
             scores = [v.scores for v in verdicts]
         else:

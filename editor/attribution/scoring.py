@@ -102,7 +102,7 @@ def auto_ais(
                 i
                 for i, s in enumerate(mine)
                 if (s.contradicted >= 0.5 and s.contradicted > s.supported)
-                or (named[i] is not None and _names_a_difference(named[i].slot))
+                or (named[i] is not None and named[i].slot.names_a_difference)
             ]
             if against:
                 verdict = "contradicted"
@@ -115,11 +115,6 @@ def auto_ais(
     values = [r.attribution for r in records if r.attribution is not None]
     passage_score = sum(values) / len(values) if values else None
     return PassageAttribution(tuple(records), passage_score, threshold)
-
-
-def _names_a_difference(slot) -> bool:
-    """A slot check that names the claim's span the evidence states otherwise."""
-    return slot.verdict == "contradicted" and slot.claim_span is not None
 
 
 def _decontextualize_sentences(

@@ -135,6 +135,13 @@ class SlotVerdict:
     evidence_span: str | None = None
     evidence_sentence: str | None = None
 
+    @property
+    def names_a_difference(self) -> bool:
+        """A contradiction that names the claim's span the evidence states otherwise (a date,
+        number, name or role; a polarity flip names none): enough on its own to open the
+        agreement gate and mark the report sentence."""
+        return self.verdict == "contradicted" and self.claim_span is not None
+
 
 def _context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
     """Lower-cased words within ``width`` tokens of the slot, the slot's own words excluded."""

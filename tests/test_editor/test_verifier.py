@@ -50,6 +50,7 @@ def test_a_refuted_year_is_contradicted_with_the_spans_in_the_reason():
         ]
     )
     assert bad.label == "contradicted" and "1895" in bad.reason and "1889" in bad.reason
+    assert bad.slot.names_a_difference and not good.slot.names_a_difference
     assert bad.scores.contradicted > 0.7 > bad.scores.supported
     assert good.label == "supported"
     for s in (bad.scores, good.scores):

@@ -10,12 +10,6 @@ from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
 
 
-def _slot_contradicts(slot) -> bool:
-    """A slot check that names the claim's differing span (a date, number, name or role; a
-    polarity flip names none and is left to the scores)."""
-    return slot is not None and slot.verdict == "contradicted" and slot.claim_span is not None
-
-
 class NLIAgreement(FromBatch):
     """Question-guided NLI agreement over the attribution model (see the module doc)."""
 
@@ -62,7 +56,9 @@ class NLIAgreement(FromBatch):
             judged = [(span, hyp, next(scores)) for span, hyp in plan]
             named = [next(slots) for _ in plan]
             refuted = [
-                (j, sl) for j, sl in zip(judged, named, strict=True) if _slot_contradicts(sl)
+                (j, sl)
+                for j, sl in zip(judged, named, strict=True)
+                if sl is not None and sl.names_a_difference
             ]
             if refuted:  # the evidence names a different date, number, name or role
                 (span, hyp, s), sl = refuted[0]

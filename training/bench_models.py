@@ -18,10 +18,21 @@ from typing import Any
 import numpy as np
 
 
+def _cut_premise(tokenizer: Any, premise: str, hyp: str, length: int) -> str:
+    """The premise's text up to the last token that fits in a ``length``-token pair."""
+    enc = tokenizer(
+        premise, hyp, truncation="only_first", max_length=length, return_offsets_mapping=True
+    )
+    ids = enc.sequence_ids()
+    end = max(e for (_, e), sid in zip(enc["offset_mapping"], ids, strict=True) if sid == 0)
+    return premise[:end]
+
+
 def fixed_length_pairs(tokenizer: Any, n: int, length: int, seed: int = 0) -> list[tuple[str, str]]:
     """``n`` (premise, hypothesis) pairs from the packaged Wikipedia summaries (consecutive
-    summaries joined) whose encoded pair fills at least ``length`` tokens (truncated to exactly
-    ``length`` when scored)."""
+    summaries joined) whose encoded pair fills ``length`` tokens: the premise is cut where the
+    tokenizer's truncation would cut it, so a model that chunks long premises (the verifier)
+    sees the same one window the raw model does."""
     from retrieval.corpus import read_wiki_summaries
     from retrieval.sentences import split
 
@@ -34,8 +45,10 @@ def fixed_length_pairs(tokenizer: Any, n: int, length: int, seed: int = 0) -> li
         sentences.extend(split(d.text))
         hyp = sentences[rng.randrange(len(sentences))]
         premise = " ".join(sentences)
+        if length - len(tokenizer("", hyp)["input_ids"]) < length // 4:
+            continue  # a hypothesis that leaves the premise no room (short lengths)
         if len(tokenizer(premise, hyp)["input_ids"]) >= length:
-            pairs.append((premise, hyp))
+            pairs.append((_cut_premise(tokenizer, premise, hyp, length), hyp))
             sentences = []
         if len(pairs) >= n:
             break

@@ -140,7 +140,20 @@ def evaluate_model(
             out[f"{name}/{key}"] = value
         gold = np.array([LABELS.index(r.label) for r in rows])
         out[f"{name}/accuracy_3way"] = float((scores.argmax(1) == gold).mean())
-    for key in ("balanced_accuracy", "balanced_accuracy_best", "roc_auc", "accuracy_3way"):
+        # correct claims the verifier would call contradicted (what the gate then edits)
+        correct = gold == LABELS.index("supported")
+        out[f"{name}/false_contradiction_rate"] = (
+            float((scores[correct].argmax(1) == LABELS.index("contradicted")).mean())
+            if correct.any()
+            else float("nan")
+        )
+    for key in (
+        "balanced_accuracy",
+        "balanced_accuracy_best",
+        "roc_auc",
+        "accuracy_3way",
+        "false_contradiction_rate",
+    ):
         values = [v for k, v in out.items() if k.endswith("/" + key) and not math.isnan(v)]
         out[f"mean/{key}"] = float(np.mean(values)) if values else float("nan")
     return out

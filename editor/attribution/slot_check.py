@@ -21,8 +21,8 @@ speaks where the evidence does.
 
 from __future__ import annotations
 
-import functools
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -127,13 +127,15 @@ def _named_in(slot: Slot, everything: str) -> bool:
 @dataclass(frozen=True)
 class SlotVerdict:
     """The slot check of one claim: the verdict, why, and the two spans behind a contradiction
-    (``claim_span`` as character offsets into the claim; ``evidence_span`` the evidence's words)."""
+    (``claim_span`` as character offsets into the claim; ``evidence_span`` the evidence's words).
+    ``verbatim``: the evidence contains the whole claim word for word."""
 
     verdict: SlotVerdictKind
     reason: str
     claim_span: tuple[int, int] | None = None
     evidence_span: str | None = None
     evidence_sentence: str | None = None
+    verbatim: bool = False
 
     @property
     def names_a_difference(self) -> bool:
@@ -141,6 +143,16 @@ class SlotVerdict:
         number, name or role; a polarity flip names none): enough on its own to open the
         agreement gate and mark the report sentence."""
         return self.verdict == "contradicted" and self.claim_span is not None
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """A claim's aligned evidence sentence, its share of the claim's words, and all the
+    evidence normalised (where a slot's value is looked up)."""
+
+    aligned: str
+    overlap: float
+    everything: str
 
 
 def _context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
@@ -178,9 +190,11 @@ class SlotChecker:
     share of the claim's content words the aligned evidence sentence must contain before any
     slot of it is compared."""
 
-    def __init__(self, nlp: Any = None, min_overlap: float = 0.4) -> None:
+    def __init__(self, nlp: Any = None, min_overlap: float = 0.4, cache_size: int = 4096) -> None:
         self._nlp = nlp
         self.min_overlap = min_overlap
+        self.cache_size = cache_size
+        self._docs: OrderedDict[str, Any] = OrderedDict()
 
     @property
     def nlp(self) -> Any:
@@ -190,17 +204,58 @@ class SlotChecker:
             self._nlp = get_nlp()
         return self._nlp
 
-    @functools.lru_cache(maxsize=4096)  # noqa: B019 - the checker lives as long as its pipeline
-    def _parse(self, text: str) -> Any:
+    def warm_up(self) -> None:
+        """Load the spaCy pipeline, dateparser's tables and pint's registry now (each costs
+        a few hundred milliseconds on first use)."""
+        self.check("It opened in March 1889 at a height of 300 metres.", "It opened in 1889.")
+
+    def _parse_many(self, texts: Sequence[str]) -> list[Any]:
+        """spaCy docs of ``texts``, parsed in one ``nlp.pipe`` call (about half the cost of
+        one call per text) and kept in a bounded cache: evidence repeats across claims."""
         # entities and the dependency parse are all the checks read: skip the tagger and the
         # lemmatizer (the parser and NER do not listen to them in en_core_web_sm)
-        skip = [n for n in ("tagger", "attribute_ruler", "lemmatizer") if n in self.nlp.pipe_names]
-        return self.nlp(text, disable=skip)
+        todo = list(dict.fromkeys(t for t in texts if t not in self._docs))
+        if todo:
+            skip = [
+                n for n in ("tagger", "attribute_ruler", "lemmatizer") if n in self.nlp.pipe_names
+            ]
+            for text, doc in zip(
+                todo, self.nlp.pipe(todo, disable=skip, batch_size=64), strict=True
+            ):
+                self._docs[text] = doc
+        out = []
+        for t in texts:
+            self._docs.move_to_end(t)
+            out.append(self._docs[t])
+        while len(self._docs) > self.cache_size:
+            self._docs.popitem(last=False)
+        return out
+
+    def _parse(self, text: str) -> Any:
+        return self._parse_many([text])[0]
 
     def check(self, claim: str, evidence: str | Sequence[str]) -> SlotVerdict:
         """The verdict of one claim sentence against one evidence text (or several)."""
+        return self.check_batch([(claim, evidence)])[0]
+
+    def check_batch(self, pairs: Sequence[tuple[str, str | Sequence[str]]]) -> list[SlotVerdict]:
+        """One verdict per (claim, evidence) pair; the claims are parsed in one batch, then
+        the evidence sentences they align with in another."""
+        claims = self._parse_many([c for c, _ in pairs])
+        staged = [
+            self._align(doc, ev) for doc, ev in zip(claims, [e for _, e in pairs], strict=True)
+        ]
+        self._parse_many([a.aligned for a in staged if isinstance(a, _Aligned)])
+        return [
+            a if isinstance(a, SlotVerdict) else self._verdict(doc, a)
+            for doc, a in zip(claims, staged, strict=True)
+        ]
+
+    def _align(self, claim_doc: Any, evidence: str | Sequence[str]) -> SlotVerdict | _Aligned:
+        """The evidence sentence the claim is compared with, or the verdict when there is
+        none to compare with."""
         texts = [evidence] if isinstance(evidence, str) else list(evidence)
-        claim_doc = self._parse(claim)
+        claim = claim_doc.text
         slot_words = {w for sl in typed_spans(claim_doc) for w in content_words(sl.text)}
         words = content_words(claim) - slot_words or content_words(claim)
         if not words or not texts:
@@ -221,17 +276,22 @@ class SlotChecker:
             )
         everything = " " + " ".join(norm(t) for t in texts) + " "
         if f" {norm(claim)} " in everything:
-            return SlotVerdict("consistent", "the evidence states the claim word for word")
-        best = self._parse(aligned)
+            return SlotVerdict(
+                "consistent", "the evidence states the claim word for word", verbatim=True
+            )
+        return _Aligned(aligned, overlap, everything)
+
+    def _verdict(self, claim_doc: Any, a: _Aligned) -> SlotVerdict:
+        best = self._parse(a.aligned)
         confirmed = 0
-        for verdict in self._compare(claim_doc, best, everything):
+        for verdict in self._compare(claim_doc, best, a.everything):
             if verdict.verdict == "contradicted":
                 return verdict
             confirmed += 1
         swap = self._role_swap(claim_doc, best)
         if swap is not None:
             return swap
-        if negated(claim_doc) != negated(best) and overlap >= 0.6:
+        if negated(claim_doc) != negated(best) and a.overlap >= 0.6:
             which = "the claim" if negated(claim_doc) else "the evidence"
             return SlotVerdict(
                 "contradicted",
@@ -247,9 +307,6 @@ class SlotChecker:
         return SlotVerdict(
             "unknown", "no slot of the claim is stated in the evidence", None, None, best.text
         )
-
-    def check_batch(self, pairs: Sequence[tuple[str, str | Sequence[str]]]) -> list[SlotVerdict]:
-        return [self.check(c, e) for c, e in pairs]
 
     def coverage(self, claim: str, evidence: str) -> tuple[float, float]:
         """How much of the claim the evidence mentions: the share of its content words found

@@ -121,6 +121,7 @@ def _date_parser() -> Any:
     return DateDataParser(languages=["en"], settings={"PREFER_DAY_OF_MONTH": "first"})
 
 
+@functools.lru_cache(maxsize=8192)  # pure, and dateparser is slow (ms per call)
 def date_range(text: str) -> tuple[date, date] | None:
     """The span of days a date expression covers: a year is its whole year, "1887 to 1889"
     three years, "the 1910s" a decade, "31 March 1889" one day. None when it names no year.
@@ -168,6 +169,7 @@ def _units() -> Any:
     return pint.UnitRegistry()
 
 
+@functools.lru_cache(maxsize=8192)  # pure, and pint's failed unit lookups are slow
 def quantity(text: str, after: str = "") -> tuple[float, str | None] | None:
     """The value of a number expression, in base units when a unit follows (``after``: the
     words after the number in its sentence). "39.7 million" is 39,700,000; "330 metres" and

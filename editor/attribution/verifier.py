@@ -7,6 +7,12 @@ evidence, and turns them into calibrated probabilities with a fitted ``Fusion``.
 agreement gate, edit acceptance, auto-AIS, ``purr data make``'s filter, ``purr score`` and
 ``/v1/score`` all judge with it once it is built; ``verify_batch`` adds the label and the
 reason ("'1895' vs '1887 to 1889'").
+
+One rule stands above the fusion: evidence that contains the claim word for word (at least
+``VERBATIM_MIN_WORDS`` content words) supports it, P(supported) at least ``VERBATIM_SUPPORTED``.
+The NLI model reads a long window holding the very sentence as a contradiction more often than
+chance (its synthetic contradictions are that sentence with one slot changed); string
+containment settles the question without it.
 """
 
 from __future__ import annotations
@@ -19,7 +25,11 @@ import numpy as np
 from editor.attribution.base import AttributionModel
 from editor.attribution.fusion import Fusion, feature_row
 from editor.attribution.slot_check import SlotChecker, SlotVerdict
+from editor.text.words import content_words
 from editor.types import EntailmentScores
+
+VERBATIM_SUPPORTED = 0.97
+VERBATIM_MIN_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -53,7 +63,7 @@ class FusedVerifier:
         load = getattr(self.nli, "load", None)
         if load is not None:
             load()
-        self.slots.nlp  # noqa: B018 - loads the pipeline
+        self.slots.warm_up()
 
     def features(
         self, pairs: Sequence[tuple[str, str]]
@@ -61,16 +71,15 @@ class FusedVerifier:
         """Feature rows (n, features), the NLI scores and the slot verdicts of ``pairs``
         ((premise, hypothesis), as ``score_batch`` takes them)."""
         nli = self.nli.score_batch(pairs) if pairs else []
-        rows, verdicts = [], []
-        for (premise, hypothesis), s in zip(pairs, nli, strict=True):
-            slot = self.slots.check(hypothesis, premise)
+        verdicts = self.slots.check_batch([(h, p) for p, h in pairs])
+        rows = []
+        for (premise, hypothesis), s, slot in zip(pairs, nli, verdicts, strict=True):
             words, slots = self.slots.coverage(hypothesis, premise)
             rows.append(
                 feature_row(
                     s.supported, s.contradicted, s.not_supported, slot.verdict, words, slots
                 )
             )
-            verdicts.append(slot)
         X = np.asarray(rows, dtype=float).reshape(len(rows), -1)
         return X, nli, verdicts
 
@@ -84,7 +93,9 @@ class FusedVerifier:
         X, nli, slots = self.features(pairs)
         P = self.fusion.probabilities(X)
         out = []
-        for p, s, slot in zip(P, nli, slots, strict=True):
+        for (_, hypothesis), p, s, slot in zip(pairs, P, nli, slots, strict=True):
+            if slot.verbatim and len(content_words(hypothesis)) >= VERBATIM_MIN_WORDS:
+                p = _at_least_supported(p, VERBATIM_SUPPORTED)
             scores = EntailmentScores(
                 supported=float(p[0]),
                 contradicted=float(p[1]),
@@ -105,12 +116,27 @@ class FusedVerifier:
         return self.verify(premise, hypothesis).scores
 
 
+def _at_least_supported(p: np.ndarray, floor: float) -> np.ndarray:
+    """``p`` (supported, contradicted, not supported) with P(supported) raised to ``floor``,
+    the other two scaled down in proportion.
+
+    >>> _at_least_supported(np.array([0.2, 0.6, 0.2]), 0.96).round(2).tolist()
+    [0.96, 0.03, 0.01]
+    """
+    if p[0] >= floor:
+        return p
+    rest = p[1:] * ((1.0 - floor) / max(float(p[1:].sum()), 1e-12))
+    return np.concatenate([[floor], rest])
+
+
 def _reason(label: str, p: EntailmentScores, nli: EntailmentScores, slot: SlotVerdict) -> str:
     """Why the verdict is what it is, in one line."""
     if label == "contradicted" and slot.verdict == "contradicted":
         return f"the evidence states otherwise: {slot.reason}"
     if label == "contradicted":
         return f"the NLI model reads the evidence as contradicting it (P={p.contradicted:.2f})"
+    if label == "supported" and slot.verbatim:
+        return "the evidence states it word for word"
     if label == "supported":
         extra = f"; {slot.reason}" if slot.verdict == "consistent" else ""
         return f"the evidence entails it (P={p.supported:.2f}){extra}"

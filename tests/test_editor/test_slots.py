@@ -99,3 +99,29 @@ def test_slot_values():
     assert quantity("7,300", " tonnes") == (7_300_000.0, "kilogram")
     assert quantity("39.7", " million speakers") == (39_700_000.0, None)
     assert approximate("It is roughly ") and not approximate("It is ")
+
+
+def test_a_batch_gives_the_verdicts_of_one_check_at_a_time():
+    pairs = [
+        ("Marie Curie won the Nobel Prize in Chemistry in 1921.", CURIE),
+        ("The Eiffel Tower is 250 metres tall.", HEIGHT),
+        ("Marie Curie won the Nobel Prize in Chemistry in 1921.", [CURIE, HEIGHT]),
+        ("Marie Curie was born in Warsaw in 1867.", HEIGHT),
+        (
+            "She won the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911.",
+            CURIE,
+        ),
+        ("", CURIE),
+    ]
+    one_by_one = [SlotChecker().check(c, e) for c, e in pairs]
+    batched = SlotChecker(cache_size=2).check_batch(pairs)  # a cache smaller than the batch
+    assert batched == one_by_one
+    assert [v.verdict for v in batched] == [
+        "contradicted",
+        "contradicted",
+        "contradicted",
+        "unknown",
+        "consistent",
+        "unknown",
+    ]
+    assert batched[4].verbatim and not batched[0].verbatim

@@ -96,3 +96,24 @@ def test_fitting_recovers_a_separable_rule_and_temperature_calibrates():
     z = logits / t
     after = expected_calibration_error(target, np.exp(z[:, 0]) / np.exp(z).sum(1))
     assert after < before
+
+
+def test_evidence_that_states_the_claim_word_for_word_supports_it():
+    # an NLI model that reads the window holding the very sentence as a contradiction
+    v = FusedVerifier(FixedNLI(0.05), _slot_trusting_fusion())
+    claim = "It is named after the engineer Gustave Eiffel."
+    evidence = "The Eiffel Tower is in Paris. It is named after the engineer Gustave Eiffel."
+    stated, short, paraphrase = v.verify_batch(
+        [
+            (evidence, claim),
+            ("It was. It is. It was built.", "It was built."),  # too few words to say
+            (evidence, "The tower bears the name of the engineer Gustave Eiffel."),
+        ]
+    )
+    assert stated.label == "supported" and stated.scores.supported >= 0.97
+    assert stated.reason == "the evidence states it word for word"
+    assert sum(
+        (stated.scores.supported, stated.scores.contradicted, stated.scores.not_supported)
+    ) == pytest.approx(1.0)
+    assert short.slot.verbatim and short.scores.supported < 0.97
+    assert paraphrase.scores.supported < 0.97 and not paraphrase.slot.verbatim

@@ -27,3 +27,17 @@ def test_bench_attribution_reports_the_ceiling(tmp_path):
     assert row["none"]["pairs_per_s"] > 0 and row["int8"]["pairs_per_s"] > 0
     assert row["gflop_per_pair"] >= 0 and row["pairs_per_s_at_peak"] > 0
     assert 0.0 <= row["int8_vs_fp32"]["same_decision"] <= 1.0
+
+
+def test_bench_pairs_fill_exactly_the_length_so_no_model_chunks_them(tmp_path):
+    from transformers import AutoTokenizer
+
+    from editor.attribution import default_purr_path
+    from training.bench_models import fixed_length_pairs
+
+    tok = AutoTokenizer.from_pretrained(str(default_purr_path()))
+    pairs = fixed_length_pairs(tok, 5, 128)
+    for premise, hypothesis in pairs:
+        n = len(tok(premise, hypothesis)["input_ids"])
+        assert 120 <= n <= 128  # cut at a token boundary, whole words kept
+        assert premise and premise[0].isupper()  # the premise keeps its case for the slot parse

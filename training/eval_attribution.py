@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from editor.attribution.base import AttributionModel, build
+from editor.attribution.base import CONTRADICTED_MIN, AttributionModel, build
 from editor.config import AttributionConfig
 from retrieval.sentences import split
 from training.nli_data import (
@@ -140,12 +140,15 @@ def evaluate_model(
             out[f"{name}/{key}"] = value
         gold = np.array([LABELS.index(r.label) for r in rows])
         out[f"{name}/accuracy_3way"] = float((scores.argmax(1) == gold).mean())
-        # correct claims the verifier would call contradicted (what the gate then edits)
+        # correct claims called contradicted by the gate's rule (what the gate then edits),
+        # and the claims that are not supported it calls so
+        refuted = (scores[:, 1] >= CONTRADICTED_MIN) & (scores[:, 1] > scores[:, 0])
         correct = gold == LABELS.index("supported")
         out[f"{name}/false_contradiction_rate"] = (
-            float((scores[correct].argmax(1) == LABELS.index("contradicted")).mean())
-            if correct.any()
-            else float("nan")
+            float(refuted[correct].mean()) if correct.any() else float("nan")
+        )
+        out[f"{name}/contradiction_recall"] = (
+            float(refuted[~correct].mean()) if (~correct).any() else float("nan")
         )
     for key in (
         "balanced_accuracy",
@@ -153,6 +156,7 @@ def evaluate_model(
         "roc_auc",
         "accuracy_3way",
         "false_contradiction_rate",
+        "contradiction_recall",
     ):
         values = [v for k, v in out.items() if k.endswith("/" + key) and not math.isnan(v)]
         out[f"mean/{key}"] = float(np.mean(values)) if values else float("nan")

@@ -18,6 +18,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from editor.attribution.base import CONTRADICTED_MIN
 from editor.attribution.slot_check import SlotChecker
 from retrieval.sentences import split
 
@@ -32,7 +33,7 @@ class Judged:
 
 class VerifierCheck:
     """The verifier (any attribution model) as a checker: a sentence is ``contradicted`` when,
-    against one of the evidence texts, P(contradicted) >= 0.5 and above P(supported), or (the
+    against one of the evidence texts, P(contradicted) >= ``CONTRADICTED_MIN`` and above P(supported), or (the
     fused verifier) its slot check names the span the evidence states otherwise. The same rule
     the agreement gate and the report use."""
 
@@ -51,7 +52,7 @@ class VerifierCheck:
         else:
             scores = self.model.score_batch(pairs)
         worst = max(scores, key=lambda s: s.contradicted)
-        if worst.contradicted >= 0.5 and worst.contradicted > worst.supported:
+        if worst.contradicted >= CONTRADICTED_MIN and worst.contradicted > worst.supported:
             return Judged("contradicted", f"P(contradicted) {worst.contradicted:.2f}")
         best = max(s.supported for s in scores)
         return Judged("other", f"P(contradicted) {worst.contradicted:.2f}, P(supported) {best:.2f}")

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from editor.attribution.base import AttributionModel
+from editor.attribution.base import CONTRADICTED_MIN, AttributionModel
 from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
 from editor.text.nlp import get_nlp, is_claim
 from editor.types import Evidence, PassageAttribution, SentenceAttribution
@@ -101,7 +101,7 @@ def auto_ais(
             against = [
                 i
                 for i, s in enumerate(mine)
-                if (s.contradicted >= 0.5 and s.contradicted > s.supported)
+                if (s.contradicted >= CONTRADICTED_MIN and s.contradicted > s.supported)
                 or (named[i] is not None and named[i].slot.names_a_difference)
             ]
             if against:

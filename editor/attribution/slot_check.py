@@ -25,6 +25,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from editor.attribution.slots import (
@@ -291,8 +292,10 @@ class SlotChecker:
         swap = self._role_swap(claim_doc, best)
         if swap is not None:
             return swap
-        if negated(claim_doc) != negated(best) and a.overlap >= 0.6:
-            which = "the claim" if negated(claim_doc) else "the evidence"
+        flip = _negation_only(claim_doc.text, best.text)
+        if flip is not None or (negated(claim_doc) != negated(best) and a.overlap >= 0.6):
+            claim_negates = flip if flip is not None else negated(claim_doc)
+            which = "the claim" if claim_negates else "the evidence"
             return SlotVerdict(
                 "contradicted",
                 f"{which} negates the statement the other makes",
@@ -380,27 +383,130 @@ class SlotChecker:
         )
 
     def _role_swap(self, claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:
-        """Two names of the claim that appear in the evidence sentence in the other order."""
+        """Two names that both sentences state, in the other order, around the same words
+        ("Mexico's independence from the Spanish Empire" / "the Spanish Empire's independence
+        from Mexico"). The names come from both parses (NER misses a name on one side as often
+        as not); the words between them must be the same words, so that a paraphrase that merely
+        reorders ("Paris is the capital of France" / "France's capital is Paris") is not a swap."""
         if _passive(claim_doc) != _passive(ev_doc):  # "A beat B" / "B was beaten by A"
             return None
-        names = [s for s in _outermost(typed_spans(claim_doc)) if s.kind in _NAMES]
-        # the evidence's entity labels where it names the same thing (NER labels a swapped
-        # name in an odd place oddly: "located in India, Punjab, Amritsar" makes a PERSON)
-        kinds = {norm(s.text): s.kind for s in typed_spans(ev_doc) if s.kind in _NAMES}
-        ev_text = " " + norm(ev_doc.text) + " "
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                ka, kb = kinds.get(norm(a.text), a.kind), kinds.get(norm(b.text), b.kind)
-                na, nb = norm(a.text), norm(b.text)
-                if family(ka) != family(kb) or na == nb:
+        exchanged = _exchanged_spans(claim_doc.text, ev_doc.text)
+        if exchanged is not None:
+            (a0, a1), (b0, b1) = exchanged
+            a_text, b_text = claim_doc.text[a0:a1], claim_doc.text[b0:b1]
+            return SlotVerdict(
+                "contradicted",
+                f"{a_text!r} and {b_text!r} trade places",
+                (a0, b1),
+                None,
+                ev_doc.text,
+            )
+        kinds: dict[str, tuple[str, str]] = {}  # name -> (surface form, kind)
+        for doc in (claim_doc, ev_doc):  # the evidence's labels win: NER labels a swapped
+            for sl in _outermost(typed_spans(doc)):  # name in an odd place oddly
+                if sl.kind in _NAMES and _name(sl.text):
+                    surface = re.sub(r"^(?:the|The)\s+|['’]s$", "", sl.text.strip())
+                    kinds[_name(sl.text)] = (surface, sl.kind)
+        found = []
+        for name, (surface, kind) in kinds.items():
+            c, e = _find_name(surface, claim_doc.text), _find_name(surface, ev_doc.text)
+            if c is not None and e is not None:
+                found.append((name, kind, c, e))
+        found.sort(key=lambda f: f[2][0])  # claim order
+        for i, (na, ka, ca, ea) in enumerate(found):
+            for nb, kb, cb, eb in found[i + 1 :]:
+                if family(ka) != family(kb) or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ":
                     continue
-                pa, pb = ev_text.find(f" {norm(a.text)} "), ev_text.find(f" {norm(b.text)} ")
-                if pa >= 0 and pb >= 0 and pb < pa:
-                    return SlotVerdict(
-                        "contradicted",
-                        f"{a.text!r} and {b.text!r} trade places",
-                        (a.start, b.end),
-                        None,
-                        ev_doc.text,
-                    )
+                if ca[1] > cb[0] or eb[0] >= ea[0] or eb[1] > ea[0]:
+                    continue  # overlapping, or the same order in the evidence
+                between_claim = _TOKEN.findall(claim_doc.text[ca[1] : cb[0]].lower())
+                between_ev = _TOKEN.findall(ev_doc.text[eb[1] : ea[0]].lower())
+                if between_claim != between_ev:
+                    continue
+                a_text, b_text = claim_doc.text[ca[0] : ca[1]], claim_doc.text[cb[0] : cb[1]]
+                return SlotVerdict(
+                    "contradicted",
+                    f"{a_text!r} and {b_text!r} trade places",
+                    (ca[0], cb[1]),
+                    None,
+                    ev_doc.text,
+                )
         return None
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def _exchanged_spans(claim: str, evidence: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The claim's two spans (character offsets) that the evidence sentence states in each
+    other's place, everything else word for word: the shape of a role swap in a near-copy,
+    whatever NER makes of the names.
+
+    >>> _exchanged_spans("N is an element with symbol Nitrogen.", "Nitrogen is an element with symbol N.")
+    ((0, 1), (28, 36))
+    >>> _exchanged_spans("N is an element.", "Nitrogen is an element.") is None
+    True
+    """
+    a = [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(claim)]
+    b = [m.group().lower() for m in _TOKEN.finditer(evidence)]
+    ops = [
+        op
+        for op in SequenceMatcher(None, [t for t, _, _ in a], b, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 2 or any(op[0] != "replace" for op in ops):
+        return None
+    (_, i1, i2, j1, j2), (_, k1, k2, l1, l2) = ops
+    first, second = [t for t, _, _ in a[i1:i2]], [t for t, _, _ in a[k1:k2]]
+    if first != b[l1:l2] or second != b[j1:j2]:
+        return None
+    if not content_words(" ".join(first)) or not content_words(" ".join(second)):
+        return None
+    return (a[i1][1], a[i2 - 1][2]), (a[k1][1], a[k2 - 1][2])
+
+
+_NEGATIONS = frozenset({"not", "n't", "never", "no"})
+_NEG_TOKEN = re.compile(r"n't|\w+|[^\w\s]", re.I)
+
+
+def _negation_only(claim: str, evidence: str) -> bool | None:
+    """Whether the claim differs from the evidence sentence only by negation words it adds
+    (True) or drops (False); None when anything else differs.
+
+    >>> _negation_only("It is not closely related to emotion.", "It is closely related to emotion.")
+    True
+    >>> _negation_only("It is closely related.", "It isn't closely related.")
+    False
+    >>> _negation_only("It is big.", "It is small.") is None
+    True
+    """
+    a = [m.group().lower() for m in _NEG_TOKEN.finditer(claim.replace("n't", " n't"))]
+    b = [m.group().lower() for m in _NEG_TOKEN.finditer(evidence.replace("n't", " n't"))]
+    added, dropped = [], []
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        if tag == "replace":
+            return None
+        added += a[i1:i2]
+        dropped += b[j1:j2]
+    if bool(added) == bool(dropped) or not set(added + dropped) <= _NEGATIONS:
+        return None
+    return bool(added)
+
+
+def _find_name(name: str, text: str) -> tuple[int, int] | None:
+    """Where a name (its surface form) first stands in ``text``: any punctuation between its
+    words, a possessive after it; names of one or two letters ("N") must match case.
+
+    >>> _find_name("the Spanish Empire", "from the Spanish Empire's rule")
+    (5, 25)
+    >>> _find_name("N", "it has symbol N and"), _find_name("N", "it is not")
+    ((14, 15), None)
+    """
+    words = re.findall(r"\w+", name)
+    if not words:
+        return None
+    pattern = r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?:['’]s)?(?!\w)"
+    m = re.search(pattern, text, 0 if len(name.strip()) <= 2 else re.I)
+    return (m.start(), m.end()) if m else None

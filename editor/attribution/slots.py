@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -58,13 +59,19 @@ class Slot:
     kind: str
 
 
-def norm(text: str) -> str:
-    """Lower case, punctuation as spaces: how slot texts are compared.
+_GREEK = str.maketrans("αβγδεκλμπστω", "abgdeklmpstw")
 
-    >>> norm("Eiffel's  Tower!")
-    'eiffel s tower'
+
+def norm(text: str) -> str:
+    """Lower case, accents and punctuation dropped, Greek letters as Latin (scientific names
+    are written both ways: "NF-κB", "NF-kB"): how slot texts are compared.
+
+    >>> norm("Eiffel's  Tower!"), norm("NF-κB"), norm("Rímac")
+    ('eiffel s tower', 'nf kb', 'rimac')
     """
-    return re.sub(r"\W+", " ", text.lower()).strip()
+    text = unicodedata.normalize("NFKD", text.lower()).translate(_GREEK)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return re.sub(r"\W+", " ", text).strip()
 
 
 def family(kind: str) -> str:
@@ -87,7 +94,12 @@ def typed_spans(doc: Any) -> list[Slot]:
     years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
     the whole date and '1887'."""
     spans = [
-        Slot(e.start_char, e.end_char, e.text, SLOT_TYPES[e.label_])
+        Slot(
+            e.start_char,
+            e.end_char,
+            e.text,
+            _kind(SLOT_TYPES[e.label_], e.text, doc.text, e.end_char),
+        )
         for e in doc.ents
         if e.label_ in SLOT_TYPES
     ]
@@ -96,8 +108,17 @@ def typed_spans(doc: Any) -> list[Slot]:
         if (m.start(), m.end()) in seen:
             continue
         kind = "date" if _YEAR.match(m.group()) else "number"
-        spans.append(Slot(m.start(), m.end(), m.group(), kind))
+        spans.append(Slot(m.start(), m.end(), m.group(), _kind(kind, m.group(), doc.text, m.end())))
     return spans
+
+
+def _kind(kind: str, text: str, whole: str, end: int) -> str:
+    """A "date" that is a number with a unit after it ("1571 mi", "72 mi" as NER labels them
+    beside a distance) is a number."""
+    if kind != "date" or not re.fullmatch(r"[\d,.]+(?:\s*[^\W\d_]+)?", text.strip()):
+        return kind
+    q = quantity(text, whole[end : end + 20])
+    return "number" if q is not None and q[1] is not None else kind
 
 
 def negated(doc: Any) -> bool:

@@ -57,6 +57,21 @@ def checker() -> SlotChecker:
             "The tower was designed by Gustave Eiffel's company.",
             "negates",
         ),
+        (  # NER finds "the Spanish Empire" only in the evidence; the near-copy shows the swap
+            "The war resulted in the Spanish Empire's independence from Mexico.",
+            "The war resulted in Mexico's independence from the Spanish Empire.",
+            "trade places",
+        ),
+        (  # a one-letter symbol NER does not see
+            "N is a chemical element; it has symbol Nitrogen and atomic number 7.",
+            "Nitrogen is a chemical element; it has symbol N and atomic number 7.",
+            "trade places",
+        ),
+        (  # a negation added inside a longer sentence, the rest word for word
+            "The term feeling is not closely related to, but not the same as, emotion.",
+            "The term feeling is closely related to, but not the same as, emotion.",
+            "the claim negates",
+        ),
     ],
 )
 def test_contradictions_name_both_spans(checker, claim, evidence, reason):
@@ -77,6 +92,8 @@ def test_contradictions_name_both_spans(checker, claim, evidence, reason):
         ("Marie Curie won the Nobel Prize in Chemistry in 1911.", CURIE),
         ("The Eiffel Tower is about 300 metres tall.", HEIGHT),  # hedged: within 10%
         ("The tower is 0.33 km tall.", HEIGHT),  # the same length in other units
+        # a paraphrase that only reorders two names is not a role swap
+        ("France's capital is Paris.", "Paris is the capital of France."),
     ],
 )
 def test_what_the_evidence_states_is_consistent(checker, claim, evidence):

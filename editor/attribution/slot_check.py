@@ -141,7 +141,8 @@ class SlotVerdict:
     @property
     def names_a_difference(self) -> bool:
         """A contradiction that names the claim's span the evidence states otherwise (a date,
-        number, name or role; a polarity flip names none): enough on its own to open the
+        number, name or role, or a "not" the evidence's same sentence lacks; other polarity flips
+        name none): enough on its own to open the
         agreement gate and mark the report sentence."""
         return self.verdict == "contradicted" and self.claim_span is not None
 
@@ -293,9 +294,17 @@ class SlotChecker:
         if swap is not None:
             return swap
         flip = _negation_only(claim_doc.text, best.text)
+        if flip is not None and flip[1] is not None:  # the same sentence with a "not" added
+            start, end = flip[1]
+            return SlotVerdict(
+                "contradicted",
+                f"the claim negates what the evidence states ({claim_doc.text[start:end]!r})",
+                (start, end),
+                None,
+                best.text,
+            )
         if flip is not None or (negated(claim_doc) != negated(best) and a.overlap >= 0.6):
-            claim_negates = flip if flip is not None else negated(claim_doc)
-            which = "the claim" if claim_negates else "the evidence"
+            which = "the claim" if (flip is None and negated(claim_doc)) else "the evidence"
             return SlotVerdict(
                 "contradicted",
                 f"{which} negates the statement the other makes",
@@ -466,33 +475,37 @@ def _exchanged_spans(claim: str, evidence: str) -> tuple[tuple[int, int], tuple[
 
 
 _NEGATIONS = frozenset({"not", "n't", "never", "no"})
-_NEG_TOKEN = re.compile(r"n't|\w+|[^\w\s]", re.I)
+_NEG_TOKEN = re.compile(r"\w+?(?=n't\b)|n't|\w+|[^\w\s]", re.I)
 
 
-def _negation_only(claim: str, evidence: str) -> bool | None:
+def _negation_only(claim: str, evidence: str) -> tuple[bool, tuple[int, int] | None] | None:
     """Whether the claim differs from the evidence sentence only by negation words it adds
-    (True) or drops (False); None when anything else differs.
+    (True, with the span of the first) or drops (False, None); None when anything else
+    differs.
 
-    >>> _negation_only("It is not closely related to emotion.", "It is closely related to emotion.")
-    True
+    >>> _negation_only("It is not closely related, but not equal.", "It is closely related, but not equal.")
+    (True, (6, 9))
     >>> _negation_only("It is closely related.", "It isn't closely related.")
-    False
+    (False, None)
     >>> _negation_only("It is big.", "It is small.") is None
     True
     """
-    a = [m.group().lower() for m in _NEG_TOKEN.finditer(claim.replace("n't", " n't"))]
-    b = [m.group().lower() for m in _NEG_TOKEN.finditer(evidence.replace("n't", " n't"))]
-    added, dropped = [], []
-    for tag, i1, i2, j1, j2 in SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    a = [(m.group().lower(), m.start(), m.end()) for m in _NEG_TOKEN.finditer(claim)]
+    b = [m.group().lower() for m in _NEG_TOKEN.finditer(evidence)]
+    added: list[tuple[str, int, int]] = []
+    dropped: list[str] = []
+    ops = SequenceMatcher(None, [t for t, _, _ in a], b, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             continue
         if tag == "replace":
             return None
         added += a[i1:i2]
         dropped += b[j1:j2]
-    if bool(added) == bool(dropped) or not set(added + dropped) <= _NEGATIONS:
+    words = {t for t, _, _ in added} | set(dropped)
+    if bool(added) == bool(dropped) or not words <= _NEGATIONS:
         return None
-    return bool(added)
+    return (True, (added[0][1], added[0][2])) if added else (False, None)
 
 
 def _find_name(name: str, text: str) -> tuple[int, int] | None:

@@ -80,7 +80,7 @@ def test_contradictions_name_both_spans(checker, claim, evidence, reason):
     assert reason in verdict.reason
     if verdict.claim_span is not None and "trade" not in reason:
         start, end = verdict.claim_span
-        assert claim[start:end] in reason
+        assert claim[start:end] in verdict.reason
 
 
 @pytest.mark.parametrize(

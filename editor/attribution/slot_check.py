@@ -141,9 +141,9 @@ class SlotVerdict:
     @property
     def names_a_difference(self) -> bool:
         """A contradiction that names the claim's span the evidence states otherwise (a date,
-        number, name or role, or a "not" the evidence's same sentence lacks; other polarity flips
-        name none): enough on its own to open the
-        agreement gate and mark the report sentence."""
+        number, name or role, or a "not" the evidence's same sentence lacks; other polarity
+        flips name none): enough on its own to open the agreement gate and mark the report
+        sentence."""
         return self.verdict == "contradicted" and self.claim_span is not None
 
 

@@ -12,11 +12,12 @@ slot of the claim (``editor.attribution.slots``) is then looked up there:
   both spans and the reason ("'1895' vs '1887 to 1889'");
 - otherwise nothing is decided for that slot.
 
-Two names of the claim that trade places in the evidence sentence (neither sentence passive)
-are a role swap; a negated claim against an unnegated evidence sentence (or the reverse) with
-the same content is a polarity flip. Both are contradictions. A claim with no contradicted slot
-and at least one confirmed slot is ``consistent``; anything else is ``unknown``: the check only
-speaks where the evidence does.
+Two names that trade places in the evidence sentence (the rest of a near-copy word for word,
+or the same words between them; neither sentence passive) are a role swap; a claim that is
+the evidence's sentence with a "not" added, or a negated claim against an unnegated sentence
+(or the reverse) with the same content, is a polarity flip. Both are contradictions. A claim
+with no contradicted slot and at least one confirmed slot is ``consistent``; anything else is
+``unknown``: the check only speaks where the evidence does.
 """
 
 from __future__ import annotations

@@ -30,9 +30,11 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from editor.attribution.slots import (
+    WORD_TOKEN,
     Slot,
     approximate,
     date_range,
+    exchanged_spans,
     family,
     negated,
     norm,
@@ -400,7 +402,7 @@ class SlotChecker:
         reorders ("Paris is the capital of France" / "France's capital is Paris") is not a swap."""
         if _passive(claim_doc) != _passive(ev_doc):  # "A beat B" / "B was beaten by A"
             return None
-        exchanged = _exchanged_spans(claim_doc.text, ev_doc.text)
+        exchanged = exchanged_spans(claim_doc.text, ev_doc.text)
         if exchanged is not None:
             (a0, a1), (b0, b1) = exchanged
             a_text, b_text = claim_doc.text[a0:a1], claim_doc.text[b0:b1]
@@ -429,8 +431,8 @@ class SlotChecker:
                     continue
                 if ca[1] > cb[0] or eb[0] >= ea[0] or eb[1] > ea[0]:
                     continue  # overlapping, or the same order in the evidence
-                between_claim = _TOKEN.findall(claim_doc.text[ca[1] : cb[0]].lower())
-                between_ev = _TOKEN.findall(ev_doc.text[eb[1] : ea[0]].lower())
+                between_claim = WORD_TOKEN.findall(claim_doc.text[ca[1] : cb[0]].lower())
+                between_ev = WORD_TOKEN.findall(ev_doc.text[eb[1] : ea[0]].lower())
                 if between_claim != between_ev:
                     continue
                 a_text, b_text = claim_doc.text[ca[0] : ca[1]], claim_doc.text[cb[0] : cb[1]]
@@ -442,37 +444,6 @@ class SlotChecker:
                     ev_doc.text,
                 )
         return None
-
-
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-
-
-def _exchanged_spans(claim: str, evidence: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """The claim's two spans (character offsets) that the evidence sentence states in each
-    other's place, everything else word for word: the shape of a role swap in a near-copy,
-    whatever NER makes of the names.
-
-    >>> _exchanged_spans("N is an element with symbol Nitrogen.", "Nitrogen is an element with symbol N.")
-    ((0, 1), (28, 36))
-    >>> _exchanged_spans("N is an element.", "Nitrogen is an element.") is None
-    True
-    """
-    a = [(m.group().lower(), m.start(), m.end()) for m in _TOKEN.finditer(claim)]
-    b = [m.group().lower() for m in _TOKEN.finditer(evidence)]
-    ops = [
-        op
-        for op in SequenceMatcher(None, [t for t, _, _ in a], b, autojunk=False).get_opcodes()
-        if op[0] != "equal"
-    ]
-    if len(ops) != 2 or any(op[0] != "replace" for op in ops):
-        return None
-    (_, i1, i2, j1, j2), (_, k1, k2, l1, l2) = ops
-    first, second = [t for t, _, _ in a[i1:i2]], [t for t, _, _ in a[k1:k2]]
-    if first != b[l1:l2] or second != b[j1:j2]:
-        return None
-    if not content_words(" ".join(first)) or not content_words(" ".join(second)):
-        return None
-    return (a[i1][1], a[i2 - 1][2]), (a[k1][1], a[k2 - 1][2])
 
 
 _NEGATIONS = frozenset({"not", "n't", "never", "no"})

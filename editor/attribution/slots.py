@@ -13,7 +13,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
+from difflib import SequenceMatcher
 from typing import Any
+
+from editor.text.words import content_words
 
 SLOT_TYPES = {
     "PERSON": "person",
@@ -229,3 +232,35 @@ def approximate(before: str) -> bool:
     (True, False)
     """
     return bool(_APPROX.search(before.rstrip() + " "))
+
+
+WORD_TOKEN = re.compile(r"\w+|[^\w\s]")
+"""Words and single punctuation marks: the units near-copies are compared in."""
+
+
+def exchanged_spans(claim: str, evidence: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The claim's two spans (character offsets) that the evidence sentence states in each
+    other's place, everything else word for word: the shape of a role swap in a near-copy,
+    whatever NER makes of the names.
+
+    >>> exchanged_spans("N is an element with symbol Nitrogen.", "Nitrogen is an element with symbol N.")
+    ((0, 1), (28, 36))
+    >>> exchanged_spans("N is an element.", "Nitrogen is an element.") is None
+    True
+    """
+    a = [(m.group().lower(), m.start(), m.end()) for m in WORD_TOKEN.finditer(claim)]
+    b = [m.group().lower() for m in WORD_TOKEN.finditer(evidence)]
+    ops = [
+        op
+        for op in SequenceMatcher(None, [t for t, _, _ in a], b, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 2 or any(op[0] != "replace" for op in ops):
+        return None
+    (_, i1, i2, j1, j2), (_, k1, k2, l1, l2) = ops
+    first, second = [t for t, _, _ in a[i1:i2]], [t for t, _, _ in a[k1:k2]]
+    if first != b[l1:l2] or second != b[j1:j2]:
+        return None
+    if not content_words(" ".join(first)) or not content_words(" ".join(second)):
+        return None
+    return (a[i1][1], a[i2 - 1][2]), (a[k1][1], a[k2 - 1][2])

@@ -105,6 +105,29 @@ def test_substitute_editor_swaps_in_the_evidence_span(nli):
     assert ed.edit("The Eiffel Tower is in Paris.", []).reason == "no evidence to edit against"
 
 
+def test_substitute_editor_puts_back_two_spans_a_near_copy_exchanged(nli):
+    evidence = Evidence(
+        "mx",
+        "The Mexican War of Independence was an armed conflict and political process resulting "
+        "in Mexico's independence from the Spanish Empire. It began in 1810.",
+        "Mexican War of Independence",
+        "test",
+        None,
+        "",
+        1.0,
+    )
+    swapped = (  # NER sees no name in "the Spanish Empire's" here
+        "The Mexican War of Independence was an armed conflict and political process resulting "
+        "in the Spanish Empire's independence from Mexico."
+    )
+    out = SubstituteEditor(nli).edit(swapped, [evidence])
+    assert out.text == (
+        "The Mexican War of Independence was an armed conflict and political process resulting "
+        "in Mexico's independence from the Spanish Empire."
+    ), out.reason
+    assert "swapped" in out.reason
+
+
 @pytest.mark.parametrize("mode", ["iterative", "one-pass"])
 def test_reviser_fixes_only_the_contradicted_sentence(nli, mode):
     text = (

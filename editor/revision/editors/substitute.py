@@ -1,6 +1,7 @@
 """The ``substitute`` editor (no LLM): candidate minimal edits swap one name, number or date of
 the text for a same-type one the evidence states (or swap two same-type names of the text, for
-role errors); the attribution model scores every candidate against the evidence and the best is
+role errors, and two spans that a near-copy of an evidence sentence states in each other's
+place); the attribution model scores every candidate against the evidence and the best is
 kept if it raises P(supported) - P(contradicted) by at least ``min_gain`` and ends up supported
 more than contradicted.
 """
@@ -12,10 +13,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.slots import Slot, family, norm, shape, typed_spans
+from editor.attribution.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
 from editor.types import Evidence, evidence_text
+from retrieval.sentences import split, split_spans
 
 _PRONOUN = re.compile(r"\s*(?:it|he|she|they|its|his|her|their)\b", re.I)
 
@@ -91,6 +93,17 @@ class SubstituteEditor(OneByOne):
         # title put into another slot doubles the subject ("It was built by Eiffel Tower's ...")
         titles = {norm(e.title) for e in evidence if e.title} if _PRONOUN.match(text) else set()
         out: dict[str, tuple[str, bool]] = {}
+        ev_sentences = [sent for e in evidence for sent in split(evidence_text(e))]
+        for lo, hi in split_spans(text):
+            # a near-copy of an evidence sentence with two spans exchanged: put them back
+            # (names NER does not see on the text's side: "the Spanish Empire's ... Mexico")
+            for sentence in ev_sentences:
+                exchanged = exchanged_spans(text[lo:hi], sentence)
+                if exchanged is None:
+                    continue
+                (a0, a1), (b0, b1) = ((lo + x, lo + y) for x, y in exchanged)
+                new = text[:a0] + text[b0:b1] + text[a1:b0] + text[a0:a1] + text[b1:]
+                out.setdefault(new, (f"swapped {text[a0:a1]!r} and {text[b0:b1]!r}", True))
         for s in mine:
             if f" {norm(s.text)} " in ev_norm:
                 continue  # the evidence states it too

@@ -203,8 +203,8 @@ def quantity(text: str, after: str = "") -> tuple[float, str | None] | None:
     (39700000.0, None)
     >>> quantity("330", " metres tall"), quantity("0.33", " km")
     ((330.0, 'meter'), (330.0, 'meter'))
-    >>> quantity("two") is None
-    True
+    >>> quantity("two") is None, quantity("1889", " as the centerpiece")
+    (True, (1889.0, None))
     """
     m = _NUMBER.search(text)
     if m is None:
@@ -216,7 +216,7 @@ def quantity(text: str, after: str = "") -> tuple[float, str | None] | None:
         rest = rest[1:]
     if rest:
         word = re.sub(r"[^\w]", "", rest[0])
-        if word and not word.isdigit():
+        if word and not word.isdigit() and content_words(word):  # "as" is not attoseconds
             try:
                 q = _units().Quantity(value, word).to_base_units()
                 return float(q.magnitude), str(q.units)

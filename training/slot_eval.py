@@ -18,8 +18,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.attribution.base import CONTRADICTED_MIN
 from editor.attribution.slot_check import SlotChecker
+from editor.attribution.verifier import judge_batch, refutes
 from retrieval.sentences import split
 
 
@@ -33,26 +33,20 @@ class Judged:
 
 class VerifierCheck:
     """The verifier (any attribution model) as a checker: a sentence is ``contradicted`` when,
-    against one of the evidence texts, P(contradicted) >= ``CONTRADICTED_MIN`` and above P(supported), or (the
-    fused verifier) its slot check names the span the evidence states otherwise. The same rule
-    the agreement gate and the report use."""
+    against one of the evidence texts, ``editor.attribution.verifier.refutes`` holds (the fused
+    verifier's slot check names the span the evidence states otherwise, or P(contradicted) is at
+    least 0.7 and above P(supported)): the rule the agreement gate and the report use."""
 
     def __init__(self, model: Any) -> None:
         self.model = model
 
     def check(self, sentence: str, texts: Sequence[str]) -> Judged:
-        pairs = [(t, sentence) for t in texts]
-        verify = getattr(self.model, "verify_batch", None)
-        if verify is not None:  # the fused verifier: a slot check that names the span counts
-            verdicts = verify(pairs)
-            for v in verdicts:
-                if v.slot.names_a_difference:
-                    return Judged("contradicted", v.slot.reason)
-            scores = [v.scores for v in verdicts]
-        else:
-            scores = self.model.score_batch(pairs)
+        scores, slots = judge_batch(self.model, [(t, sentence) for t in texts])
+        for slot in slots:  # the fused verifier: a slot check that names the span counts
+            if slot is not None and slot.names_a_difference:
+                return Judged("contradicted", slot.reason)
         worst = max(scores, key=lambda s: s.contradicted)
-        if worst.contradicted >= CONTRADICTED_MIN and worst.contradicted > worst.supported:
+        if refutes(worst):
             return Judged("contradicted", f"P(contradicted) {worst.contradicted:.2f}")
         best = max(s.supported for s in scores)
         return Judged("other", f"P(contradicted) {worst.contradicted:.2f}, P(supported) {best:.2f}")

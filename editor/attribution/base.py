@@ -16,9 +16,8 @@ if TYPE_CHECKING:
 
 CONTRADICTED_MIN = 0.7
 """P(contradicted) a judgement needs (above P(supported) too) to count as a contradiction when
-no slot check names the span the evidence states otherwise: the report's ``contradicted``
-verdict and ``purr eval slots`` (the agreement gate opens from 0.6 by default, since an edit is
-still verified before it is accepted). At 0.5 the fused verifier called
+no slot check names the span the evidence states otherwise: the agreement gate's default, the
+report's ``contradicted`` verdict and ``purr eval slots``. At 0.5 the fused verifier called
 20-22% of the supported claims of SciFact and SummEdits dev (first 120 rows each) contradicted;
 at 0.7, 2.4% and 0%."""
 

@@ -37,7 +37,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from editor.attribution.base import CONTRADICTED_MIN, AttributionModel
+from editor.attribution.base import AttributionModel
+from editor.attribution.verifier import judge_batch, refutes
 from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
 from editor.text.nlp import get_nlp, is_claim
 from editor.types import Evidence, PassageAttribution, SentenceAttribution
@@ -75,13 +76,7 @@ def auto_ais(
     texts = [e if isinstance(e, str) else e.text for e in evidence]
     claims = [d.decontextualized for d, ok in zip(decon, applicable, strict=True) if ok]
     pairs = [(e, claim) for claim in claims for e in texts]
-    verify = getattr(model, "verify_batch", None)  # the verifier: slot checks with reasons
-    verdicts = verify(pairs) if verify is not None and pairs else None
-    scores = (
-        [v.scores for v in verdicts]
-        if verdicts is not None
-        else (model.score_batch(pairs) if pairs else [])
-    )
+    scores, slots = judge_batch(model, pairs)  # the verifier adds its slot verdicts
     if len(scores) != len(pairs):
         raise ValueError(f"model returned {len(scores)} scores for {len(pairs)} pairs")
     records: list[SentenceAttribution] = []
@@ -97,13 +92,8 @@ def auto_ais(
         value = supported[best] if best is not None else 0.0
         verdict, where = ("supported", best) if value >= threshold else ("unverified", best)
         if verdict == "unverified":
-            named = verdicts[k - len(texts) : k] if verdicts is not None else [None] * len(mine)
-            against = [
-                i
-                for i, s in enumerate(mine)
-                if (s.contradicted >= CONTRADICTED_MIN and s.contradicted > s.supported)
-                or (named[i] is not None and named[i].slot.names_a_difference)
-            ]
+            named = slots[k - len(texts) : k]
+            against = [i for i, s in enumerate(mine) if refutes(s, named[i])]
             if against:
                 verdict = "contradicted"
                 where = max(against, key=lambda i: mine[i].contradicted)

@@ -177,6 +177,11 @@ def _hedged(text: str, slot: Slot) -> bool:
     return approximate(text[:cut])
 
 
+def _is_range(slot: Slot) -> bool:
+    """Whether a date slot states two years ("1887 to 1889", "1914-1918")."""
+    return len(_YEARS.findall(slot.text)) > 1
+
+
 def _passive(doc: Any) -> bool:
     return any(t.dep_ in {"nsubjpass", "auxpass", "agent"} for t in doc)
 
@@ -374,7 +379,8 @@ class SlotChecker:
         self, claim_doc: Any, slot: Slot, ev_doc: Any, candidates: list[Slot]
     ) -> Slot | None:
         """The evidence slot standing in the claim slot's context: the candidate with the most
-        neighbouring words in common (at least one content word), else the only candidate."""
+        neighbouring words in common (at least one content word), else the only candidate, else
+        for a year range the only range."""
         mine = _context(claim_doc, slot)
         scored = []
         for c in candidates:
@@ -383,7 +389,12 @@ class SlotChecker:
                 scored.append((len(shared), -c.start, c))
         if scored:
             return max(scored)[2]
-        return candidates[0] if len(candidates) == 1 else None
+        if len(candidates) == 1:
+            return candidates[0]
+        if slot.kind == "date" and _is_range(slot):  # "from 1887 to 1925": the one range there
+            ranges = [c for c in candidates if _is_range(c)]
+            return ranges[0] if len(ranges) == 1 else None
+        return None
 
     def _contradiction(self, slot: Slot, rival: Slot, ev_doc: Any) -> SlotVerdict:
         return SlotVerdict(

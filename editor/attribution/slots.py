@@ -95,7 +95,7 @@ def shape(text: str) -> str:
 def typed_spans(doc: Any) -> list[Slot]:
     """Named entities (coarse kinds) and bare numbers of a parsed text; numbers that look like
     years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
-    the whole date and '1887'."""
+    the whole date and '1887'; two years NER splits out of one range are joined too."""
     spans = [
         Slot(
             e.start_char,
@@ -112,7 +112,30 @@ def typed_spans(doc: Any) -> list[Slot]:
             continue
         kind = "date" if _YEAR.match(m.group()) else "number"
         spans.append(Slot(m.start(), m.end(), m.group(), _kind(kind, m.group(), doc.text, m.end())))
-    return spans
+    return spans + _ranges(spans, doc.text)
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:to|until|till|through|-|–|—)\s*")
+
+
+def _ranges(spans: list[Slot], text: str) -> list[Slot]:
+    """Year ranges NER splits into two dates ("from 1887 to 1889" as "1887" and "1889"), as
+    one date slot, unless a slot already spans both.
+
+    >>> _ranges([Slot(5, 9, "1887", "date"), Slot(13, 17, "1889", "date")], "from 1887 to 1889")
+    [Slot(start=5, end=17, text='1887 to 1889', kind='date')]
+    """
+    dates = sorted((s for s in spans if s.kind == "date"), key=lambda s: s.start)
+    out = []
+    for a, b in zip(dates, dates[1:], strict=False):
+        if not (_YEARS.search(a.text) and _YEARS.search(b.text)):
+            continue
+        if not _RANGE_JOIN.fullmatch(text[a.end : b.start]):
+            continue
+        if any(s.start <= a.start and b.end <= s.end for s in spans):
+            continue
+        out.append(Slot(a.start, b.end, text[a.start : b.end], "date"))
+    return out
 
 
 def _kind(kind: str, text: str, whole: str, end: int) -> str:

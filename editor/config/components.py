@@ -185,12 +185,11 @@ class AgreementConfig(_Cfg):
         "llm: RARR's prompted chain-of-thought check through the LLM backend.",
     )
     contradiction_threshold: float = Field(
-        0.6,
+        0.7,
         ge=0,
         le=1,
         description="nli: P(contradicted) from which the evidence disagrees when no slot check "
-        "names the difference (the report's contradicted verdict needs "
-        "editor.attribution.base.CONTRADICTED_MIN, 0.7; an edit must still be verified).",
+        "names the difference (editor.attribution.base.CONTRADICTED_MIN, as in the report).",
     )
     support_threshold: float = Field(
         0.5, ge=0, le=1, description="nli: P(supported) from which the evidence agrees."

@@ -62,6 +62,12 @@ def checker() -> SlotChecker:
             "The war resulted in Mexico's independence from the Spanish Empire.",
             "trade places",
         ),
+        (  # NER reads this evidence's range as two years: they are joined into one
+            "The Eiffel Tower was built from 1887 to 1925.",
+            "It was designed and built by the company of Gustave Eiffel from 1887 to 1889 for "
+            "the 1889 World's Fair.",
+            "'1887 to 1925' vs '1887 to 1889'",
+        ),
         (  # a one-letter symbol NER does not see
             "N is a chemical element; it has symbol Nitrogen and atomic number 7.",
             "Nitrogen is a chemical element; it has symbol N and atomic number 7.",

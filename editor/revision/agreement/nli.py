@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.verifier import judge_batch, refutes
 from editor.revision.agreement.base import Agreement, FromBatch
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
@@ -40,14 +41,8 @@ class NLIAgreement(FromBatch):
             hyps = self._hypotheses(text, spans, context, standalone)
             plans.append(list(zip(spans, hyps, strict=True)))
             pairs.extend((evidence_text(ev), h) for h in hyps)
-        verify = getattr(self.attribution, "verify_batch", None)  # the verifier's reasons
-        verdicts = verify(pairs) if verify is not None and pairs else None
-        if verdicts is not None:
-            scores = iter([v.scores for v in verdicts])
-            slots = iter([v.slot for v in verdicts])
-        else:
-            scores = iter(self.attribution.score_batch(pairs) if pairs else [])
-            slots = iter([None] * len(pairs))
+        judged_scores, judged_slots = judge_batch(self.attribution, pairs)  # verifier: reasons
+        scores, slots = iter(judged_scores), iter(judged_slots)
         out: list[Agreement] = []
         for plan in plans:
             if not plan:
@@ -95,7 +90,7 @@ class NLIAgreement(FromBatch):
     def _decide(self, judged) -> Agreement:
         # the sentence the evidence speaks to most clearly, contradiction first
         span, hyp, s = max(judged, key=lambda j: (j[2].contradicted, j[2].supported))
-        if s.contradicted >= self.contradiction_threshold and s.contradicted > s.supported:
+        if refutes(s, None, self.contradiction_threshold):
             return Agreement(
                 "disagrees",
                 f"the evidence contradicts {hyp!r} (P(contradicted) {s.contradicted:.2f})",

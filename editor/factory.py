@@ -189,24 +189,8 @@ def build_reviser(
     gate = cfg.revision.gate and edits(editor)
     agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
     acceptance = (
-        EditAcceptance(_Lazy(attribution), cfg.revision.accept_min_supported)
+        EditAcceptance(attribution(), cfg.revision.accept_min_supported)  # loads on first score
         if cfg.revision.verify_edits and edits(editor)
         else None
     )
     return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}), acceptance)
-
-
-class _Lazy:
-    """An attribution model built on its first score (the loader is called once)."""
-
-    def __init__(self, load: Callable[[], Any]) -> None:
-        self._load = load
-        self._model: Any = None
-
-    def score_batch(self, pairs):
-        if self._model is None:
-            self._model = self._load()
-        return self._model.score_batch(pairs)
-
-    def score(self, premise: str, hypothesis: str):
-        return self.score_batch([(premise, hypothesis)])[0]

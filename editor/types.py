@@ -91,9 +91,10 @@ class SentenceAttribution:
     P(evidence entails ``decontextualized``), ``evidence_index`` the position of that evidence
     in the list scored (None when the list was empty, attribution 0.0) and ``attributable``
     whether ``attribution`` reached the threshold. ``verdict``: ``supported`` (attributable),
-    ``contradicted`` (an evidence contradicts it: P(contradicted) >= 0.5 and above its
-    P(supported), or the verifier's slot check names a date, number, name or role the evidence
-    states otherwise; ``evidence_index`` then points at that evidence) or ``unverified`` (neither);
+    ``contradicted`` (an evidence contradicts it by ``editor.attribution.verifier.refutes``:
+    the verifier's slot check names a date, number, name or role the evidence states otherwise,
+    or P(contradicted) >= 0.7 and above its P(supported); ``evidence_index`` then points at that
+    evidence) or ``unverified`` (neither);
     None for sentences that are not applicable.
     """
 

@@ -5,9 +5,9 @@ examples (``purr train attribution --save-splits``). The weights are fitted on t
 split (at most ``train_per_source`` rows a source, classes weighted equally), or with
 ``fit_on="dev"`` on a quarter of the dev split (the NLI model's scores on rows it trained on
 are overconfident, so a fusion fitted there learns to ignore the other features); the
-temperature on another quarter of the **dev** split (by group), and the other half reports: balanced accuracy of
-NLI alone and fused (supported vs rest at 0.5), and the expected calibration error of
-P(supported) before and after calibration, with a reliability plot. Nothing here sees test
+temperature on another quarter of the **dev** split (by group), and the other half reports:
+balanced accuracy of NLI alone and fused (supported vs rest at 0.5), and the expected
+calibration error of P(supported) before and after calibration, with a reliability plot. Nothing here sees test
 data. ``fusion.json`` goes into the model folder, where ``attribution.type=purr`` finds it.
 """
 

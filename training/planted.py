@@ -39,7 +39,8 @@ ERROR_TYPES = ("date", "number", "entity", "role")
 ALL_ERROR_TYPES = (*ERROR_TYPES, "negation")
 
 _AUX = re.compile(
-    r"\b(is|are|was|were|has|have|had|can|could|will|would|did|does|do)(\s+not\b|n't)?", re.I
+    r"\b(is|are|was|were|has|have|had|can|could|will|would|did|does|do)(\s+not\b|n't)?(?!\w)",
+    re.I,
 )
 
 _ROLE_LABELS = frozenset({"PERSON", "ORG", "GPE", "NORP", "LOC"})
@@ -53,6 +54,8 @@ def _negate(sentence: str) -> tuple[str, str, str] | None:
     ('The tower was not completed in 1889.', 'was not', 'was')
     >>> _negate("It is not a planet.")
     ('It is a planet.', 'It is', 'is not')
+    >>> _negate("Skin cancers can spread.")  # not the "can" of "cancers"
+    ('Skin cancers can not spread.', 'can not', 'can')
     """
     m = _AUX.search(sentence)
     if m is None:
@@ -173,8 +176,9 @@ def make_planted(
                 got = (
                     _plant(sents[i], ents, pool, rng, kind) if ents or kind == "negation" else None
                 )
-                if got:
-                    planted = (i, *got)
+                others = sents[:i] + sents[i + 1 :]
+                if got and not any(got[1] in other for other in others):
+                    planted = (i, *got)  # the wrong span names this sentence alone
                     break
             if planted is None:
                 continue

@@ -10,6 +10,7 @@ from helpers import run_purr
 
 from editor.result import EditResult
 from retrieval.corpus import read_wiki_summaries
+from retrieval.sentences import split
 from training.eval_metrics import EvalRecord, planted_scores
 from training.nli_data import is_dev
 from training.planted import ERROR_TYPES, make_planted
@@ -39,6 +40,10 @@ def test_negation_errors_are_opt_in_and_unknown_types_refused():
     for r in planted:
         assert r["text"] != r["reference"]
         assert (" not " in r["text"]) != (" not " in r["reference"]) or "n't" in r["reference"]
+        # the wrong span names one sentence, the one that changed (what purr eval slots checks)
+        changed = [s for s in split(r["text"]) if s not in r["reference"]]
+        holding = [s for s in split(r["text"]) if r["wrong"] in s]
+        assert holding == changed and len(changed) == 1, r
     with pytest.raises(ValueError, match="unknown"):
         make_planted(docs, n=2, progress=False, types=("sarcasm",))
 

@@ -95,7 +95,11 @@ def shape(text: str) -> str:
 def typed_spans(doc: Any) -> list[Slot]:
     """Named entities (coarse kinds) and bare numbers of a parsed text; numbers that look like
     years are dates. Numbers inside an entity are listed too, so '31 March 1887' offers both
-    the whole date and '1887'; two years NER splits out of one range are joined too."""
+    the whole date and '1887'; two years NER splits out of one range are joined too. Kept in
+    the doc's ``user_data`` (the checks ask for a doc's slots several times)."""
+    cached = doc.user_data.get("purr_slots") if hasattr(doc, "user_data") else None
+    if cached is not None:
+        return list(cached)
     spans = [
         Slot(
             e.start_char,
@@ -112,7 +116,10 @@ def typed_spans(doc: Any) -> list[Slot]:
             continue
         kind = "date" if _YEAR.match(m.group()) else "number"
         spans.append(Slot(m.start(), m.end(), m.group(), _kind(kind, m.group(), doc.text, m.end())))
-    return spans + _ranges(spans, doc.text)
+    spans += _ranges(spans, doc.text)
+    if hasattr(doc, "user_data"):
+        doc.user_data["purr_slots"] = tuple(spans)
+    return spans
 
 
 _RANGE_JOIN = re.compile(r"\s*(?:to|until|till|through|-|–|—)\s*")

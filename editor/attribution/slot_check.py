@@ -442,8 +442,8 @@ class SlotChecker:
                     continue
                 if ca[1] > cb[0] or eb[0] >= ea[0] or eb[1] > ea[0]:
                     continue  # overlapping, or the same order in the evidence
-                between_claim = WORD_TOKEN.findall(claim_doc.text[ca[1] : cb[0]].lower())
-                between_ev = WORD_TOKEN.findall(ev_doc.text[eb[1] : ea[0]].lower())
+                between_claim = _between(claim_doc.text[ca[1] : cb[0]])
+                between_ev = _between(ev_doc.text[eb[1] : ea[0]])
                 if between_claim != between_ev:
                     continue
                 a_text, b_text = claim_doc.text[ca[0] : ca[1]], claim_doc.text[cb[0] : cb[1]]
@@ -455,6 +455,19 @@ class SlotChecker:
                     ev_doc.text,
                 )
         return None
+
+
+_ARTICLES = frozenset({"the", "a", "an"})
+
+
+def _between(text: str) -> list[str]:
+    """The words and marks between two names, articles left out ("the" goes with a name on one
+    side and not the other: "Bahrain" / "the United Arab Emirates").
+
+    >>> _between(", Iraq, and the "), _between("'s capital is")
+    ([',', 'iraq', ',', 'and'], ["'", 's', 'capital', 'is'])
+    """
+    return [t for t in WORD_TOKEN.findall(text.lower()) if t not in _ARTICLES]
 
 
 _NEGATIONS = frozenset({"not", "n't", "never", "no"})

@@ -68,6 +68,11 @@ def checker() -> SlotChecker:
             "the 1889 World's Fair.",
             "'1887 to 1925' vs '1887 to 1889'",
         ),
+        (  # a swap inside a list, an article on one name only
+            "Eastern Arabia includes parts of the United Arab Emirates, Iraq, Kuwait and Bahrain.",
+            "It includes parts of Bahrain, Iraq, Kuwait and the United Arab Emirates.",
+            "trade places",
+        ),
         (  # a one-letter symbol NER does not see
             "N is a chemical element; it has symbol Nitrogen and atomic number 7.",
             "Nitrogen is a chemical element; it has symbol N and atomic number 7.",

@@ -178,19 +178,20 @@ def build_reviser(
     from editor.revision.reviser import Reviser
 
     editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
-    if cfg.editor.fallback and edits(editor):
-        second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
-        editor = FallbackEditor(
-            editor,
-            build_editor(second, attribution, llm, cfg.llm),
-            cfg.revision.max_edit_chars,
-            cfg.revision.max_edit_ratio,
-        )
-    gate = cfg.revision.gate and edits(editor)
-    agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
     acceptance = (
         EditAcceptance(attribution(), cfg.revision.accept_min_supported)  # loads on first score
         if cfg.revision.verify_edits and edits(editor)
         else None
     )
+    if cfg.editor.fallback and edits(editor):
+        second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
+        editor = FallbackEditor(  # an edit acceptance would reject is left to the second
+            editor,
+            build_editor(second, attribution, llm, cfg.llm),
+            cfg.revision.max_edit_chars,
+            cfg.revision.max_edit_ratio,
+            acceptance,
+        )
+    gate = cfg.revision.gate and edits(editor)
+    agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
     return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}), acceptance)

@@ -14,6 +14,7 @@ from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, RevisionConfig, load_config
 from editor.factory import Components
 from editor.pipeline import InputError, Pipeline
+from editor.revision.acceptance import EditAcceptance
 from editor.revision.agreement.llm import LLMAgreement
 from editor.revision.agreement.nli import NLIAgreement
 from editor.revision.editors.fid import FiDEditor
@@ -91,6 +92,20 @@ def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable
         "The Eiffel Tower is 250 metres tall.", [TOWER]
     )
     assert kept.text == "The Eiffel Tower is 330 metres tall." and "identity" not in kept.reason
+
+    class Doubler:  # a first editor whose edit puts one name into two slots
+        name = "doubler"
+
+        def edit_batch(self, items, context=None):
+            return [
+                (Revision(t.replace("250 metres", "Eiffel Tower metres"), "x")) for t, _ in items
+            ]
+
+    checked = FallbackEditor(Doubler(), SubstituteEditor(nli), acceptance=EditAcceptance(nli)).edit(
+        "The Eiffel Tower is 250 metres tall.", [TOWER]
+    )
+    assert checked.text == "The Eiffel Tower is 330 metres tall.", checked.reason
+    assert "doubles the name" in checked.reason and "substitute: " in checked.reason
 
 
 def test_substitute_editor_swaps_in_the_evidence_span(nli):

@@ -3,29 +3,40 @@ second's (dspy's ``Refine`` habit: a wrapper that composes editors instead of su
 
 The default pipeline runs the trained causal editor first and falls back to the substitute
 editor (the evidence's own name, number or date swapped in, kept only when the attribution
-model agrees) where the trained editor returns the text unchanged or an edit larger than the
-revision limits would accept; the reason says which editor answered.
+model agrees) where the trained editor returns the text unchanged, an edit larger than the
+revision limits would accept, or (given an ``acceptance``) an edit the verifier or the form
+check rejects; the reason says which editor answered.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from editor.revision.base import edit_allowed
 from editor.revision.editors.base import Editor, Revision
-from editor.types import Evidence
+from editor.types import Evidence, evidence_text
+
+if TYPE_CHECKING:
+    from editor.revision.acceptance import EditAcceptance
 
 
 class FallbackEditor:
     """``primary``'s revisions, with ``secondary`` filling in where they are unusable."""
 
     def __init__(
-        self, primary: Editor, secondary: Editor, max_edit_chars: int = 50, max_ratio: float = 0.5
+        self,
+        primary: Editor,
+        secondary: Editor,
+        max_edit_chars: int = 50,
+        max_ratio: float = 0.5,
+        acceptance: EditAcceptance | None = None,
     ) -> None:
         self.primary = primary
         self.secondary = secondary
         self.max_edit_chars = max_edit_chars
         self.max_ratio = max_ratio
+        self.acceptance = acceptance
         self.name = f"{primary.name}+{secondary.name}"
 
     def load(self) -> None:
@@ -35,8 +46,16 @@ class FallbackEditor:
             if callable(load):
                 load()
 
-    def usable(self, text: str, revision: Revision) -> tuple[bool, str]:
-        """Whether ``revision`` changes ``text`` within the edit limits, and why not.
+    def usable(
+        self,
+        text: str,
+        revision: Revision,
+        evidence: Sequence[Evidence] = (),
+        context: str | None = None,
+    ) -> tuple[bool, str]:
+        """Whether ``revision`` changes ``text`` within the edit limits (and, with an
+        ``acceptance`` and ``evidence``, would be accepted against the first evidence), and
+        why not.
 
         >>> from editor.revision.editors import IdentityEditor
         >>> ed = FallbackEditor(IdentityEditor(), IdentityEditor(), 10, 0.5)
@@ -45,8 +64,14 @@ class FallbackEditor:
         >>> ed.usable("Built in 1887.", Revision("Built in 1887.", ""))
         (False, 'no change')
         """
-        return edit_allowed(
+        ok, why = edit_allowed(
             text.strip(), revision.text.strip(), self.max_edit_chars, self.max_ratio
+        )
+        if not ok or self.acceptance is None or not evidence:
+            return ok, why
+        before, after = text.strip(), revision.text.strip()
+        return self.acceptance.check(
+            before, after, (0, len(before)), (0, len(after)), evidence_text(evidence[0]), context
         )
 
     def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
@@ -56,13 +81,13 @@ class FallbackEditor:
         self, items: Sequence[tuple[str, Sequence[Evidence]]], context: str | None = None
     ) -> list[Revision]:
         first = self.primary.edit_batch(items, context)
-        redo = [i for i, (r, (t, _)) in enumerate(zip(first, items, strict=True))
-                if not self.usable(t, r)[0]]  # fmt: skip
+        verdicts = [self.usable(t, r, ev, context) for r, (t, ev) in zip(first, items, strict=True)]
+        redo = [i for i, (ok, _) in enumerate(verdicts) if not ok]
         out = list(first)
         if redo:
             second = self.secondary.edit_batch([items[i] for i in redo], context)
             for i, rev in zip(redo, second, strict=True):
-                why = self.usable(items[i][0], first[i])[1]
+                why = verdicts[i][1]
                 out[i] = Revision(
                     rev.text, f"{self.primary.name}: {why}; {self.secondary.name}: {rev.reason}"
                 )

@@ -21,7 +21,7 @@ from editor.config import RevisionConfig
 from editor.result import Step
 from editor.revision.acceptance import EditAcceptance
 from editor.revision.agreement.base import Agreement, AgreementModel
-from editor.revision.base import edit_allowed
+from editor.revision.base import edit_allowed, keep_spacing
 from editor.revision.editors.base import Editor, edits
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
@@ -101,10 +101,11 @@ class Reviser:
         """The step of putting ``rev`` in place of ``current[span]``; ``after`` is the new
         text when the edit is within the limits (and, with an ``acceptance``, verified), else
         ``current``."""
-        new = current[: span[0]] + rev.text + current[span[1] :]
+        revised = keep_spacing(current[span[0] : span[1]], rev.text)  # only changed words change
+        new = current[: span[0]] + revised + current[span[1] :]
         ok, why = edit_allowed(current, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
         if ok and self.acceptance is not None:
-            span_new = (span[0], span[0] + len(rev.text))
+            span_new = (span[0], span[0] + len(revised))
             ok, verdict = self.acceptance.check(
                 current, new, span, span_new, evidence_text(e), context
             )

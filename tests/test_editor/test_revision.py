@@ -161,6 +161,24 @@ def test_reviser_fixes_only_the_contradicted_sentence(nli, mode):
     assert not by_id["wiki-2"].accepted and by_id["wiki-2"].agrees is True  # Curie: agrees
 
 
+def test_only_the_words_an_editor_changes_change(nli):
+    from editor.revision.editors.base import Revision
+
+    class Regenerator:  # a generating editor: fixes the number, writes plain single spaces
+        name = "regenerator"
+
+        def edit_batch(self, items, context=None):
+            return [(Revision(" ".join(t.replace("500", "330").split()), "x")) for t, _ in items]
+
+        def edit(self, text, evidence, context=None):
+            return self.edit_batch([(text, evidence)], context)[0]
+
+    text = "Marie Curie was a physicist.  The Eiffel Tower is 500\u00a0metres  tall."
+    reviser = Reviser(Regenerator(), NLIAgreement(nli), RevisionConfig())
+    revised, _ = reviser.revise(text, [_q(TOWER, "The Eiffel Tower is 500 metres tall.")])
+    assert revised == text.replace("500", "330")  # a double space and a no-break space stay
+
+
 def test_edit_size_limit_rejects_a_runaway_editor(nli, tmp_path):
     words = ["<pad>", "</s>", "<unk>", *"the eiffel tower was completed in 1925 .".split()]
     path = save_tiny_t5(tmp_path / "t5", words)

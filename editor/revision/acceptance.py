@@ -7,7 +7,8 @@ unsupported) before the editor is called. ``EditAcceptance`` then asks of the ed
   of the revision occurs twice when the original had it once ("Crumb was produced before
   Crumb."), no run of words the edit inserted comes from the user's question (the dialogue
   context) without being in the evidence, and the edit changes words (not only punctuation)
-  and keeps the sentence's final punctuation;
+  and keeps the sentence's final punctuation, and it adds no run of words that replaces
+  nothing ("pleaded not guilty" -> "pleaded guilty on Thursday");
 - the verifier rates the revised sentence, decontextualised in the revised passage, supported
   by the same evidence, at least ``min_supported`` and more than the original sentence.
 
@@ -25,11 +26,11 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-
 _WORD = re.compile(r"[\w'’-]+")
 
 
-def _inserted_runs(before: str, after: str) -> list[list[str]]:
-    """Runs of words ``after`` has where ``before`` had others (or none)."""
+def _inserted_runs(before: str, after: str, tags: tuple[str, ...] = ("replace", "insert")):
+    """Runs of words ``after`` has where ``before`` had others (or, ``insert``, none)."""
     a, b = _WORD.findall(before), _WORD.findall(after)
     ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
-    return [b[j1:j2] for tag, _, _, j1, j2 in ops.get_opcodes() if tag in ("replace", "insert")]
+    return [b[j1:j2] for tag, _, _, j1, j2 in ops.get_opcodes() if tag in tags]
 
 
 def form_problem(
@@ -45,6 +46,8 @@ def form_problem(
     True
     >>> form_problem("It flows 475 km annually.", "It flows 475 km annually")
     'the edit changes only punctuation or spacing'
+    >>> form_problem("He pleaded not guilty to it.", "He pleaded guilty on Thursday to it.")
+    "the edit adds 'on Thursday', which replaces nothing"
 
     """
     if after.rstrip().endswith("?") and not before.rstrip().endswith("?"):
@@ -61,6 +64,9 @@ def form_problem(
         n_after, n_before = len(pattern.findall(after)), len(pattern.findall(before))
         if n_after > 1 and n_after > n_before:
             return f"the edit doubles the name {name!r}"
+    added = [run for run in _inserted_runs(before, after, ("insert",)) if len(run) >= 2]
+    if added:  # a fix replaces what is wrong; words that replace nothing are news
+        return f"the edit adds {' '.join(added[0])!r}, which replaces nothing"
     if context:
         ctx, ev = context.lower(), evidence.lower()
         for run in _inserted_runs(before, after):

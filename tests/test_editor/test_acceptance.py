@@ -26,6 +26,12 @@ EVIDENCE = (
             "Tell me which city hosts the tower?",
             "pastes",
         ),
+        (
+            "He pleaded not guilty in Melbourne.",
+            "He pleaded guilty on Thursday in Melbourne.",
+            None,
+            "replaces nothing",
+        ),
     ],
 )
 def test_edits_that_break_the_sentence_are_refused(before, after, context, why):

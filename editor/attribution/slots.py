@@ -13,7 +13,6 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date
-from difflib import SequenceMatcher
 from typing import Any
 
 from editor.text.words import content_words
@@ -277,20 +276,25 @@ def exchanged_spans(claim: str, evidence: str) -> tuple[tuple[int, int], tuple[i
     ((0, 1), (28, 36))
     >>> exchanged_spans("N is an element.", "Nitrogen is an element.") is None
     True
+    >>> exchanged_spans("in the North America region of Pacific Northwest.",
+    ...                 "in the Pacific Northwest region of North America.")
+    ((7, 20), (31, 48))
     """
     a = [(m.group().lower(), m.start(), m.end()) for m in WORD_TOKEN.finditer(claim)]
     b = [m.group().lower() for m in WORD_TOKEN.finditer(evidence)]
-    ops = [
-        op
-        for op in SequenceMatcher(None, [t for t, _, _ in a], b, autojunk=False).get_opcodes()
-        if op[0] != "equal"
-    ]
-    if len(ops) != 2 or any(op[0] != "replace" for op in ops):
+    words = [t for t, _, _ in a]
+    if len(words) != len(b) or words == b:
         return None
-    (_, i1, i2, j1, j2), (_, k1, k2, l1, l2) = ops
-    first, second = [t for t, _, _ in a[i1:i2]], [t for t, _, _ in a[k1:k2]]
-    if first != b[l1:l2] or second != b[j1:j2]:
-        return None
-    if not content_words(" ".join(first)) or not content_words(" ".join(second)):
-        return None
-    return (a[i1][1], a[i2 - 1][2]), (a[k1][1], a[k2 - 1][2])
+    lo = next(i for i in range(len(b)) if words[i] != b[i])  # the common ends set aside
+    hi = len(b) - next(i for i in range(len(b)) if words[-1 - i] != b[-1 - i])
+    mine, theirs = words[lo:hi], b[lo:hi]  # mine = X M Y, theirs = Y M X
+    n = len(mine)
+    for lx in range(1, n):
+        if mine[:lx] != theirs[n - lx :]:
+            continue
+        for ly in range(1, n - lx + 1):
+            if mine[n - ly :] == theirs[:ly] and mine[lx : n - ly] == theirs[ly : n - lx]:
+                x, y = mine[:lx], mine[n - ly :]
+                if x != y and content_words(" ".join(x)) and content_words(" ".join(y)):
+                    return (a[lo][1], a[lo + lx - 1][2]), (a[hi - ly][1], a[hi - 1][2])
+    return None

@@ -10,7 +10,8 @@ unsupported) before the editor is called. ``EditAcceptance`` then asks of the ed
   and keeps the sentence's final punctuation, and it adds no run of words that replaces
   nothing ("pleaded not guilty" -> "pleaded guilty on Thursday");
 - the verifier rates the revised sentence, decontextualised in the revised passage, supported
-  by the same evidence, at least ``min_supported`` and more than the original sentence.
+  by the same evidence, at least ``min_supported`` and more than the original sentence, and
+  does not find it contradicted (``refutes``: a slot the evidence states otherwise, say).
 
 Otherwise the text stays as it was and the step says why.
 """
@@ -21,6 +22,7 @@ import re
 from difflib import SequenceMatcher
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.verifier import judge_batch, refutes
 
 _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
 _WORD = re.compile(r"[\w'’-]+")
@@ -48,6 +50,8 @@ def form_problem(
     'the edit changes only punctuation or spacing'
     >>> form_problem("He pleaded not guilty to it.", "He pleaded guilty on Thursday to it.")
     "the edit adds 'on Thursday', which replaces nothing"
+    >>> form_problem("It lies in the west of Cairo.", "It lies in Cairo of the west.") is None
+    True
 
     """
     if after.rstrip().endswith("?") and not before.rstrip().endswith("?"):
@@ -64,7 +68,12 @@ def form_problem(
         n_after, n_before = len(pattern.findall(after)), len(pattern.findall(before))
         if n_after > 1 and n_after > n_before:
             return f"the edit doubles the name {name!r}"
-    added = [run for run in _inserted_runs(before, after, ("insert",)) if len(run) >= 2]
+    had = {w.lower() for w in _WORD.findall(before)}
+    added = [  # words moved from elsewhere in the sentence (a role swap put back) are not new
+        run
+        for run in _inserted_runs(before, after, ("insert",))
+        if len(run) >= 2 and any(w.lower() not in had for w in run)
+    ]
     if added:  # a fix replaces what is wrong; words that replace nothing are news
         return f"the edit adds {' '.join(added[0])!r}, which replaces nothing"
     if context:
@@ -118,7 +127,16 @@ class EditAcceptance:
         problem = form_problem(h_old, h_new)  # a name doubled only once "it" is resolved
         if problem:
             return False, f"rejected: {problem}"
-        s_old, s_new = self.attribution.score_batch([(evidence, h_old), (evidence, h_new)])
+        (s_old, s_new), (_, slot_new) = judge_batch(
+            self.attribution, [(evidence, h_old), (evidence, h_new)]
+        )
+        if refutes(s_new, slot_new):
+            why = (
+                slot_new.reason
+                if slot_new is not None and slot_new.names_a_difference
+                else (f"P(contradicted) {s_new.contradicted:.2f}")
+            )
+            return False, f"rejected: the evidence contradicts the revision too ({why})"
         if s_new.supported < self.min_supported:
             return False, (
                 f"rejected: the evidence does not support the revision "

@@ -87,3 +87,18 @@ def test_a_name_doubled_only_once_the_pronoun_is_resolved_is_refused(acceptance)
     span = (30, len(before))
     ok, why = acceptance.check(before, after, span, (30, len(after)), EVIDENCE)
     assert not ok and "doubles the name 'Eiffel Tower'" in why
+
+
+def test_a_revision_the_evidence_still_contradicts_is_refused(acceptance):
+    evidence = (
+        "The Columbia River is the largest river in the Pacific Northwest region of North America."
+    )
+    before = (
+        "The Columbia River is the largest river in the North America region of Pacific Northwest."
+    )
+    wrong = "The Columbia River is the largest river in the Canada region of Pacific Northwest."
+    ok, why = acceptance.check(before, wrong, (0, len(before)), (0, len(wrong)), evidence)
+    assert not ok and "'Canada' vs 'North America'" in why, why
+    fixed = evidence
+    ok, why = acceptance.check(before, fixed, (0, len(before)), (0, len(fixed)), evidence)
+    assert ok, why

@@ -13,7 +13,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.slot_check import SlotVerdict
 from editor.attribution.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
+from editor.attribution.verifier import judge_batch
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
 from editor.types import Evidence, evidence_text
@@ -131,25 +133,30 @@ class SubstituteEditor(OneByOne):
     def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
         if not evidence or not text.strip():
             return Revision(text, "no evidence to edit against")
+        premises = [evidence_text(e) for e in evidence]
+        n = len(premises)
+        original, slots = judge_batch(self.attribution, [(p, text) for p in premises])
+        named = _named_fix(text, slots)  # the value the verifier's slot check names, put in
         cands = self.candidates(text, evidence)
+        if named is not None:
+            cands = [named, *[c for c in cands if c[0] != named[0]]]
         if not cands:
             return Revision(text, "no name, number or date of the evidence fits the text")
-        premises = [evidence_text(e) for e in evidence]
         texts = [text] + [c for c, _, _ in cands]
-        pairs = [(p, t) for t in texts for p in premises]
-        scores = self.attribution.score_batch(pairs)
-        n = len(premises)
+        scores = original + self.attribution.score_batch(
+            [(p, t) for t in texts[1:] for p in premises]
+        )
 
         def margin(i: int) -> tuple[float, float, float]:
             group = scores[i * n : (i + 1) * n]
             best = max(group, key=lambda s: s.supported - s.contradicted)
             return best.supported - best.contradicted, best.supported, best.contradicted
 
+        def rank(i: int) -> float:  # the named value first, then the same surface shape
+            return margin(i)[0] + 0.05 * cands[i - 1][2] + (1.0 if i == 1 and named else 0.0)
+
         base, _, _ = margin(0)
-        ranked = sorted(
-            range(1, len(texts)), key=lambda i: -(margin(i)[0] + 0.05 * cands[i - 1][2])
-        )
-        best_i = ranked[0]
+        best_i = max(range(1, len(texts)), key=rank)
         gain, sup, con = margin(best_i)
         if gain - base >= self.min_gain and sup > con:
             return Revision(
@@ -160,3 +167,17 @@ class SubstituteEditor(OneByOne):
             text,
             f"no swap helped enough (best {cands[best_i - 1][1]}: {base:.2f} -> {gain:.2f})",
         )
+
+
+def _named_fix(text: str, slots: Sequence[SlotVerdict | None]) -> tuple[str, str, bool] | None:
+    """The candidate that puts the evidence's value where the slot check names the claim's
+    ("'36 years ago' vs '35 years ago'"), as ``candidates`` lists them; None without one."""
+    for slot in slots:
+        if slot is None or not slot.names_a_difference or not slot.evidence_span:
+            continue
+        start, end = slot.claim_span  # type: ignore[misc]
+        replacement = fit_replacement(slot.evidence_span, text[:start], text[end:])
+        new = text[:start] + replacement + text[end:]
+        if new != text:
+            return new, f"{text[start:end]!r} -> {slot.evidence_span!r} (named)", True
+    return None

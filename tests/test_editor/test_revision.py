@@ -115,6 +115,8 @@ def test_substitute_editor_swaps_in_the_evidence_span(nli):
     )
     out = ed.edit("The Eiffel Tower was designed by the company of Thomas Edison.", [TOWER])
     assert out.text == "The Eiffel Tower was designed by the company of Gustave Eiffel.", out.reason
+    named = ed.edit("The Eiffel Tower was built by Thomas Edison's company.", [TOWER])
+    assert named.text == "The Eiffel Tower was built by Gustave Eiffel's company.", named.reason
     same = ed.edit("The Eiffel Tower is in Paris.", [TOWER])
     assert same.text == "The Eiffel Tower is in Paris."  # nothing to fix
     assert ed.edit("The Eiffel Tower is in Paris.", []).reason == "no evidence to edit against"

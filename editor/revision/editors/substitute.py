@@ -117,10 +117,7 @@ class SubstituteEditor(OneByOne):
                     or norm(re.sub(r"^the\s+", "", t.text, flags=re.I)) in titles
                 ):
                     continue
-                replacement = fit_replacement(t.text, text[: s.start], text[s.end :])
-                if s.text.endswith(("'s", "’s")) and not t.text.endswith(("'s", "’s")):
-                    replacement += s.text[-2:]  # keep the possessive: "Edison's" -> "Eiffel's"
-                new = text[: s.start] + replacement + text[s.end :]
+                new = swap_in(text, s.start, s.end, t.text)
                 out.setdefault(new, (f"{s.text!r} -> {t.text!r}", shape(s.text) == shape(t.text)))
         for i, a in enumerate(mine):  # role swaps: two same-type names trade places
             for b in mine[i + 1 :]:
@@ -169,6 +166,20 @@ class SubstituteEditor(OneByOne):
         )
 
 
+def swap_in(text: str, start: int, end: int, value: str) -> str:
+    """``text`` with ``value`` in place of ``text[start:end]``, fitted to the words around it
+    and keeping a possessive ("Thomas Edison's company" -> "Gustave Eiffel's company").
+
+    >>> swap_in("Built by Thomas Edison's company.", 9, 24, "Gustave Eiffel")
+    "Built by Gustave Eiffel's company."
+    """
+    old = text[start:end]
+    replacement = fit_replacement(value, text[:start], text[end:])
+    if old.endswith(("'s", "’s")) and not value.endswith(("'s", "’s")):
+        replacement += old[-2:]
+    return text[:start] + replacement + text[end:]
+
+
 def _named_fix(text: str, slots: Sequence[SlotVerdict | None]) -> tuple[str, str, bool] | None:
     """The candidate that puts the evidence's value where the slot check names the claim's
     ("'36 years ago' vs '35 years ago'"), as ``candidates`` lists them; None without one."""
@@ -176,8 +187,7 @@ def _named_fix(text: str, slots: Sequence[SlotVerdict | None]) -> tuple[str, str
         if slot is None or not slot.names_a_difference or not slot.evidence_span:
             continue
         start, end = slot.claim_span  # type: ignore[misc]
-        replacement = fit_replacement(slot.evidence_span, text[:start], text[end:])
-        new = text[:start] + replacement + text[end:]
+        new = swap_in(text, start, end, slot.evidence_span)
         if new != text:
             return new, f"{text[start:end]!r} -> {slot.evidence_span!r} (named)", True
     return None

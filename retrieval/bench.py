@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from retrieval.files import save_png, write_text
+
 log = logging.getLogger(__name__)
 
 
@@ -209,7 +211,7 @@ def run_bench(
         finally:
             shutil.rmtree(work, ignore_errors=True)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_retrieval.json").write_text(json.dumps(report, indent=2))
+    write_text(out / "bench_retrieval.json", json.dumps(report, indent=2))
     _plot(report, out / "bench_retrieval.png")
     return report
 
@@ -244,5 +246,5 @@ def _plot(report: dict, path: Path) -> None:
     ax.set_ylabel("ms per query")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_png(fig, path)
     plt.close(fig)

@@ -20,6 +20,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from retrieval.files import save_png, write_text
+
 
 def corpus_snippets(n: int, seed: int = 0) -> list[str]:
     """``n`` snippets of the default corpus, as the default index cuts them."""
@@ -83,7 +85,7 @@ def write_report(
     if out:
         path = Path(out)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report, indent=2) + "\n")
+        write_text(path, json.dumps(report, indent=2) + "\n")
         plot(report, path.with_suffix(".png"))
 
 
@@ -105,5 +107,5 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax.set_ylabel("items per second (median)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    save_png(fig, png)
     plt.close(fig)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import shutil
 import time
 from collections.abc import Iterable
@@ -30,6 +29,7 @@ from retrieval.chunking import chunk
 from retrieval.config import IndexConfig, SearchConfig
 from retrieval.dense import DenseIndex
 from retrieval.encoders import Encoder, build_encoder
+from retrieval.files.atomic import recover, remove_stale, swap_in, temp_sibling
 from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from retrieval.prebuilt import passage_encoder, text_key
 from retrieval.store import SnippetStore, write_store
@@ -71,6 +71,8 @@ class Index:
     def open(cls, path: str | Path, mmap: bool = True, encoder: Encoder | None = None) -> Index:
         path = Path(path)
         cfg_file = path / CONFIG_FILE
+        if not path.exists():
+            recover(path)
         if not cfg_file.exists():
             raise IndexNotFoundError(
                 f"no purr index at {path}; build one with: purr index CORPUS.jsonl --out {path}"
@@ -123,7 +125,7 @@ class Index:
             _write_all(
                 tmp, docs, cfg, enc, existing=None, extra_config=extra_config, progress=progress
             )
-            _swap_in(tmp, out)
+            swap_in(tmp, out)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         return cls.open(out, encoder=enc)
@@ -160,7 +162,7 @@ class Index:
             )
             existing.close()
             self.close()
-            _swap_in(tmp, self.path)
+            swap_in(tmp, self.path)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         reopened = Index.open(self.path, encoder=self._encoder)
@@ -258,18 +260,9 @@ def passage_text(snippet: Snippet, cfg: IndexConfig) -> str:
 
 def _temp_sibling(path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}-{time.monotonic_ns()}"
-    return tmp
-
-
-def _swap_in(tmp: Path, out: Path) -> None:
-    old = None
-    if out.exists():
-        old = out.parent / f".{out.name}.old-{os.getpid()}-{time.monotonic_ns()}"
-        out.rename(old)
-    tmp.rename(out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    recover(path)  # a writer killed mid-swap (where renameat2 is missing) left the old one aside
+    remove_stale(path)  # folders of writers that were killed
+    return temp_sibling(path)
 
 
 def _write_all(

@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from retrieval.files import save_png
+
 DEFAULT_TEXT = (
     "The Eiffel Tower is a lattice tower in Paris. It was designed and built by "
     "Thomas Edison's company from 1887 to 1889."
@@ -97,5 +99,5 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax.set_xlabel("seconds per process (warm caches)")
     ax.set_title(f"cold start, {report['runs']} runs: median {report['edit_s']['median']:.2f} s")
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    save_png(fig, png)
     plt.close(fig)

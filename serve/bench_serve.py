@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import numpy as np
 
+from retrieval.files import save_png
+
 
 def _free_port() -> int:
     import socket
@@ -197,7 +199,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    save_png(fig, png)
     plt.close(fig)
 
 

@@ -68,13 +68,19 @@ class ApiError(Exception):
     """An error with its HTTP status; the message says what was wrong and what to do."""
 
     def __init__(
-        self, status: int, message: str, code: str | None = None, param: str | None = None
+        self,
+        status: int,
+        message: str,
+        code: str | None = None,
+        param: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code
         self.param = param
+        self.headers = headers
 
 
 def error_body(
@@ -134,7 +140,7 @@ def install_error_handlers(
 
     @app.exception_handler(ApiError)
     async def _api(_: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.message, exc.code, exc.param)
+        return error_response(exc.status, exc.message, exc.code, exc.param, exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -49,6 +49,15 @@ class ServeSettings(BaseSettings):
         2, ge=1, le=64, description="Passages edited at once (threads sharing the loaded models)."
     )
     warmup: bool = Field(True, description="Load the models and index at start-up.")
+    retry_after_s: int = Field(
+        10, ge=1, description="Retry-After (seconds) sent with 503 while the models load."
+    )
+    shutdown_grace_s: int = Field(
+        30,
+        ge=0,
+        description="On SIGTERM: stop accepting, let in-flight requests finish for up to this "
+        "long, then exit.",
+    )
 
     @field_validator("upstream_url")
     @classmethod

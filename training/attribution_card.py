@@ -8,6 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from retrieval.files import write_text
+
 
 def write_model_card(out: Path, extra: dict[str, Any] | None = None) -> Path:
     """Write ``README.md`` (the model card) from ``training_config.json`` and ``metrics.json`` in
@@ -141,5 +143,5 @@ the sentences most similar to the hypothesis, hypotheses whole, at most
     for title, body in (extra or {}).items():
         text += f"\n## {title}\n{body}\n"
     path = out / "README.md"
-    path.write_text(text)
+    write_text(path, text)
     return path

@@ -8,6 +8,7 @@ import platform
 from pathlib import Path
 from typing import Any
 
+from retrieval.files import write_text
 from training.train_editor import CLI_FIELDS
 
 
@@ -86,5 +87,5 @@ Best dev loss {m["best_dev_loss"]} (perplexity {m["best_dev_perplexity"]}). Trai
 {files}
 """
     card = out / "README.md"
-    card.write_text(text)
+    write_text(card, text)
     return card

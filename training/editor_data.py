@@ -37,6 +37,7 @@ from editor.report.metrics import preservation
 from editor.text.words import NUMBER_WORD, content_words
 from editor.types import Query
 from retrieval.corpus import jsonl_rows, read_utf8
+from retrieval.files import RowJournal, read_rows
 from retrieval.sentences import split
 from retrieval.types import Document, Hit
 from training.corrupt import Corruption
@@ -309,17 +310,16 @@ class EditorDataMaker:
 
 def previous_run(out: Path, skipped: Path) -> tuple[list[dict[str, Any]], set[str]]:
     """What an earlier run left: the rows written to ``out``, and the ids (``seed_id`` where
-    rows have one) of everything written or skipped, which a resumed run does not redo."""
+    rows have one) of everything written or skipped, which a resumed run does not redo (a cut
+    last line, as a killed run can leave, is not a row)."""
     written: list[dict[str, Any]] = []
     done: set[str] = set()
     for path in (out, skipped):
         if path.exists():
-            for line in read_utf8(path).splitlines():
-                if line.strip():
-                    row = json.loads(line)
-                    done.add(row.get("seed_id", row["id"]))
-                    if path == out:
-                        written.append(row)
+            for row in read_rows(path):
+                done.add(str(row.get("seed_id", row["id"])))
+                if path == out:
+                    written.append(row)
     return written, done
 
 
@@ -333,33 +333,38 @@ def make_file(
     variants: int = 1,
     batch_size: int = 1,
     exclude: Iterable[Path] = (),
+    stop: Any = None,
 ) -> dict[str, Any]:
     """Write up to ``n`` rows to ``out`` (appending to a previous run), up to ``variants``
     corruptions per seed, ``batch_size`` seeds at a time (one corruptor call and one attribution
     batch each: an LLM corruptor wants 16 or more); seeds of the ``exclude`` files (earlier runs'
-    rows, with their ``.skipped.jsonl``) are not redone; counts and the rate."""
+    rows, with their ``.skipped.jsonl``) are not redone; counts and the rate. Both files are
+    ``RowJournal``s (a killed run resumes); ``stop`` (a ``GracefulStop``) ends it between batches."""
     if variants < 1:
         raise ValueError(f"variants must be >= 1, got {variants}")
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
-    written, done = previous_run(out, skipped_path)
     for path in exclude:
         if not path.is_file():
             raise FileNotFoundError(f"--exclude {path}: no such file")
-        done |= previous_run(path, path.with_name(path.name + ".skipped.jsonl"))[1]
-    made = len(written)
-    for old in written:
-        maker.remember(old["clean"], old["corrupted"])
-    reasons: Counter[str] = Counter()
-    types: Counter[str] = Counter()
-    started = time.perf_counter()
-    new_rows = seeds_tried = 0
-    out.parent.mkdir(parents=True, exist_ok=True)
-    bar = tqdm(total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress)
-    todo = (s for s in seeds if s.id not in done)
-    with out.open("a", encoding="utf-8") as f, skipped_path.open("a", encoding="utf-8") as sk:
-        while made < n:
+    with RowJournal(out) as f, RowJournal(skipped_path) as sk:
+        written = f.rows
+        done = {str(r.get("seed_id", r["id"])) for r in written} | {str(r["id"]) for r in sk.rows}
+        for path in exclude:
+            done |= previous_run(path, path.with_name(path.name + ".skipped.jsonl"))[1]
+        made = len(written)
+        for old in written:
+            maker.remember(old["clean"], old["corrupted"])
+        reasons: Counter[str] = Counter()
+        types: Counter[str] = Counter()
+        started = time.perf_counter()
+        new_rows = seeds_tried = 0
+        bar = tqdm(
+            total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress
+        )
+        todo = (s for s in seeds if s.id not in done)
+        while made < n and not (stop is not None and stop.requested):
             batch = list(itertools.islice(todo, batch_size))
             if not batch:
                 break
@@ -371,20 +376,23 @@ def make_file(
                     reasons[why] += 1
                     if row is None or made >= n:
                         continue
-                    f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    f.write(row)
                     types.update(row["corruption_types"])
                     made += 1
                     new_rows += 1
                     bar.update(1)
                 if not any(row for row, _ in outcomes):
-                    sk.write(json.dumps({"id": s.id, "reason": outcomes[0][1]}) + "\n")
-            f.flush()
-            sk.flush()
+                    sk.write({"id": s.id, "reason": outcomes[0][1]})
+            f.sync()
+            sk.sync()
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     return {
         "rows": made,
         "new_rows": new_rows,
+        "redone": f.redone,
+        "partial": str(f.partial) if f.partial else None,
+        "interrupted": bool(stop is not None and stop.requested),
         "rows_per_minute": round(new_rows / minutes, 1) if minutes > 0 else None,
         "seeds_tried": seeds_tried,
         "outcomes": dict(reasons),

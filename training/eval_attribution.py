@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution.base import CONTRADICTED_MIN, AttributionModel, build
 from editor.config import AttributionConfig
+from retrieval.files import save_png, write_text
 from retrieval.sentences import split
 from training.nli_data import (
     DEV_FRACTION,
@@ -204,7 +205,7 @@ def plot_metrics(metrics: Mapping[str, float], path: str | Path, title: str = ""
     ax.legend(fontsize=8, loc="lower right")
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=120)
+    save_png(fig, path)
     plt.close(fig)
     return path
 
@@ -249,6 +250,6 @@ def run_eval(
         "max_length": max_length,
         "metrics": metrics,
     }
-    (out / "metrics.json").write_text(json.dumps(report, indent=2, default=float))
+    write_text(out / "metrics.json", json.dumps(report, indent=2, default=float))
     plot_metrics(metrics, out / "metrics.png", title=str(model_ref)[-60:])
     return report

@@ -15,6 +15,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from retrieval.corpus import read_utf8
+from retrieval.files import RowJournal, save_png, write_text
 from training.eval_metrics import EvalRecord, summarise
 
 DEFAULT_PAIR = "causal+substitute"
@@ -105,22 +106,27 @@ def evaluate_row(pipeline, row: dict, editor: str) -> dict[str, Any]:
 
 
 def run_eval(
-    pipeline, src: Path, out: Path, editor: str, limit: int | None, progress: bool = True
+    pipeline,
+    src: Path,
+    out: Path,
+    editor: str,
+    limit: int | None,
+    progress: bool = True,
+    stop: Any = None,
 ) -> dict[str, Any]:
+    """Edit every row into ``out/results.jsonl`` (a ``RowJournal``: a killed run resumes where
+    it stopped), then write ``metrics.json`` and the plots, each in one step. ``stop`` (a
+    ``GracefulStop``) ends the rows early; the metrics then cover the rows done."""
     rows, errors = read_rows(src)
     rows = rows[:limit] if limit else rows
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
-    done: dict[str, dict] = {}
-    if results_path.exists():
-        for line in results_path.read_text("utf-8").splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                done[str(rec["id"])] = rec
-    with open(results_path, "a", encoding="utf-8") as f:
-        for row, raw in tqdm(rows, desc=f"eval ({editor})", unit="row", disable=not progress):
-            if row["id"] in done:
-                continue
+    with RowJournal(results_path) as journal:
+        done: dict[str, dict] = {journal.key(r): r for r in journal.rows}
+        todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
+        for row, raw in tqdm(todo, desc=f"eval ({editor})", unit="row", disable=not progress):
+            if stop is not None and stop.requested:
+                break
             try:
                 rec = {
                     **raw,
@@ -131,13 +137,20 @@ def run_eval(
             except ValueError as e:
                 errors.append(str(e))
                 continue
-            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
-            f.flush()
+            journal.write(rec)
             done[row["id"]] = rec
     wanted = {row["id"] for row, _ in rows}
     records = [EvalRecord.from_json(r) for i, r in done.items() if i in wanted]
-    metrics = {"data": str(src), "editor": editor, **summarise(records), "bad_rows": errors}
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    metrics = {
+        "data": str(src),
+        "editor": editor,
+        **summarise(records),
+        "bad_rows": errors,
+        "rows_done": len(records),
+        "rows_wanted": len(wanted),
+        "resume": journal.summary().to_json(),
+    }
+    write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot(records, metrics, out)
     return metrics
 
@@ -183,12 +196,12 @@ def plot(records: list[EvalRecord], metrics: dict[str, Any], out: Path) -> None:
     )
     ax.legend(fontsize=7, loc="lower left")
     fig.tight_layout()
-    fig.savefig(out / "attribution_vs_preservation.png", dpi=120)
+    save_png(fig, out / "attribution_vs_preservation.png")
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(5, 3))
     cats = metrics["edit_categories"]
     ax.bar(list(cats), list(cats.values()), color="tab:blue")
     ax.set(ylim=(0, 1), ylabel="share of rows", title=f"edit categories ({metrics['editor']})")
     fig.tight_layout()
-    fig.savefig(out / "edit_categories.png", dpi=120)
+    save_png(fig, out / "edit_categories.png")
     plt.close(fig)

@@ -22,6 +22,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tqdm.auto import tqdm
 
+from retrieval.files import atomic_dir, write_text
+
 log = logging.getLogger(__name__)
 
 Loss = Callable[[Sequence[dict[str, Any]], random.Random], Any]
@@ -170,12 +172,19 @@ def causal_lm_loss(
     )
 
 
-def save_checkpoint(model: Any, tokenizer: Any, out: Path, cfg: TrainLoopConfig) -> None:
+def save_checkpoint(
+    model: Any, tokenizer: Any, out: Path, cfg: TrainLoopConfig, state: dict[str, Any] | None = None
+) -> None:
     """The adapter alone (the user loads the base's tokenizer), or the whole model with its
-    tokenizer after full training; shards keep every file under 20 MB."""
-    model.save_pretrained(out, max_shard_size="15MB")
-    if not cfg.lora:
-        tokenizer.save_pretrained(out)
+    tokenizer after full training; shards keep every file under 20 MB. The folder is written
+    beside ``out`` and swapped in whole, with ``train_config.json`` and ``checkpoint.json`` (the
+    step and dev loss), so a run killed at any moment leaves the last whole checkpoint."""
+    with atomic_dir(out, copy_existing=True) as tmp:
+        model.save_pretrained(tmp, max_shard_size="15MB")
+        if not cfg.lora:
+            tokenizer.save_pretrained(tmp)
+        (tmp / "train_config.json").write_text(cfg.model_dump_json(indent=2) + "\n")
+        (tmp / "checkpoint.json").write_text(json.dumps(state or {}, indent=2) + "\n")
 
 
 def fit(
@@ -187,6 +196,7 @@ def fit(
     loss_fn: Loss,
     desc: str = "train",
     progress: bool = True,
+    stop: Any = None,
 ) -> dict[str, Any]:
     """Train ``model`` on ``train`` with ``loss_fn(batch, rng)``; the report (also written as
     ``metrics.json`` beside ``train_config.json`` in ``cfg.out``)."""
@@ -224,6 +234,9 @@ def fit(
     started = time.perf_counter()
     bar = tqdm(range(cfg.max_steps), desc=desc, disable=not progress)
     for step in bar:
+        if stop is not None and stop.requested:  # SIGTERM / Ctrl-C: keep the best checkpoint
+            log.warning("stopped at step %d by %s", step, stop.name)
+            break
         if pos + cfg.batch_size > len(order):
             rng.shuffle(order)
             pos = 0
@@ -242,7 +255,9 @@ def fit(
             curve.append({"step": step + 1, "dev_loss": round(current, 4)})
             if current < best - 1e-4 or len(curve) == 2:
                 best, bad = min(best, current), 0
-                save_checkpoint(model, tokenizer, out, cfg)
+                save_checkpoint(
+                    model, tokenizer, out, cfg, {"step": step + 1, "dev_loss": round(current, 4)}
+                )
             else:
                 bad += 1
                 if bad >= cfg.patience:
@@ -251,7 +266,7 @@ def fit(
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     if not (out / "adapter_config.json").exists() and not (out / "config.json").exists():
-        save_checkpoint(model, tokenizer, out, cfg)
+        save_checkpoint(model, tokenizer, out, cfg, {"step": curve[-1]["step"]})
     report = {
         "train_rows": len(train),
         "dev_rows": len(dev),
@@ -260,7 +275,8 @@ def fit(
         "curve": curve,
         "minutes": round(minutes, 1),
         "device": cfg.device,
+        "interrupted": bool(stop is not None and stop.requested),
     }
-    (out / "train_config.json").write_text(cfg.model_dump_json(indent=2) + "\n")
-    (out / "metrics.json").write_text(json.dumps(report, indent=2) + "\n")
+    write_text(out / "train_config.json", cfg.model_dump_json(indent=2) + "\n")
+    write_text(out / "metrics.json", json.dumps(report, indent=2) + "\n")
     return report

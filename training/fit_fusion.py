@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution.fusion import FEATURES, FUSION_FILE, Fusion, softmax
 from editor.attribution.nli import LABELS
+from retrieval.files import save_png, write_text
 from training.nli_data import NLIExample, is_dev, read_splits
 from training.nli_metrics import balanced_accuracy, expected_calibration_error, roc_auc
 from training.nli_sources import SHARED
@@ -198,7 +199,7 @@ def reliability_plot(y: np.ndarray, curves: dict[str, np.ndarray], path: Path, b
     ax.set_title("verifier reliability, dev (report half)")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_png(fig, path)
     plt.close(fig)
     return path
 
@@ -284,7 +285,7 @@ def fit_fusion(
                 np.mean((P_off[:, 1] >= 0.5) & (P_off[:, 1] > P_off[:, 0]))
             ),
         }
-    (out / "fusion_metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
+    write_text(out / "fusion_metrics.json", json.dumps(metrics, indent=2, default=float))
     reliability_plot(
         rep.y,
         {

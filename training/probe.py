@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from retrieval.files import save_png, write_text
+
 MARGIN = math.log(100)
 
 
@@ -60,7 +62,7 @@ def write_probe(report: dict[str, Any], out: Path) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     shown = {k: v for k, v in report.items() if k != "margins"}
-    (out / "metrics.json").write_text(json.dumps(shown, indent=2) + "\n")
+    write_text(out / "metrics.json", json.dumps(shown, indent=2) + "\n")
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.hist(report["margins"], bins=30, color="#4a7bd0")
     ax.axvline(MARGIN, color="red", linestyle="--", label="log 100")
@@ -69,5 +71,5 @@ def write_probe(report: dict[str, Any], out: Path) -> None:
     ax.set_title(f"factual ablation: {report['share_above_log100']:.1%} above log 100")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "ablation_probe.png", dpi=120)
+    save_png(fig, out / "ablation_probe.png")
     plt.close(fig)

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,9 +23,9 @@ from pydantic import Field
 from tqdm.auto import tqdm
 
 from retrieval.corpus import jsonl_rows, read_utf8
+from retrieval.files import RowJournal
 from retrieval.sentences import split
 from retrieval.types import Document
-from training.editor_data import previous_run
 from training.fit import TrainLoopConfig, causal_lm_loss, fit, split_rows, with_lora
 
 
@@ -60,19 +59,20 @@ def make_teacher_file(
     n: int,
     batch_size: int = 4,
     progress: bool = True,
+    stop: Any = None,
 ) -> dict[str, Any]:
-    """Up to ``n`` rows of the teacher's questions in ``out`` (appending; ids already written
-    or skipped are not redone); counts and the rate."""
+    """Up to ``n`` rows of the teacher's questions in ``out`` (a ``RowJournal``, appended to;
+    ids already written or skipped are not redone); counts and the rate. ``stop`` (a
+    ``GracefulStop``) ends the run after the batch in hand."""
     if n < 1 or batch_size < 1:
         raise ValueError(f"n and batch_size must be >= 1, got {n}, {batch_size}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
-    written, done = previous_run(out, skipped_path)
-    made = len(written)
-    out.parent.mkdir(parents=True, exist_ok=True)
     started, new_rows, skipped = time.perf_counter(), 0, 0
-    bar = tqdm(total=n, initial=min(made, n), desc="teacher questions", disable=not progress)
     pending: list[tuple[str, str, str | None]] = []
-    with out.open("a", encoding="utf-8") as f, skipped_path.open("a", encoding="utf-8") as sk:
+    with RowJournal(out) as f, RowJournal(skipped_path) as sk:
+        done = {str(r["id"]) for r in f.rows} | {str(r["id"]) for r in sk.rows}
+        made = len(f.rows)
+        bar = tqdm(total=n, initial=min(made, n), desc="teacher questions", disable=not progress)
 
         def flush() -> None:
             nonlocal made, new_rows, skipped
@@ -81,19 +81,19 @@ def make_teacher_file(
                 own = [q.text for q in queries if q.generator == teacher.name]
                 if not own or made >= n:
                     if not own:
-                        sk.write(json.dumps({"id": pid, "reason": "no question"}) + "\n")
+                        sk.write({"id": pid, "reason": "no question"})
                         skipped += 1
                     continue
-                row = {"id": pid, "text": text, "context": context, "queries": own}
-                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+                f.write({"id": pid, "text": text, "context": context, "queries": own})
                 made += 1
                 new_rows += 1
                 bar.update(1)
-            f.flush()
+            f.sync()
+            sk.sync()
             pending.clear()
 
         for passage in passages:
-            if made >= n:
+            if made >= n or (stop is not None and stop.requested):
                 break
             if passage[0] in done:
                 continue
@@ -109,6 +109,8 @@ def make_teacher_file(
         "rows": made,
         "new_rows": new_rows,
         "skipped": skipped,
+        "redone": f.redone,
+        "interrupted": bool(stop is not None and stop.requested),
         "rows_per_minute": round(new_rows / minutes, 2) if minutes > 0 else None,
     }
 
@@ -150,7 +152,9 @@ def querygen_pairs(
     ]
 
 
-def train_querygen(cfg: QueryGenTrainConfig, progress: bool = True) -> dict[str, Any]:
+def train_querygen(
+    cfg: QueryGenTrainConfig, progress: bool = True, stop: Any = None
+) -> dict[str, Any]:
     from editor.llm.loading import load_causal
     from editor.research.querygen.trained import load_trained_prompt
 
@@ -166,4 +170,4 @@ def train_querygen(cfg: QueryGenTrainConfig, progress: bool = True) -> dict[str,
             model, tokenizer, pairs, cfg.max_length, cfg.max_target_length, cfg.device
         )
 
-    return fit(cfg, model, tokenizer, train, dev, loss, "train querygen", progress)
+    return fit(cfg, model, tokenizer, train, dev, loss, "train querygen", progress, stop)

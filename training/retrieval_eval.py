@@ -16,6 +16,8 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from retrieval.files import save_png, write_text
+
 
 @dataclass(frozen=True)
 class EvalQuery:
@@ -194,7 +196,7 @@ def calibrate_reranker(
         "ece_calibrated": after,
     }
     out.mkdir(parents=True, exist_ok=True)
-    (out / "calibration.json").write_text(json.dumps(result, indent=2))
+    write_text(out / "calibration.json", json.dumps(result, indent=2))
     return result
 
 
@@ -219,5 +221,5 @@ def plot(report: dict[str, dict[str, float]], path: Path) -> None:
     ax.legend(loc="upper center", ncol=len(metrics), fontsize=8, frameon=False)
     ax.set_title("retrieval quality")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_png(fig, path)
     plt.close(fig)

@@ -12,6 +12,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution.scoring import score_text
 from retrieval.corpus import jsonl_rows, read_utf8
+from retrieval.files import RowJournal
 
 log = logging.getLogger(__name__)
 
@@ -62,19 +63,28 @@ def check_row(row: Any, lineno: int) -> tuple[str, str, list[str], str | None]:
 
 
 def score_file(
-    model, src: Path, dst: Path, threshold: float, progress: bool = True
-) -> dict[str, int]:
-    """Score every row of ``src`` into ``dst``. Bad rows are written as ``{id, error}`` and
-    counted; the rest of the file is still processed."""
+    model, src: Path, dst: Path, threshold: float, progress: bool = True, stop: Any = None
+) -> dict[str, Any]:
+    """Score every row of ``src`` into ``dst`` (a ``RowJournal``: rows already there are
+    skipped, so a killed run resumes). Bad rows are written as ``{id, error}`` and counted; the
+    rest of the file is still processed. ``stop`` (a ``GracefulStop``) ends the run between rows."""
     lines = read_utf8(src).splitlines()
-    counts = {"scored": 0, "errors": 0}
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    with open(dst, "w", encoding="utf-8") as out:
-        for lineno, line in enumerate(
-            tqdm(lines, desc="scoring", unit="row", disable=not progress), 1
-        ):
-            if not line.strip():
-                continue
+    counts: dict[str, Any] = {"scored": 0, "errors": 0}
+
+    def row_key(item: tuple[int, str]) -> str:
+        lineno, line = item
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            return str(lineno)
+        return str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
+
+    items = [(i, line) for i, line in enumerate(lines, 1) if line.strip()]
+    with RowJournal(dst) as journal:
+        todo = list(journal.pending(items, key=row_key))
+        for lineno, line in tqdm(todo, desc="scoring", unit="row", disable=not progress):
+            if stop is not None and stop.requested:
+                break
             row: Any = None
             try:
                 try:
@@ -90,5 +100,5 @@ def score_file(
                 row_id = row.get("id", lineno) if isinstance(row, dict) else lineno
                 result = {"id": row_id, "error": str(e)}
                 counts["errors"] += 1
-            out.write(json.dumps(result, ensure_ascii=False) + "\n")
-    return counts
+            journal.write(result)
+    return {**counts, **journal.summary().to_json()}

@@ -20,6 +20,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution.slot_check import SlotChecker
 from editor.attribution.verifier import judge_batch, refutes
+from retrieval.files import save_png
 from retrieval.sentences import split
 
 
@@ -148,5 +149,5 @@ def plot(report: dict[str, Any], png: Path) -> None:
         title += f"\nfalse contradictions on correct sentences: {rate:.1%}"
     ax.set(ylim=(0, 1.05), ylabel="recall", title=title)
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    save_png(fig, png)
     plt.close(fig)

@@ -32,6 +32,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from editor.llm.partial import save_partial
+from retrieval.files import atomic_dir, write_text
 from training.attribution_card import write_model_card
 from training.attribution_config import TrainAttributionConfig
 from training.nli_data import (
@@ -339,8 +340,8 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
         "total_steps": total,
         "labels": list(LABELS),
     }
-    (out / "training_config.json").write_text(json.dumps(resolved, indent=2))
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=float))
+    write_text(out / "training_config.json", json.dumps(resolved, indent=2))
+    write_text(out / "metrics.json", json.dumps(metrics, indent=2, default=float))
     write_model_card(out)
     return TrainResult(out, metrics["best_step"], step, metrics)
 
@@ -353,24 +354,25 @@ def _by_source(rows: list[NLIExample]) -> dict[str, int]:
 
 
 def save_model(model: Any, tokenizer: Any, cfg: TrainAttributionConfig) -> Path:
-    """Save a folder that ``HFSequenceClassificationNLI`` loads (see the module doc)."""
+    """Save a folder that ``HFSequenceClassificationNLI`` loads (see the module doc), written
+    beside ``cfg.out`` and swapped in whole: a run killed while saving leaves the previous one."""
     out = Path(cfg.out)
-    out.mkdir(parents=True, exist_ok=True)
     model = model.cpu()
-    if cfg.lora and not cfg.merge_lora:
-        model.save_pretrained(out)  # adapter_config.json + adapter_model.safetensors
-        model.get_base_model().config.save_pretrained(out)
-        adapter_cfg = json.loads((out / "adapter_config.json").read_text())
-        adapter_cfg["base_model_name_or_path"] = cfg.base  # a reference, resolved on load
-        (out / "adapter_config.json").write_text(json.dumps(adapter_cfg, indent=2))
-    elif cfg.freeze_embeddings:  # only what changed, in half precision, over the base
-        frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
-        save_partial(model, out, cfg.base, frozen)
-    else:
-        if cfg.lora:
-            model = model.merge_and_unload()
-        model.save_pretrained(out)
-    tokenizer.save_pretrained(out)
+    with atomic_dir(out, copy_existing=True) as tmp:
+        if cfg.lora and not cfg.merge_lora:
+            model.save_pretrained(tmp)  # adapter_config.json + adapter_model.safetensors
+            model.get_base_model().config.save_pretrained(tmp)
+            adapter_cfg = json.loads((tmp / "adapter_config.json").read_text())
+            adapter_cfg["base_model_name_or_path"] = cfg.base  # a reference, resolved on load
+            (tmp / "adapter_config.json").write_text(json.dumps(adapter_cfg, indent=2))
+        elif cfg.freeze_embeddings:  # only what changed, in half precision, over the base
+            frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+            save_partial(model, tmp, cfg.base, frozen)
+        else:
+            if cfg.lora:
+                model = model.merge_and_unload()
+            model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
     if cfg.lora:
         big = [
             p.name for p in out.iterdir() if p.is_file() and p.stat().st_size > LORA_MAX_FILE_BYTES

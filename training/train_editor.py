@@ -164,11 +164,12 @@ def load_base(cfg: EditorTrainConfig, rows: Sequence[dict[str, Any]] = ()) -> tu
     return tokenizer, with_lora(model, cfg, task)
 
 
-def train_editor(cfg: EditorTrainConfig, progress: bool = True) -> dict[str, Any]:
+def train_editor(cfg: EditorTrainConfig, progress: bool = True, stop: Any = None) -> dict[str, Any]:
     import torch
 
     torch.manual_seed(cfg.seed)
     train, dev = split_rows(read_rows(Path(cfg.data)), cfg)
     tokenizer, model = load_base(cfg, train)
     obj = _Objective(cfg, model, tokenizer)
-    return fit(cfg, model, tokenizer, train, dev, obj.loss, f"train editor ({cfg.arch})", progress)
+    desc = f"train editor ({cfg.arch})"
+    return fit(cfg, model, tokenizer, train, dev, obj.loss, desc, progress, stop)

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from editor.attribution.nli import LABELS
+from retrieval.files import write_text
 
 FEATURES = (
     "logit_supported",
@@ -128,7 +129,7 @@ class Fusion:
             "temperature": float(self.temperature),
             "meta": self.meta,
         }
-        path.write_text(json.dumps(payload, indent=2))
+        write_text(path, json.dumps(payload, indent=2))
         return path
 
     @classmethod

@@ -106,8 +106,9 @@ class ChatService:
             text=reply, context=context, options=EditOptions(deadline_s=deadline_s)
         )
         try:
+            self.edits.require_ready(request.options)
             return await self.edits.edit_result(request, deadline)
-        except ApiError as e:  # the reply breaks an input limit: passed on unedited
+        except ApiError as e:  # still warming up, or over an input limit: passed on unedited
             return EditResult.untouched(reply, context, f"not edited: {e.message}")
 
     async def complete(self, request: ChatRequestIn) -> ChatCompletionOut:

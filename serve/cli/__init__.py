@@ -71,6 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as e:
         print(f"purr {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # a full disk, a file-size limit, a read-only or forbidden path
+        from retrieval.files.errors import WRITE_ERRNOS, output_error
+
+        if e.errno not in WRITE_ERRNOS:
+            raise
+        print(f"purr {args.command}: error: {output_error(e)}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

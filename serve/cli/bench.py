@@ -14,6 +14,7 @@ from typing import Any
 from retrieval.bench import run_bench
 from retrieval.bench_batch import bench_batch, write_report
 from retrieval.bench_batch import plot as plot_batch
+from retrieval.files import write_text
 from serve.bench_cold import DEFAULT_TEXT, bench_cold_start
 from serve.bench_cold import plot as plot_cold
 from serve.bench_serve import bench_serve, drop_latencies
@@ -113,7 +114,7 @@ def _cmd_research(args: argparse.Namespace) -> int:
     report = bench_research(args.text, args.index, gens, args.runs, args.config, args.overrides)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_research.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    write_text(out / "bench_research.json", json.dumps(report, indent=2, ensure_ascii=False))
     for gen, row in report["generators"].items():
         print(f"\n== {gen}: {len(row['queries'])} queries, median ms {row['median_ms']}")
         for q, ev in zip(row["queries"], row["evidence"], strict=True):
@@ -151,7 +152,7 @@ def _emit(report: dict[str, Any], out: Path | None) -> int:
     print(text)
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text + "\n")
+        write_text(Path(out), text + "\n")
     return 0
 
 
@@ -204,7 +205,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     out = _report_file(args.out, "serve")
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report) + "\n")
+        write_text(out, json.dumps(report) + "\n")
         plot_serve(report, out.with_suffix(".png"))
     return 0
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import shlex
+import sys
 
 from editor.config import ConfigError, PipelineConfig, load_config
 from retrieval.assets import AssetNotFoundError
 from retrieval.corpus import CorpusError
+from retrieval.files import OutputError
 from retrieval.index import IndexNotFoundError
 
 log = logging.getLogger("purr")
@@ -21,6 +24,7 @@ USER_ERRORS = (
     AssetNotFoundError,
     FileExistsError,
     FileNotFoundError,
+    OutputError,
     ValueError,
 )
 
@@ -72,6 +76,17 @@ def check_query(text: str, what: str = "query") -> str:
         )
         return text[:MAX_QUERY_CHARS]
     return text
+
+
+def interrupted(stop, written: int) -> int:
+    """Say that a batch job stopped on a signal and how to resume; the exit code (128 + signal)."""
+    command = " ".join(shlex.quote(a) for a in ["purr", *sys.argv[1:]])
+    print(
+        f"purr: interrupted by {stop.name} after writing {written} new row(s); everything "
+        f"written is kept. Resume with:\n  {command}",
+        file=sys.stderr,
+    )
+    return stop.exit_code
 
 
 def limit_threads() -> None:

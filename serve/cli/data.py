@@ -9,6 +9,8 @@ import json
 import random
 from pathlib import Path
 
+from retrieval.files import GracefulStop, write_text
+from serve.cli.common import interrupted
 from training.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
@@ -146,18 +148,20 @@ def _cmd_make(args: argparse.Namespace) -> int:
         if args.include_dev or args.index
         else (lambda doc_id: is_dev(f"wiki-synthetic:{doc_id}")),
     )
-    report = make_file(
-        maker,
-        seed_iter,
-        Path(args.out),
-        args.n,
-        args.seed,
-        variants=args.variants,
-        batch_size=args.batch_size,
-        exclude=[Path(x) for x in args.exclude],
-    )
+    with GracefulStop() as stop:
+        report = make_file(
+            maker,
+            seed_iter,
+            Path(args.out),
+            args.n,
+            args.seed,
+            variants=args.variants,
+            batch_size=args.batch_size,
+            exclude=[Path(x) for x in args.exclude],
+            stop=stop,
+        )
     print(json.dumps({"out": args.out, **report}, indent=2))
-    return 0
+    return interrupted(stop, report["new_rows"]) if stop.requested else 0
 
 
 def add_querygen_parser(dsub: argparse._SubParsersAction) -> None:
@@ -201,9 +205,12 @@ def _cmd_querygen(args: argparse.Namespace) -> int:
     teacher = LLMQueryGenerator(
         comp.llm, samples=q.samples, max_queries=q.max_queries, prompt=q.prompt
     )
-    report = make_teacher_file(teacher, passages, Path(args.out), args.n, args.batch_size)
+    with GracefulStop() as stop:
+        report = make_teacher_file(
+            teacher, passages, Path(args.out), args.n, args.batch_size, stop=stop
+        )
     print(json.dumps({"out": args.out, **report}, indent=2))
-    return 0
+    return interrupted(stop, report["new_rows"]) if stop.requested else 0
 
 
 def register(sub, common) -> None:
@@ -249,11 +256,8 @@ def _cmd_planted(args) -> int:
         pool_size=args.pool_size,
         types=tuple(t.strip() for t in args.types.split(",") if t.strip()),
     )
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    out = Path(args.out)  # made in memory, written in one step: whole or not at all
+    write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     kinds = {k: sum(r["error_type"] == k for r in rows) for k in ERROR_TYPES}
     print(json.dumps({"out": str(out), "rows": len(rows), "with_error": kinds}, indent=2))
     return 0

@@ -1,7 +1,8 @@
 """``purr edit``: one passage (coloured diff, cited revision, evidence, scores; or ``--json``)
 or a JSONL batch (``--input in.jsonl --output out.jsonl``: rows ``{id, text, context?,
-evidence?}``, other fields carried through, progress bar, resumable; rows that cannot be
-edited go to ``<output>.errors.jsonl`` with the reason and the rest of the file is processed).
+evidence?}``, other fields carried through, progress bar; rows that cannot be edited go to
+``<output>.errors.jsonl`` with the reason and the rest of the file is processed). The output is a
+``RowJournal``: a killed run resumes with the same command, no row lost or doubled.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.add_argument("--input", default=None, help="JSONL rows {id, text, context?, evidence?}")
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
     p.add_argument(
+        "--retry-degraded",
+        action="store_true",
+        help="with --input: redo rows an earlier run left 'degraded' (a timeout, an upstream down)",
+    )
+    p.add_argument(
         "--editor",
         default=None,
         help="editor type alone (substitute, causal, ...) or TYPE+FALLBACK (default: the "
@@ -56,7 +62,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, overrides)
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     if args.input is not None:
-        return edit_file(pipeline, Path(args.input), Path(args.output))
+        return edit_file(pipeline, Path(args.input), Path(args.output), args.retry_degraded)
     result = pipeline.edit(args.text, args.context, args.evidence)
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
@@ -85,22 +91,19 @@ def _row(raw: Any, lineno: int) -> dict[str, Any]:
     return {"id": str(raw.get("id", lineno)), "text": text, "context": ctx, "evidence": ev}
 
 
-def edit_file(pipeline, src: Path, dst: Path) -> int:
-    """Edit every row of ``src`` into ``dst`` (appending; ids already there are skipped)."""
+def edit_file(pipeline, src: Path, dst: Path, retry_degraded: bool = False) -> int:
+    """Edit every row of ``src`` into ``dst`` through the row journal: rows already there are
+    skipped, a cut last line is moved aside and redone, ``retry_degraded`` redoes rows that came
+    back degraded. SIGTERM or Ctrl-C finishes the row in hand and prints how to resume."""
     from tqdm.auto import tqdm
 
     from editor.pipeline import InputError
     from retrieval.corpus import read_utf8
+    from retrieval.files import GracefulStop, RowJournal, write_text
+    from serve.cli.common import interrupted
 
     if not src.is_file():
         raise ValueError(f"--input {src}: no such file")
-    done: set[str] = set()
-    if dst.is_file():
-        for line in dst.read_text("utf-8").splitlines():
-            try:
-                done.add(str(json.loads(line)["id"]))
-            except (json.JSONDecodeError, KeyError, TypeError):
-                continue  # a torn last line from an interrupted run is redone
     errors_path = dst.with_name(dst.name + ".errors.jsonl")
     rows, errors = [], []
     for lineno, line in enumerate(read_utf8(src).splitlines(), 1):
@@ -113,11 +116,13 @@ def edit_file(pipeline, src: Path, dst: Path) -> int:
             errors.append({"line": lineno, "error": f"line {lineno}: invalid JSON ({e.msg})"})
         except ValueError as e:
             errors.append({"line": lineno, "error": str(e)})
-    todo = [(r, raw) for r, raw in rows if r["id"] not in done]
-    dst.parent.mkdir(parents=True, exist_ok=True)
     counts = {"edited": 0, "unchanged": 0, "degraded": 0}
-    with dst.open("a", encoding="utf-8") as out:
+    redo = (lambda r: r.get("status") == "degraded") if retry_degraded else None
+    with RowJournal(dst, redo=redo) as journal, GracefulStop() as stop:
+        todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
         for row, raw in tqdm(todo, desc="edit", unit="row"):
+            if stop.requested:
+                break
             try:
                 result = pipeline.edit(row["text"], row["context"], row["evidence"])
             except InputError as e:
@@ -125,25 +130,19 @@ def edit_file(pipeline, src: Path, dst: Path) -> int:
                 continue
             counts[result.status] += 1
             extra = {k: v for k, v in raw.items() if k not in {"text", "context", "evidence"}}
-            out.write(
-                json.dumps({**extra, "id": row["id"], **result.to_json()}, ensure_ascii=False)
-                + "\n"
-            )
-            out.flush()
+            journal.write({**extra, "id": row["id"], **result.to_json()})
     if errors:
-        with errors_path.open("w", encoding="utf-8") as f:
-            for failure in errors:
-                f.write(json.dumps(failure, ensure_ascii=False) + "\n")
+        write_text(errors_path, "".join(json.dumps(f, ensure_ascii=False) + "\n" for f in errors))
     summary = {
         "input_rows": len(rows) + len(errors),
-        "skipped_already_done": len(rows) - len(todo),
+        **journal.summary().to_json(),
         **counts,
         "bad_rows": len(errors),
         "output": str(dst),
         "errors": str(errors_path) if errors else None,
     }
     print(json.dumps(summary, indent=2))
-    return 0
+    return interrupted(stop, journal.written) if stop.requested else 0
 
 
 # -- human view -------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from retrieval.files import GracefulStop, write_text
+from serve.cli.common import interrupted
 from serve.cli.train import _check_data_dir, _positive_int
 from training.evaluate import ORACLE, editor_choices, run_eval
 from training.retrieval_eval import RUNS, calibrate_reranker, evaluate, load_beir, load_clapnq, plot
@@ -64,14 +66,15 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     editor = args.editor if args.editor == ORACLE else editor_name(cfg.editor)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(dump_config(cfg))
+    write_text(out / "config.yaml", dump_config(cfg))
     pipeline = Pipeline(Components(cfg, index_path=args.index))
-    metrics = run_eval(pipeline, src, out, editor, args.limit)
+    with GracefulStop() as stop:
+        metrics = run_eval(pipeline, src, out, editor, args.limit, stop=stop)
     shown = {k: v for k, v in metrics.items() if k != "bad_rows"}
     print(json.dumps(shown, indent=2))
     if metrics["bad_rows"]:
         print(f"{len(metrics['bad_rows'])} rows skipped: {metrics['bad_rows'][:3]}")
-    return 0
+    return interrupted(stop, metrics["resume"]["written"]) if stop.requested else 0
 
 
 def _cmd_probe(cfg, src: Path, out: Path, limit: int | None) -> int:
@@ -205,11 +208,12 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
     report = evaluate(index, queries, runs, cfg.rerank, rerank_depth=args.rerank_depth)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(
+    write_text(
+        out / "metrics.json",
         json.dumps(
             {"index": str(args.index), "runs": report, "config": cfg.model_dump(mode="json")},
             indent=2,
-        )
+        ),
     )
     plot(report, out / "retrieval.png")
     width = max(len(r) for r in report)
@@ -266,7 +270,7 @@ def _cmd_slots(args: argparse.Namespace) -> int:
     report["checker"] = "verifier" if args.verifier else "slot checks"
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    write_text(out / "metrics.json", json.dumps(report, indent=2, ensure_ascii=False))
     plot(report, out / "slots.png")
     shown = {k: v for k, v in report.items() if k not in {"missed", "false_contradictions"}}
     print(json.dumps(shown, indent=2))

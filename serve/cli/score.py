@@ -45,12 +45,20 @@ def run_score(args: argparse.Namespace) -> int:
         src = Path(args.input)
         if not src.is_file():
             raise ValueError(f"{src}: no such file")
+        from retrieval.files import GracefulStop
+        from serve.cli.common import interrupted
+
         model = build(cfg.attribution)
-        counts = score_file(model, src, Path(args.output), cfg.attribution.threshold)
+        with GracefulStop() as stop:
+            counts = score_file(model, src, Path(args.output), cfg.attribution.threshold, stop=stop)
         print(
-            f"scored {counts['scored']} rows into {args.output}; {counts['errors']} rows had errors (see their 'error' field)"
+            f"scored {counts['scored']} rows into {args.output} ({counts['skipped']} already "
+            f"there, {counts['redone']} redone); {counts['errors']} rows had errors (see their "
+            "'error' field)"
         )
-        return 0 if counts["scored"] or not counts["errors"] else 2
+        if stop.requested:
+            return interrupted(stop, counts["written"])
+        return 0 if counts["scored"] or counts["skipped"] or not counts["errors"] else 2
     if args.text is None:
         raise ValueError("pass the TEXT to score (or --input FILE --output FILE)")
     evidence = [e for value in args.evidence for e in read_evidence_arg(value)]

@@ -20,6 +20,13 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         help="passages edited at once in this process (default PURR_WORKERS or 2)",
     )
     p.add_argument("--upstream", default=None, help="chat upstream URL (PURR_UPSTREAM_URL)")
+    p.add_argument(
+        "--grace",
+        type=int,
+        default=None,
+        help="seconds in-flight requests get to finish after SIGTERM (default "
+        "PURR_SHUTDOWN_GRACE_S or 30)",
+    )
     common(p)
     p.set_defaults(handler=cmd_serve)
 
@@ -62,10 +69,23 @@ def cmd_serve(args: argparse.Namespace) -> int:
         updates["workers"] = args.workers
     if args.upstream is not None:
         updates["upstream_url"] = args.upstream
+    if args.grace is not None:
+        if args.grace < 0:
+            raise ValueError(f"--grace must be >= 0 seconds, got {args.grace}")
+        updates["shutdown_grace_s"] = args.grace
     settings = ServeSettings(**updates) if updates else ServeSettings()
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     app = create_app(pipeline, settings)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", timeout_keep_alive=30)
+    # SIGTERM / Ctrl-C: uvicorn stops accepting, waits up to the grace period for the requests
+    # in flight to be answered, then runs the lifespan's shutdown and exits
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="info",
+        timeout_keep_alive=30,
+        timeout_graceful_shutdown=settings.shutdown_grace_s,
+    )
     return 0
 
 

@@ -15,6 +15,7 @@ import json
 import sys
 from pathlib import Path
 
+from retrieval.files import GracefulStop
 from training.train_editor import CLI_FIELDS
 
 
@@ -311,8 +312,10 @@ def run_train_editor(args: argparse.Namespace) -> int:
             "or scratch:t5-mini --no-lora to build one (no pretrained T5 ships offline)"
         )
     cfg = _train_config(EditorTrainConfig, args, base=base)
-    print(json.dumps(train_editor(cfg), indent=2))
-    return 0
+    with GracefulStop() as stop:
+        report = train_editor(cfg, stop=stop)
+    print(json.dumps(report, indent=2))
+    return _stopped(stop, cfg.out)
 
 
 def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
@@ -340,5 +343,19 @@ def run_train_querygen(args: argparse.Namespace) -> int:
     from training.querygen_distill import QueryGenTrainConfig, train_querygen
 
     cfg = _train_config(QueryGenTrainConfig, args)
-    print(json.dumps(train_querygen(cfg), indent=2))
-    return 0
+    with GracefulStop() as stop:
+        report = train_querygen(cfg, stop=stop)
+    print(json.dumps(report, indent=2))
+    return _stopped(stop, cfg.out)
+
+
+def _stopped(stop: GracefulStop, out: str) -> int:
+    """0, or (after SIGTERM / Ctrl-C) how to go on from the best checkpoint, and 128 + signal."""
+    if not stop.requested:
+        return 0
+    print(
+        f"purr: interrupted by {stop.name}; {out} holds the best checkpoint so far. Continue "
+        f"training it with the same command plus --init-adapter {out} --out NEW_FOLDER",
+        file=sys.stderr,
+    )
+    return stop.exit_code

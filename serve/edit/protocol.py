@@ -26,6 +26,11 @@ class EditOptions(_Strict):
         description="Seconds after which the original text comes back `degraded` (capped by the "
         "server's PURR_DEADLINE_S).",
     )
+    wait_for_ready: bool = Field(
+        False,
+        description="While the server is still loading its models and index, wait for it "
+        "(within the deadline) instead of getting 503 with Retry-After at once.",
+    )
 
 
 NON_BLANK = r"\S"  # at least one non-space character (JSON Schema patterns search)

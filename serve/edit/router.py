@@ -22,11 +22,19 @@ Service = Annotated[EditService, Depends(from_state("edit_service"))]
 
 router = APIRouter(prefix="/v1", tags=["edit"])
 
+NOT_READY = documented(
+    {
+        503: "Still loading the models and index: retry after the Retry-After header's seconds, "
+        "or set options.wait_for_ready"
+    }
+)
+
 
 @router.post(
     "/edit",
     summary="Research and revise a passage; the attribution report",
     response_model=EditResponse,
+    responses=NOT_READY,
 )
 async def edit(body: EditRequest, svc: Service) -> dict[str, Any]:
     """The result contract of DESIGN.md. A failing stage or the deadline gives status
@@ -34,7 +42,7 @@ async def edit(body: EditRequest, svc: Service) -> dict[str, Any]:
     return await svc.edit(body)
 
 
-@router.post("/edit/batch", summary="Edit several passages")
+@router.post("/edit/batch", summary="Edit several passages", responses=NOT_READY)
 async def edit_batch(body: BatchRequest, svc: Service) -> BatchResponse:
     """Each item gets its result or the error that kept it from being edited, in order."""
     return BatchResponse(results=await svc.edit_batch(body))
@@ -43,7 +51,7 @@ async def edit_batch(body: BatchRequest, svc: Service) -> BatchResponse:
 @router.post(
     "/score",
     summary="auto-AIS of a passage against given evidence",
-    responses=documented({504: "Scoring ran past the deadline"}),
+    responses=documented({504: "Scoring ran past the deadline"}) | NOT_READY,
 )
 async def score(body: ScoreRequest, svc: Service) -> ScoreResponse:
     return await svc.score(body)

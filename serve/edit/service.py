@@ -80,6 +80,24 @@ class EditService:
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
 
+    @property
+    def warming(self) -> bool:
+        """True while the start-up warm-up (models, index) is still running."""
+        return self._warmup is not None and not self._warmup.done()
+
+    def require_ready(self, options: EditOptions) -> None:
+        """503 with Retry-After while warming up, unless the caller asked to wait."""
+        if self.warming and not options.wait_for_ready:
+            self.metrics.observe_edit("not_ready", {})
+            raise ApiError(
+                503,
+                "the server is still loading its models and index; retry after "
+                f"{self.settings.retry_after_s} s (see /readyz), or set options.wait_for_ready "
+                "to wait within the deadline",
+                "not_ready",
+                headers={"Retry-After": str(self.settings.retry_after_s)},
+            )
+
     def readiness(self) -> Readiness:
         cfg = self.pipeline.cfg
         index = self.pipeline.components.index_path
@@ -88,7 +106,7 @@ class EditService:
             "editor": cfg.editor.type,
             "attribution": cfg.attribution.type,
         }
-        if self._warmup is not None and not self._warmup.done():
+        if self.warming:
             return Readiness(ready=False, reason="loading models and index", **common)
         if self._warmup_error:
             return Readiness(ready=False, reason=self._warmup_error, **common)
@@ -152,7 +170,9 @@ class EditService:
         return result
 
     async def edit(self, req: EditRequest, deadline: float | None = None) -> dict[str, Any]:
-        """The result contract as JSON (what ``purr edit --json`` prints)."""
+        """The result contract as JSON (what ``purr edit --json`` prints); 503 while warming up
+        unless ``options.wait_for_ready``."""
+        self.require_ready(req.options)
         return (await self.edit_result(req, deadline)).to_json()
 
     async def edit_batch(self, req: BatchRequest) -> list[BatchItem]:
@@ -164,6 +184,7 @@ class EditService:
                 "batch_too_large",
                 "items",
             )
+        self.require_ready(req.options)
         deadline = time.monotonic() + self._deadline(req.options)
 
         async def one(i: int, item: EditRequest) -> BatchItem:
@@ -179,6 +200,7 @@ class EditService:
         from editor.attribution.scoring import score_text
 
         self.check(req)
+        self.require_ready(EditOptions())
         threshold = self.pipeline.cfg.attribution.threshold
         deadline = time.monotonic() + self.settings.deadline_s
         try:

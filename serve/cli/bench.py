@@ -235,6 +235,47 @@ def _cmd_cold(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_crash(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser(
+        "crash", help="SIGKILL trials of the batch jobs (rows lost/doubled) and durability's cost"
+    )
+    p.add_argument("--trials", type=int, default=5, help="seeded kill trials per job")
+    p.add_argument("--index", default=None, help="index for edit and data make (default packaged)")
+    p.add_argument("--corpus", required=True, help="small JSONL corpus for data make and append")
+    p.add_argument("--docs", required=True, help="documents of the index that is appended to")
+    p.add_argument("--rows", type=int, default=12, help="rows of the durability-cost edit loop")
+    p.add_argument("--repeats", type=int, default=5, help="interleaved runs (median reported)")
+    p.add_argument("--out", default="runs/bench-crash", help="folder for bench_crash.json + PNG")
+    p.add_argument("-v", "--verbose", action="store_true")
+    p.set_defaults(handler=_cmd_crash)
+
+
+def _cmd_crash(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from editor.config import editor_overrides, load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+    from serve.bench_crash import crash_append, crash_edit, crash_make, durability_cost, plot
+
+    if args.trials < 1 or args.rows < 1 or args.repeats < 1:
+        raise ValueError("--trials, --rows and --repeats must be >= 1")
+    out = Path(args.out)
+    work = Path(tempfile.mkdtemp(prefix="purr-bench-crash-"))
+    report: dict[str, Any] = {
+        "edit": crash_edit(work, args.index, args.trials),
+        "make": crash_make(work, args.corpus, args.index, args.trials),
+        "append": crash_append(work, args.docs, args.corpus, 2 * args.trials),
+    }
+    cfg = load_config("default", editor_overrides("substitute"))
+    pipeline = Pipeline(Components(cfg, index_path=args.index))
+    report["cost"] = durability_cost(pipeline, args.rows, args.repeats)
+    write_text(out / "bench_crash.json", json.dumps(report, indent=2) + "\n")
+    plot(report, out / "bench_crash.png")
+    print(json.dumps(report, indent=2))
+    return 0
+
+
 def _out_flag(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument(
         "--out",
@@ -262,5 +303,6 @@ def register(sub, common) -> None:
     """``purr bench`` and its benchmarks."""
     bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
     bsub = bench.add_subparsers(dest="bench", required=True)
-    for add in (_add_retrieval, _add_research, _add_models, _add_serve, _add_cold, _add_batch):
+    adders = (_add_retrieval, _add_research, _add_models, _add_serve, _add_cold, _add_batch)
+    for add in (*adders, _add_crash):
         add(bsub)

@@ -5,78 +5,29 @@ whole), a cut last line, SIGTERM on a batch job, and a full disk (a file-size li
 from __future__ import annotations
 
 import json
-import os
 import random
 import resource
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from serve.bench_crash import (
+    EDIT_FACTS,
+    edit_rows,
+    kill_after_rows,
+    newlines,
+    popen_purr,
+    run_purr,
+)
 
 # the CLI as a subprocess
 pytestmark = pytest.mark.integration
 
 TRIALS = 2
 """Seeded kill trials per job (each: kill, kill again, then finish)."""
-
-FACTS = [
-    ("The Eiffel Tower was completed in 1887.", "The Eiffel Tower was completed in 1889."),
-    ("The Great Wall of China is in Japan.", "The Great Wall of China is in northern China."),
-    ("Neil Armstrong walked on the Moon in 1969.", "Neil Armstrong walked on the Moon in 1969."),
-    ("Mount Everest is 8,849 metres tall.", "Mount Everest is 8,849 metres tall."),
-]
-
-
-def _edit_rows(n: int) -> list[dict]:
-    return [
-        {"id": f"r{i}", "text": FACTS[i % 4][0], "evidence": [FACTS[i % 4][1]], "tag": i}
-        for i in range(n)
-    ]
-
-
-def _popen(args: list[str], **kw) -> subprocess.Popen:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "serve.cli", *args],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        **kw,
-    )
-
-
-def _newlines(path: Path) -> int:
-    try:
-        return path.read_bytes().count(b"\n")
-    except FileNotFoundError:
-        return 0
-
-
-def _kill_after_rows(
-    args: list[str], out: Path, rows: int, extra_s: float, sig: int = signal.SIGKILL
-) -> subprocess.CompletedProcess:
-    """Run ``purr ARGS``; once ``out`` has ``rows`` lines wait ``extra_s`` more, then send
-    ``sig``. The process's result (it may also have finished first)."""
-    proc = _popen(args)
-    deadline = time.monotonic() + 300
-    while proc.poll() is None and _newlines(out) < rows and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(extra_s)
-    if proc.poll() is None:
-        proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=300)
-    return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr)
-
-
-def _run(args: list[str], **kw) -> subprocess.CompletedProcess:
-    proc = _popen(args, **kw)
-    stdout, stderr = proc.communicate(timeout=600)
-    return subprocess.CompletedProcess(args, proc.returncode, stdout, stderr)
 
 
 def _whole_rows(path: Path) -> list[dict]:
@@ -89,7 +40,7 @@ def _whole_rows(path: Path) -> list[dict]:
 @pytest.fixture(scope="module")
 def edit_input(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("edit") / "in.jsonl"
-    src.write_text("".join(json.dumps(r) + "\n" for r in _edit_rows(8)))
+    src.write_text("".join(json.dumps(r) + "\n" for r in edit_rows(8)))
     return src
 
 
@@ -106,35 +57,35 @@ def test_edit_input_killed_at_random_moments_loses_and_doubles_nothing(
 ):
     rng = random.Random(seed)
     out = tmp_path / "out.jsonl"
-    ids = [r["id"] for r in _edit_rows(8)]
+    ids = [r["id"] for r in edit_rows(8)]
     for _ in range(2):  # two kills at random moments: while loading, or between/during rows
-        done = _newlines(out)
-        r = _kill_after_rows(
+        done = newlines(out)
+        r = kill_after_rows(
             _edit_args(edit_input, out, built_index), out, done + rng.randint(0, 3), rng.random()
         )
         assert r.returncode in (-signal.SIGKILL, 0), r.stderr
         if out.exists():
             rows = _whole_rows(out)  # a kill never leaves half a line
             assert [x["id"] for x in rows] == ids[: len(rows)]
-    r = _run(_edit_args(edit_input, out, built_index))
+    r = run_purr(_edit_args(edit_input, out, built_index))
     assert r.returncode == 0, r.stderr
     rows = _whole_rows(out)
     assert [x["id"] for x in rows] == ids  # every row once, in order
     assert [x["tag"] for x in rows] == list(range(8))  # extra fields carried through
-    assert rows[0]["revised"] == FACTS[0][1] and rows[2]["revised"] == FACTS[2][0]
+    assert rows[0]["revised"] == EDIT_FACTS[0][1] and rows[2]["revised"] == EDIT_FACTS[2][0]
     summary = json.loads(r.stdout)
     assert summary["written"] + summary["skipped"] == 8
 
 
 def test_cut_last_line_is_moved_aside_and_its_row_redone(edit_input, built_index, tmp_path):
     out = tmp_path / "out.jsonl"
-    r = _kill_after_rows(_edit_args(edit_input, out, built_index), out, 3, 0.0)
+    r = kill_after_rows(_edit_args(edit_input, out, built_index), out, 3, 0.0)
     whole = _whole_rows(out)
     assert len(whole) >= 3
     cut = json.dumps({"id": f"r{len(whole)}", "original": "The Eiffel"})[:25]
     with out.open("a") as f:  # what a crash of the machine mid-write leaves
         f.write(cut)
-    r = _run(_edit_args(edit_input, out, built_index))
+    r = run_purr(_edit_args(edit_input, out, built_index))
     assert r.returncode == 0, r.stderr
     assert f"{out}.partial" in r.stderr  # the warning names the file
     assert Path(f"{out}.partial").read_text() == cut + "\n"  # nothing is lost
@@ -146,7 +97,7 @@ def test_cut_last_line_is_moved_aside_and_its_row_redone(edit_input, built_index
 
 def test_sigterm_finishes_the_row_in_hand_and_says_how_to_resume(edit_input, built_index, tmp_path):
     out = tmp_path / "out.jsonl"
-    r = _kill_after_rows(_edit_args(edit_input, out, built_index), out, 2, 0.0, signal.SIGTERM)
+    r = kill_after_rows(_edit_args(edit_input, out, built_index), out, 2, 0.0, signal.SIGTERM)
     assert r.returncode == 128 + signal.SIGTERM, r.stderr
     assert "interrupted by SIGTERM" in r.stderr and "Resume with:" in r.stderr
     assert f"purr edit --input {edit_input}" in r.stderr
@@ -154,18 +105,18 @@ def test_sigterm_finishes_the_row_in_hand_and_says_how_to_resume(edit_input, bui
     rows = _whole_rows(out)
     assert 2 <= len(rows) < 8
     assert json.loads(r.stdout)["written"] == len(rows)
-    r = _run(_edit_args(edit_input, out, built_index))
+    r = run_purr(_edit_args(edit_input, out, built_index))
     assert [x["id"] for x in _whole_rows(out)] == [f"r{i}" for i in range(8)]
 
 
 def test_retry_degraded_redoes_only_degraded_rows(edit_input, built_index, tmp_path):
     out = tmp_path / "out.jsonl"
-    assert _run(_edit_args(edit_input, out, built_index)).returncode == 0
+    assert run_purr(_edit_args(edit_input, out, built_index)).returncode == 0
     rows = _whole_rows(out)
     rows[5]["status"] = "degraded"  # as a timeout or an upstream down leaves it
     rows[5]["revised"] = rows[5]["original"]
     out.write_text("".join(json.dumps(x) + "\n" for x in rows))
-    r = _run(_edit_args(edit_input, out, built_index) + ["--retry-degraded"])
+    r = run_purr(_edit_args(edit_input, out, built_index) + ["--retry-degraded"])
     assert r.returncode == 0, r.stderr
     summary = json.loads(r.stdout)
     assert (summary["written"], summary["skipped"], summary["redone"]) == (1, 7, 1)
@@ -184,14 +135,14 @@ def _limit_file_size(limit: int):
 def test_full_disk_is_one_line_and_keeps_every_whole_row(edit_input, built_index, tmp_path):
     out = tmp_path / "out.jsonl"
     # a file-size limit stands in for a full disk: the same failed write, EFBIG for ENOSPC
-    r = _run(_edit_args(edit_input, out, built_index), preexec_fn=_limit_file_size(9000))
+    r = run_purr(_edit_args(edit_input, out, built_index), preexec_fn=_limit_file_size(9000))
     assert r.returncode == 2, r.stderr
     lines = [line for line in r.stderr.splitlines() if line.startswith("purr edit: error:")]
     assert len(lines) == 1 and str(out) in lines[0] and "file-size limit" in lines[0], r.stderr
     assert "rows before it are kept" in lines[0] and "Traceback" not in r.stderr
     rows = _whole_rows(out)  # valid up to the last whole row
     assert 1 <= len(rows) < 8 and out.stat().st_size <= 9000
-    r = _run(_edit_args(edit_input, out, built_index))  # space again: the same command resumes
+    r = run_purr(_edit_args(edit_input, out, built_index))  # space again: the same command resumes
     assert r.returncode == 0, r.stderr
     assert [x["id"] for x in _whole_rows(out)] == [f"r{i}" for i in range(8)]
 
@@ -214,7 +165,7 @@ def _make_args(corpus: Path, index: Path, out: Path) -> list[str]:
 def test_data_make_killed_at_random_moments_makes_the_same_rows(resources, built_index, tmp_path):
     corpus = resources / "tiny_corpus.jsonl"
     reference = tmp_path / "reference.jsonl"
-    r = _run(_make_args(corpus, built_index, reference))
+    r = run_purr(_make_args(corpus, built_index, reference))
     assert r.returncode == 0, r.stderr
     want = {x["id"]: x for x in _whole_rows(reference)}
     assert len(want) >= 4
@@ -222,10 +173,10 @@ def test_data_make_killed_at_random_moments_makes_the_same_rows(resources, built
         rng = random.Random(seed)
         out = tmp_path / f"out{seed}.jsonl"
         for _ in range(2):
-            target = _newlines(out) + rng.randint(0, 2)
-            r = _kill_after_rows(_make_args(corpus, built_index, out), out, target, rng.random())
+            target = newlines(out) + rng.randint(0, 2)
+            r = kill_after_rows(_make_args(corpus, built_index, out), out, target, rng.random())
             assert r.returncode in (-signal.SIGKILL, 0), r.stderr
-        assert _run(_make_args(corpus, built_index, out)).returncode == 0
+        assert run_purr(_make_args(corpus, built_index, out)).returncode == 0
         rows = _whole_rows(out)
         assert len({x["id"] for x in rows}) == len(rows)  # none doubled
         assert {x["id"]: x for x in rows} == want  # none lost, each as an unbroken run makes it
@@ -235,29 +186,29 @@ def test_index_append_killed_at_random_moments_leaves_a_whole_index(resources, t
     from retrieval.index import Index
 
     base = tmp_path / "base"
-    build = ["index", str(resources / "docs"), "--out", str(base), "--no-dense"]
-    assert _run(build).returncode == 0
+    build = ["index", str(resources / "docs"), "--out", str(base)]
+    assert run_purr(build).returncode == 0
     before = Index.open(base).stats()["documents"]
     append = ["index", str(resources / "tiny_corpus.jsonl"), "--append"]
     full = tmp_path / "full"
     shutil.copytree(base, full)
     t = time.monotonic()
-    assert _run([*append, "--out", str(full)]).returncode == 0
+    assert run_purr([*append, "--out", str(full)]).returncode == 0
     took = time.monotonic() - t
     after = Index.open(full).stats()["documents"]
     assert after > before
-    for seed in range(2 * TRIALS):
+    for seed in range(8):  # cheap: a small index appends in under a second
         rng = random.Random(seed)
         idx = tmp_path / f"idx{seed}"
         shutil.copytree(base, idx)
-        proc = _popen([*append, "--out", str(idx)])
-        time.sleep(rng.uniform(0.3, 1.0) * took)
+        proc = popen_purr([*append, "--out", str(idx)])
+        time.sleep(rng.uniform(0.3, 1.1) * took)
         proc.kill()
         proc.communicate()
         opened = Index.open(idx)  # old or new, never half
         assert opened.stats()["documents"] in (before, after)
         assert opened.search("Great Wall", k=1)
         opened.close()
-        assert _run([*append, "--out", str(idx)]).returncode == 0
+        assert run_purr([*append, "--out", str(idx)]).returncode == 0
         assert Index.open(idx).stats()["documents"] == after
         assert sorted(p.name for p in tmp_path.glob(f".idx{seed}.*")) == []  # no leftovers

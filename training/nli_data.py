@@ -35,6 +35,7 @@ from pathlib import Path
 
 from editor.attribution.nli import LABELS
 from editor.text.words import NUMBER_WORD, content_words
+from retrieval.files import atomic_file
 from retrieval.sentences import split
 from training.nli_sources import SHARED, SOURCES, expand
 
@@ -294,10 +295,8 @@ def label_counts(examples: Iterable[NLIExample]) -> dict[str, int]:
 
 def write_jsonl(examples: Iterable[NLIExample], path: str | Path) -> int:
     """Write examples as JSON lines; returns the number written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     n = 0
-    with path.open("w", encoding="utf-8") as f:
+    with atomic_file(path) as tmp, tmp.open("w", encoding="utf-8") as f:
         for ex in examples:
             f.write(json.dumps(asdict(ex), ensure_ascii=False) + "\n")
             n += 1
@@ -316,9 +315,7 @@ def _open_text(path: Path, mode: str):
 def write_splits(splits: NLISplits, path: str | Path) -> dict[str, int]:
     """Save prepared train and dev examples to one JSONL file (``.xz``/``.gz`` compress), each
     row with its ``split``; ``read_splits`` reads it back. Prepare once, train elsewhere."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with _open_text(path, "w") as f:
+    with atomic_file(path) as tmp, _open_text(tmp, "w") as f:  # whole, or not there
         for split_name, rows in (("train", splits.train), ("dev", splits.dev)):
             for ex in rows:
                 f.write(json.dumps({"split": split_name, **asdict(ex)}, ensure_ascii=False) + "\n")

@@ -5,6 +5,7 @@ beside their target and renamed into place (``atomic``), graceful stops on SIGTE
 
 from retrieval.files.atomic import (
     atomic_dir,
+    atomic_file,
     save_png,
     swap_in,
     temp_sibling,
@@ -21,6 +22,7 @@ __all__ = [
     "OutputError",
     "RowJournal",
     "atomic_dir",
+    "atomic_file",
     "output_error",
     "read_rows",
     "save_png",

@@ -204,3 +204,38 @@ def save_png(fig, path: str | Path, dpi: int = 120) -> None:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     write_bytes(path, buf.getvalue())
+
+
+@contextmanager
+def atomic_file(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``path`` (with its last suffix, so ``.xz`` still means
+    compressed) to write; when the block ends normally it replaces ``path`` in one step.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "rows.jsonl.xz"
+    >>> with atomic_file(target) as tmp:
+    ...     _ = tmp.write_bytes(b"x")
+    ...     tmp.suffix
+    '.xz'
+    >>> [p.name for p in target.parent.iterdir()]
+    ['rows.jsonl.xz']
+    """
+    path = Path(path)
+    tmp = temp_sibling(path)
+    tmp = tmp.with_name(tmp.name + path.suffix)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale(path)
+        yield tmp
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        if e.errno in WRITE_ERRNOS:
+            raise output_error(e, path, f"{path} is unchanged") from None
+        raise
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

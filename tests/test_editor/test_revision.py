@@ -335,7 +335,7 @@ def test_cli_edit_single_and_resumable_batch(tmp_path):
     errors = (tmp_path / "out.jsonl.errors.jsonl").read_text()
     assert "line 2" in errors and "line 3" in errors
     again = run_purr("edit", "--input", str(src), "--output", str(dst))
-    assert json.loads(again.stdout)["skipped_already_done"] == 2
+    assert json.loads(again.stdout)["skipped"] == 2
     assert len(dst.read_text().splitlines()) == 2
     bad = run_purr("edit")
     assert bad.returncode == 2 and "pass a passage" in bad.stderr

@@ -372,15 +372,18 @@ def make_file(
             seeds_tried += len(batch)
             rngs = [random.Random(f"{seed}:{s.id}") for s in batch]
             for s, outcomes in zip(batch, maker.make_many(batch, rngs, variants), strict=True):
+                kept = []
                 for row, why in outcomes:
                     reasons[why] += 1
-                    if row is None or made >= n:
+                    if row is None or made + len(kept) >= n:
                         continue
-                    f.write(row)
+                    kept.append(row)
+                f.write_many(kept)  # a seed's variants in one write: all of them or none
+                for row in kept:
                     types.update(row["corruption_types"])
-                    made += 1
-                    new_rows += 1
-                    bar.update(1)
+                made += len(kept)
+                new_rows += len(kept)
+                bar.update(len(kept))
                 if not any(row for row, _ in outcomes):
                     sk.write({"id": s.id, "reason": outcomes[0][1]})
             f.sync()

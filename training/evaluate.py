@@ -113,15 +113,18 @@ def run_eval(
     limit: int | None,
     progress: bool = True,
     stop: Any = None,
+    retry_degraded: bool = False,
 ) -> dict[str, Any]:
     """Edit every row into ``out/results.jsonl`` (a ``RowJournal``: a killed run resumes where
     it stopped), then write ``metrics.json`` and the plots, each in one step. ``stop`` (a
-    ``GracefulStop``) ends the rows early; the metrics then cover the rows done."""
+    ``GracefulStop``) ends the rows early; the metrics then cover the rows done.
+    ``retry_degraded`` redoes the rows an earlier run left ``degraded``."""
     rows, errors = read_rows(src)
     rows = rows[:limit] if limit else rows
     out.mkdir(parents=True, exist_ok=True)
     results_path = out / "results.jsonl"
-    with RowJournal(results_path) as journal:
+    redo = (lambda r: r.get("status") == "degraded") if retry_degraded else None
+    with RowJournal(results_path, redo=redo) as journal:
         done: dict[str, dict] = {journal.key(r): r for r in journal.rows}
         todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
         for row, raw in tqdm(todo, desc=f"eval ({editor})", unit="row", disable=not progress):

@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import random
+import shutil
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +24,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from tqdm.auto import tqdm
 
 from retrieval.files import atomic_dir, write_text
+from training.resume import (
+    RESUME_DIR,
+    LoopState,
+    load_state,
+    python_rng_state,
+    save_state,
+    set_python_rng_state,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +61,11 @@ class TrainLoopConfig(BaseModel):
     max_target_length: int = Field(96, ge=8)
     seed: int = 0
     device: str = "cpu"
+    resume: bool = Field(
+        False,
+        description="go on from the last evaluation of a run in `out` that was killed or "
+        "stopped (its weights, optimizer, schedule, data order and random state)",
+    )
     init_adapter: str | None = Field(
         None,
         description="a LoRA adapter folder to continue training (e.g. the shipped editor on "
@@ -173,18 +187,31 @@ def causal_lm_loss(
 
 
 def save_checkpoint(
-    model: Any, tokenizer: Any, out: Path, cfg: TrainLoopConfig, state: dict[str, Any] | None = None
+    model: Any,
+    tokenizer: Any,
+    out: Path,
+    cfg: TrainLoopConfig,
+    state: dict[str, Any] | None = None,
+    *,
+    best: bool = True,
+    resume: Callable[[Path], None] | None = None,
 ) -> None:
     """The adapter alone (the user loads the base's tokenizer), or the whole model with its
     tokenizer after full training; shards keep every file under 20 MB. The folder is written
     beside ``out`` and swapped in whole, with ``train_config.json`` and ``checkpoint.json`` (the
-    step and dev loss), so a run killed at any moment leaves the last whole checkpoint."""
+    step and dev loss), so a run killed at any moment leaves the last whole checkpoint.
+    ``best=False`` keeps the saved model and only renews the resume state (``resume(folder)``
+    writes it into ``resume/``)."""
     with atomic_dir(out, copy_existing=True) as tmp:
-        model.save_pretrained(tmp, max_shard_size="15MB")
-        if not cfg.lora:
-            tokenizer.save_pretrained(tmp)
-        (tmp / "train_config.json").write_text(cfg.model_dump_json(indent=2) + "\n")
-        (tmp / "checkpoint.json").write_text(json.dumps(state or {}, indent=2) + "\n")
+        if best:
+            model.save_pretrained(tmp, max_shard_size="15MB")
+            if not cfg.lora:
+                tokenizer.save_pretrained(tmp)
+            (tmp / "train_config.json").write_text(cfg.model_dump_json(indent=2) + "\n")
+            (tmp / "checkpoint.json").write_text(json.dumps(state or {}, indent=2) + "\n")
+        if resume is not None:
+            shutil.rmtree(tmp / RESUME_DIR, ignore_errors=True)
+            resume(tmp / RESUME_DIR)
 
 
 def fit(
@@ -228,11 +255,24 @@ def fit(
         return total / n
 
     out = Path(cfg.out)
+    if cfg.resume:  # on from the last evaluation of the killed run, exactly
+        loop = load_state(out, model, optim, sched, cfg.model_dump(mode="json"))
+        set_python_rng_state(rng, loop.py_rng)
+        curve, best, bad, order, pos = loop.curve, loop.best, loop.bad, loop.order, loop.pos
+        log.info("resuming at step %d of %d", loop.step, cfg.max_steps)
+    else:
+        curve = [{"step": 0, "dev_loss": round(dev_loss(), 4)}]
+        best, bad, order, pos = curve[0]["dev_loss"], 0, list(range(len(train))), len(train)
+    first = int(curve[-1]["step"])
     out.mkdir(parents=True, exist_ok=True)
-    curve: list[dict[str, float]] = [{"step": 0, "dev_loss": round(dev_loss(), 4)}]
-    best, bad, order, pos = curve[0]["dev_loss"], 0, list(range(len(train))), len(train)
     started = time.perf_counter()
-    bar = tqdm(range(cfg.max_steps), desc=desc, disable=not progress)
+
+    def keep_state(step: int) -> Callable[[Path], None]:
+        loop = LoopState(step, best, bad, curve, order, pos, python_rng_state(rng))
+        return lambda folder: save_state(folder, model, optim, sched, loop)
+
+    finished = False
+    bar = tqdm(range(first, cfg.max_steps), desc=desc, disable=not progress, initial=first)
     for step in bar:
         if stop is not None and stop.requested:  # SIGTERM / Ctrl-C: keep the best checkpoint
             log.warning("stopped at step %d by %s", step, stop.name)
@@ -253,16 +293,26 @@ def fit(
         if (step + 1) % cfg.eval_every == 0 or step + 1 == cfg.max_steps:
             current = dev_loss()
             curve.append({"step": step + 1, "dev_loss": round(current, 4)})
-            if current < best - 1e-4 or len(curve) == 2:
+            improved = current < best - 1e-4 or len(curve) == 2
+            if improved:
                 best, bad = min(best, current), 0
-                save_checkpoint(
-                    model, tokenizer, out, cfg, {"step": step + 1, "dev_loss": round(current, 4)}
-                )
             else:
                 bad += 1
-                if bad >= cfg.patience:
-                    log.info("early stop at step %d (dev loss %.4f)", step + 1, current)
-                    break
+            save_checkpoint(
+                model,
+                tokenizer,
+                out,
+                cfg,
+                {"step": step + 1, "dev_loss": round(current, 4)},
+                best=improved,
+                resume=keep_state(step + 1),
+            )
+            if bad >= cfg.patience:
+                log.info("early stop at step %d (dev loss %.4f)", step + 1, current)
+                finished = True
+                break
+    else:
+        finished = not (stop is not None and stop.requested)
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     if not (out / "adapter_config.json").exists() and not (out / "config.json").exists():
@@ -279,4 +329,6 @@ def fit(
     }
     write_text(out / "train_config.json", cfg.model_dump_json(indent=2) + "\n")
     write_text(out / "metrics.json", json.dumps(report, indent=2) + "\n")
+    if finished:  # a finished run has nothing to resume
+        shutil.rmtree(out / RESUME_DIR, ignore_errors=True)
     return report

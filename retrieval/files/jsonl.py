@@ -189,12 +189,19 @@ class RowJournal:
 
     def write(self, row: dict[str, Any]) -> None:
         """Append ``row`` as one line in one write; a row whose key is written is refused."""
+        self.write_many([row])
+
+    def write_many(self, rows: list[dict[str, Any]]) -> None:
+        """Append ``rows`` in one write (the variants of one seed: all of them, or none)."""
         if self._fd is None:
             raise RuntimeError("open the journal first (with RowJournal(path) as j: ...)")
-        k = self.key(row)
-        if k in self._done:
-            raise ValueError(f"{self.path}: row {k!r} is already written")
-        data = (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8")
+        keys = [self.key(row) for row in rows]
+        for k in keys:
+            if k in self._done or keys.count(k) > 1:
+                raise ValueError(f"{self.path}: row {k!r} is already written")
+        data = b"".join(
+            (json.dumps(row, ensure_ascii=False) + "\n").encode("utf-8") for row in rows
+        )
         view = memoryview(data)
         try:
             while view:
@@ -210,9 +217,9 @@ class RowJournal:
                 raise output_error(e, self.path, kept) from None
             raise
         self._size += len(data)
-        self._done.add(k)
-        self.written += 1
-        self._unsynced += 1
+        self._done.update(keys)
+        self.written += len(rows)
+        self._unsynced += len(rows)
         if self._unsynced >= self.fsync_every:
             self.sync()
 

@@ -37,6 +37,11 @@ def _add_edits(esub, common) -> None:
     )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument(
+        "--retry-degraded",
+        action="store_true",
+        help="redo rows an earlier run of this --out left 'degraded' (a deadline, an upstream down)",
+    )
+    p.add_argument(
         "--probe",
         choices=["ablation"],
         default=None,
@@ -69,7 +74,9 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     write_text(out / "config.yaml", dump_config(cfg))
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     with GracefulStop() as stop:
-        metrics = run_eval(pipeline, src, out, editor, args.limit, stop=stop)
+        metrics = run_eval(
+            pipeline, src, out, editor, args.limit, stop=stop, retry_degraded=args.retry_degraded
+        )
     shown = {k: v for k, v in metrics.items() if k != "bad_rows"}
     print(json.dumps(shown, indent=2))
     if metrics["bad_rows"]:

@@ -269,6 +269,15 @@ def _train_config(cls, args: argparse.Namespace, **fixed):
         raise ValueError(str(e)) from None
 
 
+def _resume_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from the last evaluation of a killed or stopped run in --out (same "
+        "settings; --max-steps and --patience may change)",
+    )
+
+
 def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
     from training.train_editor import EditorTrainConfig
 
@@ -293,6 +302,7 @@ def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
         help="continue training this LoRA adapter folder (e.g. editor/models/purr-editor-causal "
         "on your domain's rows) instead of a fresh one",
     )
+    _resume_flag(p)
     for name in CLI_FIELDS:
         default = fields[name].default
         p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
@@ -330,6 +340,7 @@ def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="folder for the adapter and its config")
     _lora_flags(p, default=True, what="a LoRA adapter (default; --no-lora fine-tunes every weight)")
     p.add_argument("--init-adapter", default=None, help="continue training this LoRA adapter")
+    _resume_flag(p)
     for name in [f for f in CLI_FIELDS if f in fields]:
         default = fields[name].default
         p.add_argument(f"--{name.replace('_', '-')}", type=type(default), default=default)
@@ -354,8 +365,8 @@ def _stopped(stop: GracefulStop, out: str) -> int:
     if not stop.requested:
         return 0
     print(
-        f"purr: interrupted by {stop.name}; {out} holds the best checkpoint so far. Continue "
-        f"training it with the same command plus --init-adapter {out} --out NEW_FOLDER",
+        f"purr: interrupted by {stop.name}; {out} holds the best checkpoint so far. Go on "
+        "from the last evaluation with the same command plus --resume",
         file=sys.stderr,
     )
     return stop.exit_code

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -59,8 +60,18 @@ class EditService:
 
     def start(self) -> None:
         """Load the models and open the index in the background (``/readyz`` says when done)."""
-        if self._warmup is None:
-            self._warmup = self._pool.submit(self._warm) if self.settings.warmup else None
+        if self._warmup is None and self.settings.warmup:
+            # a daemon thread, not a pool worker: SIGTERM during a long first-use build (the
+            # default index) must not wait for it; what it writes is swapped in whole or not
+            done: Future[None] = Future()
+            self._warmup = done
+            threading.Thread(
+                target=self._warm_into, args=(done,), name="purr-warmup", daemon=True
+            ).start()
+
+    def _warm_into(self, done: Future[None]) -> None:
+        self._warm()  # never raises: a failure is kept for /readyz
+        done.set_result(None)
 
     def _warm(self) -> None:
         t = time.perf_counter()

@@ -53,14 +53,21 @@ def _whole_checkpoint(out) -> int:
     return int(json.loads((out / "checkpoint.json").read_text())["step"])
 
 
-def test_training_killed_at_random_moments_keeps_a_whole_checkpoint(rows_file, tmp_path):
+def _curve(out) -> list[dict]:
+    return json.loads((out / "metrics.json").read_text())["curve"]
+
+
+def test_training_killed_at_random_moments_keeps_a_whole_checkpoint_and_resumes_exactly(
+    rows_file, tmp_path
+):
     rows = rows_file[0]
     base = save_tiny_t5(tmp_path / "t5", _words(rows), d_model=32, init=1.0)
     t = time.monotonic()
     full = subprocess.run(_train(rows, base, tmp_path / "full"), capture_output=True, text=True)
     took = time.monotonic() - t
     assert full.returncode == 0, full.stderr
-    steps_seen = []
+    assert not (tmp_path / "full" / "resume").exists()  # a finished run keeps no resume state
+    resumed = 0
     for seed in range(4):
         rng = random.Random(seed)
         out = tmp_path / f"run{seed}"
@@ -68,14 +75,26 @@ def test_training_killed_at_random_moments_keeps_a_whole_checkpoint(rows_file, t
         time.sleep(rng.uniform(0.2, 1.0) * took)
         proc.kill()
         proc.communicate()
-        if out.exists():  # killed before the first checkpoint: nothing at all
-            steps_seen.append(_whole_checkpoint(out))
-    assert steps_seen, "no kill landed after a checkpoint; nothing was tested"
+        if not out.exists():  # killed before the first checkpoint: nothing at all
+            continue
+        _whole_checkpoint(out)
+        if (out / "resume").exists():  # unless the kill came after the run had ended
+            again = _popen([*_train(rows, base, out), "--resume"])
+            _, err = again.communicate(timeout=600)
+            assert again.returncode == 0, err
+            resumed += 1
+            # the same steps, the same data order and random state: the same run
+            assert _curve(out) == _curve(tmp_path / "full")
+    assert resumed, "no kill landed mid-run; nothing was tested"
     # the same command afterwards overwrites the folder and leaves no temporary sibling
     again = subprocess.run(_train(rows, base, tmp_path / "run0", 4), capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
     assert _whole_checkpoint(tmp_path / "run0") >= 2
     assert [p.name for p in tmp_path.glob(".run*")] == []
+    gone = subprocess.run(
+        [*_train(rows, base, tmp_path / "full"), "--resume"], capture_output=True, text=True
+    )
+    assert gone.returncode == 2 and "nothing to resume" in gone.stderr
 
 
 def test_sigterm_stops_training_with_the_best_checkpoint(rows_file, tmp_path):
@@ -90,7 +109,13 @@ def test_sigterm_stops_training_with_the_best_checkpoint(rows_file, tmp_path):
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=300)
     assert proc.returncode == 128 + signal.SIGTERM, stderr
-    assert "interrupted by SIGTERM" in stderr and f"--init-adapter {out}" in stderr
+    assert "interrupted by SIGTERM" in stderr and "--resume" in stderr
     assert json.loads(stdout)["interrupted"] is True
     assert _whole_checkpoint(out) >= 2
-    assert (out / "metrics.json").is_file()
+    assert (out / "metrics.json").is_file() and (out / "resume" / "state.json").is_file()
+    changed = subprocess.run(
+        [*_train(rows, base, out, steps=100_000), "--resume", "--lr", "0.01"],
+        capture_output=True,
+        text=True,
+    )
+    assert changed.returncode == 2 and "lr=0.003 (now 0.01)" in changed.stderr

@@ -97,6 +97,11 @@ class TrainAttributionConfig(BaseModel):
     device: str = Field("auto", description="auto = cuda when available, else cpu.")
     bf16: bool = Field(True, description="bf16 autocast on CUDA (ignored on CPU).")
     progress: bool = True
+    resume: bool = Field(
+        False,
+        description="go on from the last evaluation of a run in `out` that was killed or "
+        "stopped (weights, optimizer, schedule, data order, generators, best so far)",
+    )
 
     @field_validator("sources")
     @classmethod

@@ -17,6 +17,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,6 @@ from tqdm.auto import tqdm
 from retrieval.files import atomic_dir, write_text
 from training.resume import (
     RESUME_DIR,
-    LoopState,
     load_state,
     python_rng_state,
     save_state,
@@ -36,6 +36,19 @@ from training.resume import (
 log = logging.getLogger(__name__)
 
 Loss = Callable[[Sequence[dict[str, Any]], random.Random], Any]
+
+
+@dataclass
+class LoopState:
+    """Where ``fit`` is, saved with every evaluation: the next step and what decides it."""
+
+    step: int
+    best: float
+    bad: int
+    curve: list[dict[str, float]]
+    order: list[int]
+    pos: int
+    py_rng: list[Any]
 
 
 class TrainLoopConfig(BaseModel):
@@ -256,7 +269,8 @@ def fit(
 
     out = Path(cfg.out)
     if cfg.resume:  # on from the last evaluation of the killed run, exactly
-        loop = load_state(out, model, optim, sched, cfg.model_dump(mode="json"))
+        saved, _ = load_state(out, model, optim, sched, cfg.model_dump(mode="json"))
+        loop = LoopState(**saved)
         set_python_rng_state(rng, loop.py_rng)
         curve, best, bad, order, pos = loop.curve, loop.best, loop.bad, loop.order, loop.pos
         log.info("resuming at step %d of %d", loop.step, cfg.max_steps)
@@ -268,8 +282,9 @@ def fit(
     started = time.perf_counter()
 
     def keep_state(step: int) -> Callable[[Path], None]:
-        loop = LoopState(step, best, bad, curve, order, pos, python_rng_state(rng))
-        return lambda folder: save_state(folder, model, optim, sched, loop)
+        loop = asdict(LoopState(step, best, bad, curve, order, pos, python_rng_state(rng)))
+        config = cfg.model_dump(mode="json")
+        return lambda folder: save_state(folder, model, optim, sched, loop, config)
 
     finished = False
     bar = tqdm(range(first, cfg.max_steps), desc=desc, disable=not progress, initial=first)

@@ -3,16 +3,16 @@ where its last evaluation left it.
 
 Saved with every evaluation in the checkpoint folder's ``resume/`` (and swapped in with it):
 the trainable weights (``trainable.safetensors``), AdamW's moments and the torch generator
-(``optimizer.safetensors``), and as JSON the step, the dev-loss curve, the early-stopping
-counters, the data order and position, the schedule and the Python generator. No pickle. A run
-that ends normally removes it; ``--resume`` reads it.
+(``optimizer.safetensors``), the trainer's own tensors (``extra.safetensors``: e.g. the best
+weights so far), and as JSON (``state.json``) the settings, the schedule and the trainer's loop
+state (step, dev curve, early-stopping counters, data order and position, generators). No
+pickle. A run that ends normally removes it; ``--resume`` reads it.
 """
 
 from __future__ import annotations
 
 import json
 import random
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +22,18 @@ MAY_CHANGE = frozenset({"max_steps", "patience", "device", "resume"})
 """Settings a resumed run may change; every other one must equal the saved run's."""
 
 
-@dataclass
-class LoopState:
-    """Where the loop is: the next step to run and everything that decides what it does."""
-
-    step: int
-    best: float
-    bad: int
-    curve: list[dict[str, float]]
-    order: list[int]
-    pos: int
-    py_rng: list[Any] = field(default_factory=list)
-
-
-def save_state(folder: Path, model: Any, optim: Any, sched: Any, state: LoopState) -> None:
-    """Write the resumable state of a run into ``folder`` (which the caller swaps in)."""
+def save_state(
+    folder: Path,
+    model: Any,
+    optim: Any,
+    sched: Any,
+    loop: dict[str, Any],
+    config: dict[str, Any],
+    tensors: dict[str, Any] | None = None,
+) -> None:
+    """Write the resumable state of a run into ``folder`` (which the caller swaps in): the
+    trainable weights, the optimizer and schedule, the torch generator, the trainer's own
+    ``loop`` state (JSON) and ``tensors`` (e.g. the best weights so far), and its ``config``."""
     import torch
     from safetensors.torch import save_file
 
@@ -45,15 +42,20 @@ def save_state(folder: Path, model: Any, optim: Any, sched: Any, state: LoopStat
         n: p.detach().cpu().contiguous() for n, p in model.named_parameters() if p.requires_grad
     }
     save_file(trainable, str(folder / "trainable.safetensors"))
+    if tensors:
+        save_file(
+            {k: v.contiguous() for k, v in tensors.items()}, str(folder / "extra.safetensors")
+        )
     sd = optim.state_dict()
-    tensors = {"torch_rng": torch.get_rng_state()}
+    moments = {"torch_rng": torch.get_rng_state()}
     for idx, slots in sd["state"].items():
         for name, value in slots.items():
             t = value if torch.is_tensor(value) else torch.tensor(value)
-            tensors[f"{idx}.{name}"] = t.detach().cpu().contiguous()
-    save_file(tensors, str(folder / "optimizer.safetensors"))
+            moments[f"{idx}.{name}"] = t.detach().cpu().contiguous()
+    save_file(moments, str(folder / "optimizer.safetensors"))
     meta = {
-        **asdict(state),
+        "loop": loop,
+        "config": config,
         "param_groups": sd["param_groups"],
         "scheduler": {k: v for k, v in sched.state_dict().items() if k != "lr_lambdas"},
     }
@@ -81,8 +83,12 @@ def check_same_run(saved: dict[str, Any], now: dict[str, Any], folder: Path) -> 
         )
 
 
-def load_state(out: Path, model: Any, optim: Any, sched: Any, config: dict[str, Any]) -> LoopState:
-    """Restore the run saved in ``out``: weights, optimizer, schedule, generators; the loop state."""
+def load_state(
+    out: Path, model: Any, optim: Any, sched: Any, config: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Restore the run saved in ``out/resume``: weights, optimizer, schedule, torch generator.
+    Returns the trainer's loop state and its extra tensors; a ``ValueError`` when there is
+    nothing to resume or the settings differ."""
     import torch
     from safetensors.torch import load_file
 
@@ -92,23 +98,23 @@ def load_state(out: Path, model: Any, optim: Any, sched: Any, config: dict[str, 
             f"nothing to resume in {out}: the run finished (a finished run keeps no resume "
             "state) or was stopped before its first evaluation; run it again without --resume"
         )
-    saved_cfg = json.loads((out / "train_config.json").read_text())
-    check_same_run(saved_cfg, config, out)
     meta = json.loads((folder / "state.json").read_text())
+    check_same_run(meta["config"], config, out)
     trainable = load_file(str(folder / "trainable.safetensors"))
     missing = [n for n, p in model.named_parameters() if p.requires_grad and n not in trainable]
     if missing:
         raise ValueError(f"{folder}: the saved weights lack {missing[:3]}; the model differs")
     model.load_state_dict(trainable, strict=False)
-    tensors = load_file(str(folder / "optimizer.safetensors"))
-    torch.set_rng_state(tensors.pop("torch_rng"))
+    moments = load_file(str(folder / "optimizer.safetensors"))
+    torch.set_rng_state(moments.pop("torch_rng"))
     slots: dict[int, dict[str, Any]] = {}
-    for key, value in tensors.items():
+    for key, value in moments.items():
         idx, name = key.split(".", 1)
         slots.setdefault(int(idx), {})[name] = value
-    optim.load_state_dict({"state": slots, "param_groups": meta.pop("param_groups")})
-    sched.load_state_dict({**meta.pop("scheduler"), "lr_lambdas": [None]})
-    return LoopState(**meta)
+    optim.load_state_dict({"state": slots, "param_groups": meta["param_groups"]})
+    sched.load_state_dict({**meta["scheduler"], "lr_lambdas": [None] * len(optim.param_groups)})
+    extra = folder / "extra.safetensors"
+    return meta["loop"], (load_file(str(extra)) if extra.is_file() else {})
 
 
 def python_rng_state(rng: random.Random) -> list[Any]:

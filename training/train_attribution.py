@@ -23,7 +23,9 @@ import json
 import logging
 import math
 import random
+import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,7 @@ from training.nli_data import (
     write_splits,
 )
 from training.nli_metrics import balanced_accuracy, roc_auc
+from training.resume import RESUME_DIR, load_state, save_state
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +220,15 @@ def dev_metrics(rows: list[NLIExample], p_supported: np.ndarray) -> dict[str, fl
     return out
 
 
-def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = None) -> TrainResult:
-    """Train, keep the best dev state, save model + tokenizer + config + metrics to ``cfg.out``."""
+def train_attribution(
+    cfg: TrainAttributionConfig, splits: NLISplits | None = None, stop_signal: Any = None
+) -> TrainResult:
+    """Train, keep the best dev state, save model + tokenizer + config + metrics to ``cfg.out``.
+
+    Every evaluation that improves swaps the best model into ``cfg.out``, and every evaluation
+    swaps in ``resume/`` (the state ``cfg.resume`` goes on from), so a run killed at any moment
+    leaves the best model so far and loses at most ``eval_every`` steps. ``stop_signal`` (a
+    ``GracefulStop``) ends the run after the step in hand; it is then evaluated and saved."""
     import torch
     from transformers import get_linear_schedule_with_warmup
 
@@ -256,6 +266,39 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
     best: dict[str, Any] = {"score": -1.0, "step": 0, "state": None, "dev": {}}
     bad_evals, step, running, t0 = 0, 0, 0.0, time.perf_counter()
     train_time = 0.0
+    out = Path(cfg.out)
+    config = cfg.model_dump(mode="json")
+    order: list[int] | None = None  # the epoch in hand and how far into it
+    done_in_epoch = 0
+    if cfg.resume:
+        loop, tensors = load_state(out, model, optim, sched, config)
+        gen.set_state(tensors.pop("order_generator"))
+        best_state = {k.removeprefix("best."): v for k, v in tensors.items()}
+        history, bad_evals, step, running = (
+            loop["history"],
+            loop["bad"],
+            loop["step"],
+            loop["running"],
+        )
+        train_time, order, done_in_epoch = loop["train_time"], loop["order"], loop["done_in_epoch"]
+        best.update(loop["best"], state=best_state or None)
+        log.info("resuming at step %d of %d", step, total)
+
+    def keep_state(folder: Path) -> None:
+        tensors = {"order_generator": gen.get_state()}
+        if best["state"] is not None:
+            tensors |= {f"best.{k}": v for k, v in best["state"].items()}
+        loop = {
+            "history": history,
+            "bad": bad_evals,
+            "step": step,
+            "running": running,
+            "train_time": train_time,
+            "order": order,
+            "done_in_epoch": done_in_epoch,
+            "best": {k: best[k] for k in ("score", "step", "dev")},
+        }
+        save_state(folder, model, optim, sched, loop, config, tensors)
 
     shown: dict[str, str] = {}  # the latest dev score, shown beside the loss
 
@@ -271,7 +314,8 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
         history.append({"step": step, "train_loss": running, "dev": m})
         score = m["shared_mean_balanced_accuracy"]  # the shared sets, not our synthetic ones
         log.info("step %d: dev mean balanced accuracy (shared sets) %.4f", step, score)
-        if score > best["score"]:
+        improved = score > best["score"]
+        if improved:
             state = {
                 n: t.detach().cpu().clone() for n, t in model.named_parameters() if t.requires_grad
             }
@@ -279,15 +323,18 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
             bad_evals = 0
         else:
             bad_evals += 1
+        # the best so far (when it improved) and the resume state, swapped in together
+        save_model(model, tokenizer, cfg, keep_state, write_model=improved)
         model.train()
         return bad_evals >= cfg.patience
 
-    bar = tqdm(total=total, desc="train attribution", disable=not cfg.progress)
+    bar = tqdm(total=total, initial=step, desc="train attribution", disable=not cfg.progress)
     model.train()
     stop = False
     while step < total and not stop:
-        order = epoch_order()
-        rows = [train[i] for i in order]
+        if order is None:
+            order, done_in_epoch = epoch_order(), 0
+        rows = [train[i] for i in order][done_in_epoch * cfg.batch_size :]
         for chunk, enc in _batches(tokenizer, rows, cfg.max_length, cfg.batch_size):
             t_step = time.perf_counter()
             y = torch.tensor([LABELS.index(r.label) for r in chunk], device=device)
@@ -301,13 +348,19 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
             optim.zero_grad(set_to_none=True)
             train_time += time.perf_counter() - t_step
             step += 1
+            done_in_epoch += 1
             running = loss.item() if step == 1 else 0.98 * running + 0.02 * loss.item()
             bar.update(1)
             bar.set_postfix(loss=f"{running:.3f}", **shown)
             if step % cfg.eval_every == 0 and evaluate():
                 stop = True
+            if stop_signal is not None and stop_signal.requested:
+                log.warning("stopped at step %d by %s", step, stop_signal.name)
+                stop = True
             if step >= total or stop:
                 break
+        else:
+            order = None  # the epoch is done: the next one gets a new order
     bar.close()
     if splits.dev and (not history or history[-1]["step"] != step):
         evaluate()
@@ -332,6 +385,7 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
         "bf16": use_bf16,
         "trainable_params": sum(p.numel() for p in params),
         "total_params": sum(p.numel() for p in model.parameters()),
+        "interrupted": bool(stop_signal is not None and stop_signal.requested),
     }
     out = save_model(model, tokenizer, cfg)
     resolved = cfg.model_dump(mode="json") | {
@@ -343,7 +397,28 @@ def train_attribution(cfg: TrainAttributionConfig, splits: NLISplits | None = No
     write_text(out / "training_config.json", json.dumps(resolved, indent=2))
     write_text(out / "metrics.json", json.dumps(metrics, indent=2, default=float))
     write_model_card(out)
+    if not metrics["interrupted"]:  # a finished run has nothing to resume
+        shutil.rmtree(out / RESUME_DIR, ignore_errors=True)
     return TrainResult(out, metrics["best_step"], step, metrics)
+
+
+def _write_model(model: Any, tokenizer: Any, cfg: TrainAttributionConfig, tmp: Path) -> None:
+    if cfg.lora and not cfg.merge_lora:
+        model.save_pretrained(tmp)  # adapter_config.json + adapter_model.safetensors
+        model.get_base_model().config.save_pretrained(tmp)
+        adapter_cfg = json.loads((tmp / "adapter_config.json").read_text())
+        adapter_cfg["base_model_name_or_path"] = cfg.base  # a reference, resolved on load
+        (tmp / "adapter_config.json").write_text(json.dumps(adapter_cfg, indent=2))
+    elif cfg.freeze_embeddings:  # only what changed, in half precision, over the base
+        frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
+        save_partial(model, tmp, cfg.base, frozen)
+    elif cfg.lora:  # merged: a copy, so that training can go on with the adapter
+        import copy
+
+        copy.deepcopy(model).merge_and_unload().save_pretrained(tmp)
+    else:
+        model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
 
 
 def _by_source(rows: list[NLIExample]) -> dict[str, int]:
@@ -353,26 +428,24 @@ def _by_source(rows: list[NLIExample]) -> dict[str, int]:
     return dict(sorted(c.items()))
 
 
-def save_model(model: Any, tokenizer: Any, cfg: TrainAttributionConfig) -> Path:
+def save_model(
+    model: Any,
+    tokenizer: Any,
+    cfg: TrainAttributionConfig,
+    resume: Callable[[Path], None] | None = None,
+    write_model: bool = True,
+) -> Path:
     """Save a folder that ``HFSequenceClassificationNLI`` loads (see the module doc), written
-    beside ``cfg.out`` and swapped in whole: a run killed while saving leaves the previous one."""
+    beside ``cfg.out`` and swapped in whole: a run killed while saving leaves the previous one.
+    ``resume(folder)`` writes the resume state into ``resume/`` in the same swap;
+    ``write_model=False`` keeps the saved model and renews only that."""
     out = Path(cfg.out)
-    model = model.cpu()
     with atomic_dir(out, copy_existing=True) as tmp:
-        if cfg.lora and not cfg.merge_lora:
-            model.save_pretrained(tmp)  # adapter_config.json + adapter_model.safetensors
-            model.get_base_model().config.save_pretrained(tmp)
-            adapter_cfg = json.loads((tmp / "adapter_config.json").read_text())
-            adapter_cfg["base_model_name_or_path"] = cfg.base  # a reference, resolved on load
-            (tmp / "adapter_config.json").write_text(json.dumps(adapter_cfg, indent=2))
-        elif cfg.freeze_embeddings:  # only what changed, in half precision, over the base
-            frozen = [n for n, p in model.named_parameters() if not p.requires_grad]
-            save_partial(model, tmp, cfg.base, frozen)
-        else:
-            if cfg.lora:
-                model = model.merge_and_unload()
-            model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
+        if write_model:
+            _write_model(model, tokenizer, cfg, tmp)
+        if resume is not None:
+            shutil.rmtree(tmp / RESUME_DIR, ignore_errors=True)
+            resume(tmp / RESUME_DIR)
     if cfg.lora:
         big = [
             p.name for p in out.iterdir() if p.is_file() and p.stat().st_size > LORA_MAX_FILE_BYTES

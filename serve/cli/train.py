@@ -100,6 +100,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.add_argument("--patience", type=_positive_int, default=5)
     _device_flag(p)
     p.add_argument("--seed", type=int, default=0)
+    _resume_flag(p)
     p.set_defaults(handler=run_train_attribution)
     _add_editor_parser(tsub)
     _add_querygen_parser(tsub)
@@ -233,6 +234,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         patience=args.patience,
         device=args.device,
         seed=args.seed,
+        resume=args.resume,
     )
     if args.prepare_only:
         from training.train_attribution import prepare_splits
@@ -241,7 +243,8 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         json.dump({"train": len(splits.train), "dev": len(splits.dev)}, sys.stdout)
         sys.stdout.write("\n")
         return 0
-    result = train_attribution(cfg)
+    with GracefulStop() as stop:
+        result = train_attribution(cfg, stop_signal=stop)
     summary = {
         "out": str(result.out),
         "steps": result.steps,
@@ -251,7 +254,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
     }
     json.dump(summary, sys.stdout, indent=2, default=float)
     sys.stdout.write("\n")
-    return 0
+    return _stopped(stop, cfg.out)
 
 
 def _train_config(cls, args: argparse.Namespace, **fixed):

@@ -101,6 +101,24 @@ def test_warmup_answers_503_with_retry_after_and_sigterm_drains_requests(built_i
         assert proc.wait(timeout=120) in (0, -signal.SIGTERM)
         log = proc.stdout.read() if proc.stdout else ""
         assert "Application shutdown complete." in log, log
+        assert "models loaded and index open" in log  # the line the next test must not see
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_sigterm_during_warmup_exits_without_waiting_for_it(built_index):
+    port = free_port()
+    proc = _serve(built_index, port)
+    try:
+        _wait_for(f"http://127.0.0.1:{port}/healthz", proc)
+        assert httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 503
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) in (0, -signal.SIGTERM)
+        log = proc.stdout.read() if proc.stdout else ""
+        assert "Application shutdown complete." in log, log
+        assert "models loaded and index open" not in log  # it did not wait for the warm-up
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -215,7 +215,7 @@ def save_checkpoint(
     step and dev loss), so a run killed at any moment leaves the last whole checkpoint.
     ``best=False`` keeps the saved model and only renews the resume state (``resume(folder)``
     writes it into ``resume/``)."""
-    with atomic_dir(out, copy_existing=True) as tmp:
+    with atomic_dir(out, copy_existing=True, skip=(RESUME_DIR,) if resume else ()) as tmp:
         if best:
             model.save_pretrained(tmp, max_shard_size="15MB")
             if not cfg.lora:
@@ -223,7 +223,6 @@ def save_checkpoint(
             (tmp / "train_config.json").write_text(cfg.model_dump_json(indent=2) + "\n")
             (tmp / "checkpoint.json").write_text(json.dumps(state or {}, indent=2) + "\n")
         if resume is not None:
-            shutil.rmtree(tmp / RESUME_DIR, ignore_errors=True)
             resume(tmp / RESUME_DIR)
 
 
@@ -273,11 +272,12 @@ def fit(
         loop = LoopState(**saved)
         set_python_rng_state(rng, loop.py_rng)
         curve, best, bad, order, pos = loop.curve, loop.best, loop.bad, loop.order, loop.pos
-        log.info("resuming at step %d of %d", loop.step, cfg.max_steps)
+        first = loop.step
+        log.info("resuming at step %d of %d", first, cfg.max_steps)
     else:
         curve = [{"step": 0, "dev_loss": round(dev_loss(), 4)}]
         best, bad, order, pos = curve[0]["dev_loss"], 0, list(range(len(train))), len(train)
-    first = int(curve[-1]["step"])
+        first = 0
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
 
@@ -289,8 +289,9 @@ def fit(
     finished = False
     bar = tqdm(range(first, cfg.max_steps), desc=desc, disable=not progress, initial=first)
     for step in bar:
-        if stop is not None and stop.requested:  # SIGTERM / Ctrl-C: keep the best checkpoint
+        if stop is not None and stop.requested:  # SIGTERM / Ctrl-C: nothing done is lost
             log.warning("stopped at step %d by %s", step, stop.name)
+            save_checkpoint(model, tokenizer, out, cfg, best=False, resume=keep_state(step))
             break
         if pos + cfg.batch_size > len(order):
             rng.shuffle(order)

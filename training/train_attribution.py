@@ -440,11 +440,10 @@ def save_model(
     ``resume(folder)`` writes the resume state into ``resume/`` in the same swap;
     ``write_model=False`` keeps the saved model and renews only that."""
     out = Path(cfg.out)
-    with atomic_dir(out, copy_existing=True) as tmp:
+    with atomic_dir(out, copy_existing=True, skip=(RESUME_DIR,) if resume else ()) as tmp:
         if write_model:
             _write_model(model, tokenizer, cfg, tmp)
         if resume is not None:
-            shutil.rmtree(tmp / RESUME_DIR, ignore_errors=True)
             resume(tmp / RESUME_DIR)
     if cfg.lora:
         big = [

@@ -134,9 +134,12 @@ def _fsync_tree(root: Path) -> None:
 
 
 @contextmanager
-def atomic_dir(out: str | Path, copy_existing: bool = False) -> Iterator[Path]:
-    """Yield an empty (or, with ``copy_existing``, a copied) temporary folder; when the block
-    ends normally it replaces ``out`` in one step; when it raises, ``out`` is untouched.
+def atomic_dir(
+    out: str | Path, copy_existing: bool = False, skip: tuple[str, ...] = ()
+) -> Iterator[Path]:
+    """Yield an empty (or, with ``copy_existing``, a copied, less the ``skip`` names the block
+    rewrites anyway) temporary folder; when the block ends normally it replaces ``out`` in one
+    step; when it raises, ``out`` is untouched.
 
     >>> import tempfile
     >>> root = Path(tempfile.mkdtemp())
@@ -152,7 +155,7 @@ def atomic_dir(out: str | Path, copy_existing: bool = False) -> Iterator[Path]:
         remove_stale(out)
         tmp = temp_sibling(out)
         if copy_existing and out.is_dir():
-            shutil.copytree(out, tmp)
+            shutil.copytree(out, tmp, ignore=shutil.ignore_patterns(*skip) if skip else None)
         else:
             tmp.mkdir()
     except OSError as e:

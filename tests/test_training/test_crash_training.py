@@ -119,3 +119,10 @@ def test_sigterm_stops_training_with_the_best_checkpoint(rows_file, tmp_path):
         text=True,
     )
     assert changed.returncode == 2 and "lr=0.003 (now 0.01)" in changed.stderr
+    stopped_at = json.loads((out / "resume" / "state.json").read_text())["loop"]["step"]
+    assert stopped_at >= _whole_checkpoint(out)  # the steps after the last evaluation are kept
+    more = subprocess.run(
+        [*_train(rows, base, out, steps=stopped_at + 3), "--resume"], capture_output=True, text=True
+    )
+    assert more.returncode == 0, more.stderr
+    assert _curve(out)[-1]["step"] == stopped_at + 3 and not (out / "resume").exists()

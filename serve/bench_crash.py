@@ -197,6 +197,60 @@ def crash_append(work: Path, docs: str, more: str, trials: int) -> dict[str, Any
     return {"trials": trials, "append_s": round(took, 2), **outcome}
 
 
+def _whole_checkpoint(out: Path) -> bool:
+    """Every file of the checkpoint in ``out`` is there and readable."""
+    from safetensors import safe_open
+
+    try:
+        json.loads((out / "train_config.json").read_text())
+        json.loads((out / "checkpoint.json").read_text())
+        weights = sorted(out.glob("*.safetensors"))
+        for w in weights:
+            with safe_open(str(w), "pt") as f:
+                list(f.keys())
+        return bool(weights)
+    except (OSError, ValueError):
+        return False
+
+
+def crash_train(work: Path, rows: Path, trials: int, steps: int = 24) -> dict[str, Any]:
+    """``purr train editor``: after each kill the output is absent or a whole checkpoint, and
+    ``--resume`` gives the dev curve of an unbroken run."""
+
+    def args(out: Path, *more: str) -> list[str]:
+        a = ["train", "editor", "--arch", "fid", "--base", "scratch:t5-mini", "--no-lora"]
+        a += ["--data", str(rows), "--out", str(out), "--device", "cpu", "--max-steps", str(steps)]
+        a += ["--eval-every", "3", "--patience", "1000", "--batch-size", "4", "--dev-share", "0.3"]
+        return [*a, *more]
+
+    def curve(out: Path) -> list[dict[str, Any]]:
+        return json.loads((out / "metrics.json").read_text())["curve"]
+
+    t = time.monotonic()
+    run_purr(args(work / "train-full"))
+    took = time.monotonic() - t
+    outcome = {"kills": 0, "no_checkpoint_yet": 0, "whole_checkpoint": 0, "broken_checkpoint": 0}
+    outcome |= {"resumed": 0, "resumed_curve_equal": 0, "train_s": round(took, 1)}
+    for seed in tqdm(range(trials), desc="crash: train editor", unit="trial"):
+        rng = random.Random(seed)
+        out = work / f"train-{seed}"
+        proc = popen_purr(args(out))
+        time.sleep(rng.uniform(0.2, 1.0) * took)
+        proc.kill()
+        proc.communicate()
+        outcome["kills"] += 1
+        if not out.exists():
+            outcome["no_checkpoint_yet"] += 1
+            continue
+        ok = _whole_checkpoint(out)
+        outcome["whole_checkpoint" if ok else "broken_checkpoint"] += 1
+        if ok and (out / "resume").exists():
+            run_purr(args(out, "--resume"))
+            outcome["resumed"] += 1
+            outcome["resumed_curve_equal"] += int(curve(out) == curve(work / "train-full"))
+    return {"trials": trials, **outcome}
+
+
 def durability_cost(pipeline: Any, n_rows: int, repeats: int, n_writes: int = 2000) -> dict:
     """Rows per minute of the edit loop writing through the journal and through the plain
     buffered writer (interleaved, medians of ``repeats``), and the two writers alone writing
@@ -251,19 +305,31 @@ def plot(report: dict[str, Any], png: Path) -> None:
     import matplotlib.pyplot as plt
 
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))
-    jobs = [k for k in ("edit", "make") if k in report]
-    bad = ("lost", "duplicated", "unreadable")
-    for i, kind in enumerate(bad):
-        a.bar(
-            [j + i * 0.25 for j in range(len(jobs))],
-            [report[job][kind] for job in jobs],
-            width=0.25,
-            label=kind,
-        )
-    a.set_xticks([j + 0.25 for j in range(len(jobs))])
-    a.set_xticklabels([f"{j}\n({report[j]['kills']} kills)" for j in jobs])
-    a.set(ylabel="rows", title="rows lost / doubled / unreadable after SIGKILL")
-    a.set_ylim(0, max(1, *(report[j][k] for j in jobs for k in bad)))
+    bad_keys = {
+        "edit": ("lost", "duplicated", "unreadable"),
+        "make": ("lost", "duplicated", "unreadable"),
+        "append": ("broken_index",),
+        "train": ("broken_checkpoint",),
+    }
+    jobs = [j for j in bad_keys if j in report]
+    kills = [report[j]["kills"] for j in jobs]
+    bad = [sum(report[j][k] for k in bad_keys[j]) for j in jobs]
+    x = range(len(jobs))
+    a.bar([i - 0.2 for i in x], kills, width=0.4, color="tab:grey", label="SIGKILLs")
+    a.bar(
+        [i + 0.2 for i in x],
+        bad,
+        width=0.4,
+        color="tab:red",
+        label="rows lost/doubled/unreadable, broken artefacts",
+    )
+    for i, (k, f) in enumerate(zip(kills, bad, strict=True)):
+        a.text(i - 0.2, k, str(k), ha="center", va="bottom", fontsize=8)
+        a.text(i + 0.2, f, str(f), ha="center", va="bottom", fontsize=8)
+    a.set_xticks(list(x))
+    a.set_xticklabels(["edit --input", "data make", "index --append", "train editor"][: len(jobs)])
+    a.set(ylabel="count", title="kills at random moments and what they broke")
+    a.set_ylim(0, max(kills) * 1.35)
     a.legend(fontsize=7)
     cost = report.get("cost")
     if cost:

@@ -256,7 +256,14 @@ def _cmd_crash(args: argparse.Namespace) -> int:
     from editor.config import editor_overrides, load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
-    from serve.bench_crash import crash_append, crash_edit, crash_make, durability_cost, plot
+    from serve.bench_crash import (
+        crash_append,
+        crash_edit,
+        crash_make,
+        crash_train,
+        durability_cost,
+        plot,
+    )
 
     if args.trials < 1 or args.rows < 1 or args.repeats < 1:
         raise ValueError("--trials, --rows and --repeats must be >= 1")
@@ -267,6 +274,7 @@ def _cmd_crash(args: argparse.Namespace) -> int:
         "make": crash_make(work, args.corpus, args.index, args.trials),
         "append": crash_append(work, args.docs, args.corpus, 2 * args.trials),
     }
+    report["train"] = crash_train(work, work / "make-ref.jsonl", args.trials)
     cfg = load_config("default", editor_overrides("substitute"))
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     report["cost"] = durability_cost(pipeline, args.rows, args.repeats)

@@ -25,6 +25,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from editor.attribution.base import AttributionModel
+from editor.citations.check import CheckResult, CitationChecker, Source, read_sources
 from editor.factory import Components, build_reviser, first_use_work
 from editor.report.builder import Reporter
 from editor.research.given import assign_queries, given_evidence
@@ -252,6 +253,25 @@ class Pipeline:
             tuple(warnings),
             timings,
         )
+
+    def check(self, text: str, sources: Sequence[Any]) -> CheckResult:
+        """Check a cited text's citations against ``sources`` (``Source``s or ``{id, text,
+        title?, url?}``): each sentence's verdicts and outcome, ALCE's citation precision and
+        recall. Raises ``InputError`` for bad input; a failing verifier gives ``degraded``."""
+        self.check_input(text)
+        try:
+            given = list(sources)
+            if not all(isinstance(s, Source) for s in given):
+                given = read_sources(given)
+        except (ValueError, TypeError) as e:
+            raise InputError(str(e)) from None
+        try:
+            self.prepare(research=False)
+            checker = CitationChecker(self.attribution, self.cfg.attribution.threshold)
+            return checker.check(text, given)
+        except Exception as e:  # noqa: BLE001 - a failing verifier degrades, never raises
+            log.warning("check failed: %s", e)
+            return CheckResult.degraded(text, given, f"checking failed: {type(e).__name__}: {e}")
 
     def edit_batch(
         self,

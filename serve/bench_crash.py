@@ -229,7 +229,8 @@ def crash_train(work: Path, rows: Path, trials: int, steps: int = 24) -> dict[st
     t = time.monotonic()
     run_purr(args(work / "train-full"))
     took = time.monotonic() - t
-    outcome = {"kills": 0, "no_checkpoint_yet": 0, "whole_checkpoint": 0, "broken_checkpoint": 0}
+    outcome: dict[str, Any] = {"kills": 0, "no_checkpoint_yet": 0, "whole_checkpoint": 0}
+    outcome["broken_checkpoint"] = 0
     outcome |= {"resumed": 0, "resumed_curve_equal": 0, "train_s": round(took, 1)}
     for seed in tqdm(range(trials), desc="crash: train editor", unit="trial"):
         rng = random.Random(seed)

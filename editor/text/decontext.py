@@ -106,6 +106,18 @@ def decontextualize_passage(
     return _run(_tail(context), sentences, nlp or get_nlp()) if sentences else []
 
 
+def decontextualize_sentences(
+    sentences: list[str], context: str | None = None, *, nlp: Language | None = None
+) -> list[Decontextualized]:
+    """``decontextualize_passage`` for sentences already split (a cited text's claims).
+
+    >>> [d.decontextualized for d in decontextualize_sentences(["Ada Lovelace wrote notes.",
+    ...                                                         "She died in 1852."])]
+    ['Ada Lovelace wrote notes.', 'Ada Lovelace died in 1852.']
+    """
+    return _run(_tail(context), list(sentences), nlp or get_nlp()) if sentences else []
+
+
 def _run(context: list[str], sentences: list[str], nlp: Language) -> list[Decontextualized]:
     """Resolve each sentence against the context and the sentences before it."""
     docs = list(nlp.pipe([*context, *sentences]))

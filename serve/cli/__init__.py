@@ -15,7 +15,18 @@ from serve.cli.common import USER_ERRORS, add_common, limit_threads
 
 log = logging.getLogger("purr")
 
-COMMANDS = ("index", "research", "edit", "score", "eval", "train", "data", "bench", "serve")
+COMMANDS = (
+    "index",
+    "research",
+    "edit",
+    "check",
+    "score",
+    "eval",
+    "train",
+    "data",
+    "bench",
+    "serve",
+)
 """The modules of ``serve.cli`` that register commands, in the order ``purr --help`` lists them."""
 
 DEPRECATED = {

@@ -58,6 +58,20 @@ class ScoreRequest(_Strict):
     context: str | None = Field(None, description="The conversation the passage answers.")
 
 
+class CheckSource(_Strict):
+    id: str | int = Field(description="What the text's markers call it: [1] is id 1.")
+    text: str = Field(pattern=NON_BLANK, description="The source's text.")
+    title: str | None = None
+    url: str | None = None
+
+
+class CheckRequest(_Strict):
+    text: str = Field(pattern=NON_BLANK, description="The cited text: [1], [1, 3], [1][2], [^1].")
+    sources: list[CheckSource] = Field(
+        min_length=1, description="The sources the markers point at, by id."
+    )
+
+
 # -- responses: the result contract ------------------------------------------------------------
 
 
@@ -94,6 +108,38 @@ class ScoreResponse(BaseModel):
     applicable_sentences: int
     attributable_sentences: int
     sentences: list[ScoredSentence]
+
+
+class SourceVerdictOut(BaseModel):
+    source_id: str
+    label: str = Field(description="supports, contradicts or not_enough")
+    p_supported: float
+    span: str = Field(description="The source sentence the verdict rests on.")
+    reason: str
+
+
+class CheckedSentence(BaseModel):
+    text: str
+    citations: list[str]
+    outcome: str = Field(
+        description="supported, citation_not_supporting, needs_citation, needs_none (unchecked "
+        "when degraded)"
+    )
+    supported: bool
+    verdicts: list[SourceVerdictOut]
+
+
+class CheckResponse(BaseModel):
+    """What ``purr check --json`` prints."""
+
+    text: str
+    sentences: list[CheckedSentence]
+    citation_precision: float | None
+    citation_recall: float | None
+    unknown_markers: list[str]
+    outcomes: dict[str, int]
+    status: str = Field(description="checked, or degraded when the verifier failed")
+    warnings: list[str]
 
 
 class Readiness(BaseModel):

@@ -9,6 +9,8 @@ from fastapi import APIRouter, Depends
 from serve.edit.protocol import (
     BatchRequest,
     BatchResponse,
+    CheckRequest,
+    CheckResponse,
     EditRequest,
     EditResponse,
     ScoreRequest,
@@ -55,3 +57,15 @@ async def edit_batch(body: BatchRequest, svc: Service) -> BatchResponse:
 )
 async def score(body: ScoreRequest, svc: Service) -> ScoreResponse:
     return await svc.score(body)
+
+
+@router.post(
+    "/check",
+    summary="Check a cited text's citations against its sources",
+    responses=documented({504: "Checking ran past the deadline"}) | NOT_READY,
+)
+async def check(body: CheckRequest, svc: Service) -> CheckResponse:
+    """Per sentence: its citations, each cited source's verdict (supports, contradicts,
+    not_enough) with the span and the reason, and its outcome; ALCE's citation precision and
+    recall; markers that name no source. The same JSON as `purr check --json`."""
+    return await svc.check_citations(body)

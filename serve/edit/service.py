@@ -22,6 +22,8 @@ from editor.result import EditResult
 from serve.edit.protocol import (
     BatchItem,
     BatchRequest,
+    CheckRequest,
+    CheckResponse,
     EditOptions,
     EditRequest,
     Readiness,
@@ -206,6 +208,36 @@ class EditService:
                 return BatchItem(index=i, error=info)
 
         return list(await asyncio.gather(*(one(i, it) for i, it in enumerate(req.items))))
+
+    async def check_citations(self, req: CheckRequest) -> CheckResponse:
+        """``Pipeline.check``: the verdict of every citation (what ``purr check --json`` prints)."""
+        if len(req.sources) > self.settings.max_evidence:
+            raise ApiError(
+                413,
+                f"{len(req.sources)} sources, over the limit of {self.settings.max_evidence}; "
+                "send the ones the text cites",
+                "too_many_sources",
+                "sources",
+            )
+        try:
+            self.pipeline.check_input(req.text)
+        except InputError as e:
+            raise ApiError(413 if e.too_large else 422, str(e), "invalid_input") from None
+        self.require_ready(EditOptions())
+        sources = [s.model_dump() for s in req.sources]
+        deadline = time.monotonic() + self.settings.deadline_s
+        try:
+            result = await self._run(lambda: self.pipeline.check(req.text, sources), deadline)
+        except TimeoutError:
+            raise ApiError(
+                504,
+                f"checking did not finish within {self.settings.deadline_s:g} s; send fewer "
+                "sources or retry later",
+                "deadline_exceeded",
+            ) from None
+        except InputError as e:
+            raise ApiError(422, str(e), "invalid_input") from None
+        return CheckResponse.model_validate(result.to_json())
 
     async def score(self, req: ScoreRequest) -> ScoreResponse:
         from editor.attribution.scoring import score_text

@@ -24,13 +24,14 @@ def test_every_command_family_registers_and_shares_the_config_flags():
         "research",
         "config",
         "edit",
+        "check",
         "score",
         "eval",
         "train",
         "data",
     } <= set(commands) and {"bench", "serve", "serve-llm"} <= set(commands)
-    assert len(COMMANDS) == 9
-    for name in ("index", "search", "research", "config", "edit", "score"):
+    assert len(COMMANDS) == 10
+    for name in ("index", "search", "research", "config", "edit", "check", "score"):
         flags = {o for a in commands[name]._actions for o in a.option_strings}
         assert {"--config", "--set", "-v"} <= flags, name
 

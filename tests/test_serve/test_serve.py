@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from helpers import CONTRACT_KEYS
+from helpers import CONTRACT_KEYS, run_purr
 from llm_helpers import serve
 
 from editor.attribution.base import build as build_attribution
@@ -259,3 +259,29 @@ def test_broken_model_degrades_and_the_server_stays_up(tmp_path, built_index):
         scored = post(f"{base}/v1/score", json={"text": PLANTED, "evidence": [TOWER]})
         assert _error(scored, 500)["message"].startswith("internal error")
         assert httpx.get(f"{base}/healthz").status_code == 200
+
+
+def test_check_endpoint_answers_what_the_cli_prints(url):
+    text = "The Eiffel Tower is in Paris [1]. It was built in 1895 [1]. See [4]."
+    r = post(f"{url}/v1/check", json={"text": text, "sources": [{"id": 1, "text": TOWER}]})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [s["outcome"] for s in body["sentences"]] == [
+        "supported",
+        "citation_not_supporting",
+        "citation_not_supporting",
+    ]
+    assert body["unknown_markers"] == ["4"] and body["status"] == "checked"
+    cli = run_purr("check", text, "--source", TOWER, "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout) == body  # one service, one JSON
+    assert _error(post(f"{url}/v1/check", json={"text": text, "sources": []}), 422)
+    bad = post(f"{url}/v1/check", json={"text": text, "sources": [{"id": 1}]})
+    assert _error(bad, 422)["param"].startswith("sources")
+    dup = [{"id": 1, "text": "a"}, {"id": "1", "text": "b"}]
+    assert (
+        "given twice"
+        in _error(post(f"{url}/v1/check", json={"text": text, "sources": dup}), 422)["message"]
+    )
+    many = [{"id": i, "text": "a"} for i in range(65)]
+    assert _error(post(f"{url}/v1/check", json={"text": text, "sources": many}), 413)

@@ -1,0 +1,302 @@
+"""Each citation of a cited text checked against its source by the verifier.
+
+For every sentence: its citations, the verdict of each cited source (``supports``,
+``contradicts``, ``not_enough``: the verifier's one contradiction rule, then P(supported) at the
+attribution threshold), whether its citations together support it, and its outcome:
+
+- ``supported``: cited, and its citations together support it;
+- ``citation_not_supporting``: cited, but its citations do not support it (or contradict it);
+- ``needs_citation``: a checkable claim with no citation;
+- ``needs_none``: a question, greeting, hedge or transition without a citation.
+
+A sentence that carries a citation is checked whatever its mood ("Rest when the baby sleeps
+[2]." claims that source 2 says so). Citation recall and precision are ALCE's (Gao et al. 2023).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from editor.attribution.base import AttributionModel
+from editor.attribution.verifier import judge_batch, refutes
+from editor.citations.document import CitedDocument, CitedSentence
+from editor.text.decontext import decontextualize_sentences
+from editor.text.nlp import get_nlp, is_claim
+from editor.text.words import content_words
+from editor.types import EntailmentScores
+from retrieval.sentences import split
+
+OUTCOMES = ("supported", "citation_not_supporting", "needs_citation", "needs_none")
+MAX_SOURCES = 200
+"""Most sources one text may come with."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """A document the text may cite."""
+
+    id: str
+    text: str
+    title: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class SourceVerdict:
+    """The verifier on one (cited source, sentence) pair."""
+
+    source_id: str
+    label: str
+    p_supported: float
+    span: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source_id": self.source_id,
+            "label": self.label,
+            "p_supported": round(self.p_supported, 4),
+            "span": self.span,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence: its citations, their verdicts, whether they support it, its outcome."""
+
+    text: str
+    claim: str
+    citations: tuple[str, ...]
+    outcome: str
+    supported: bool
+    verdicts: tuple[SourceVerdict, ...]
+    precise: tuple[bool, ...]
+    """per citation: not irrelevant in ALCE's sense"""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "citations": list(self.citations),
+            "outcome": self.outcome,
+            "supported": self.supported,
+            "verdicts": [v.to_json() for v in self.verdicts],
+        }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """``Pipeline.check``: every sentence's check and the text's citation scores."""
+
+    text: str
+    sentences: tuple[SentenceCheck, ...]
+    citation_precision: float | None
+    citation_recall: float | None
+    unknown_markers: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    status: str = "checked"
+    """``checked``, or ``degraded`` when the verifier failed (the reason in ``warnings``)"""
+
+    def to_json(self) -> dict[str, Any]:
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 4)
+
+        return {
+            "text": self.text,
+            "sentences": [s.to_json() for s in self.sentences],
+            "citation_precision": r(self.citation_precision),
+            "citation_recall": r(self.citation_recall),
+            "unknown_markers": list(self.unknown_markers),
+            "outcomes": {o: sum(s.outcome == o for s in self.sentences) for o in OUTCOMES},
+            "status": self.status,
+            "warnings": list(self.warnings),
+        }
+
+    @classmethod
+    def degraded(cls, text: str, sources: Sequence[Source], reason: str) -> CheckResult:
+        """The text's sentences and citations, unchecked, with the reason."""
+        doc = CitedDocument.parse(text, [s.id for s in sources])
+        sentences = tuple(
+            SentenceCheck(s.text, s.claim, s.citations, "unchecked", False, (), ())
+            for s in doc.sentences
+        )
+        unknown = tuple(doc.unknown_markers(s.id for s in sources))
+        return cls(text, sentences, None, None, unknown, (reason,), "degraded")
+
+
+def read_sources(raw: Any, where: str = "sources") -> list[Source]:
+    """``Source``s from a list of ``{id, text, title?, url?}`` (or of strings, numbered from
+    1); a ``ValueError`` naming the bad item and the fix.
+
+    >>> [s.id for s in read_sources(["A.", {"id": 7, "text": "B."}])]
+    ['1', '7']
+    >>> read_sources([{"id": "1", "text": ""}])
+    Traceback (most recent call last):
+    ...
+    ValueError: sources[0]: 'text' must be a non-empty string
+    """
+    if not isinstance(raw, list):
+        raise ValueError(
+            f"{where} must be a list of {{id, text}} objects, got {type(raw).__name__}"
+        )
+    if len(raw) > MAX_SOURCES:
+        raise ValueError(
+            f"{where} has {len(raw)} sources, over the limit of {MAX_SOURCES}; pass the ones "
+            "the text cites"
+        )
+    out: list[Source] = []
+    for n, item in enumerate(raw):
+        if isinstance(item, str):
+            item = {"id": str(n + 1), "text": item}
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}[{n}] must be an object {{id, text, title?, url?}}")
+        sid, text = item.get("id", n + 1), item.get("text")
+        if not isinstance(sid, (str, int)) or isinstance(sid, bool) or not str(sid).strip():
+            raise ValueError(f"{where}[{n}]: 'id' must be a string or a number")
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"{where}[{n}]: 'text' must be a non-empty string")
+        for key in ("title", "url"):
+            if item.get(key) is not None and not isinstance(item[key], str):
+                raise ValueError(f"{where}[{n}]: '{key}' must be a string")
+        out.append(Source(str(sid).strip(), text, item.get("title"), item.get("url")))
+    ids = [s.id for s in out]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"{where}: ids {twice} are given twice; give each source its own id")
+    return out
+
+
+def citation_scores(
+    checks: Sequence[tuple[bool, bool, Sequence[bool]]],
+) -> tuple[float | None, float | None]:
+    """ALCE's citation (precision, recall) from, per sentence, (needs support, supported by its
+    citations together, each citation's precision). Recall: the share of sentences that need
+    support whose citations support them; precision: the share of all citations that are not
+    irrelevant (a citation of an unsupported sentence is not precise). None where undefined.
+
+    >>> citation_scores([(True, True, [True, False]), (True, False, []), (False, False, [])])
+    (0.5, 0.5)
+    """
+    need = [c for c in checks if c[0]]
+    recall = sum(c[1] for c in need) / len(need) if need else None
+    cites = [p for c in checks for p in c[2]]
+    precision = sum(cites) / len(cites) if cites else None
+    return precision, recall
+
+
+def best_span(claim: str, source: str) -> str:
+    """The source sentence that shares the most content words with the claim.
+
+    >>> best_span("The tower is 330 metres tall.", "It is in Paris. The tower is 330 metres tall.")
+    'The tower is 330 metres tall.'
+    """
+    words = set(content_words(claim))
+    sentences = split(source) or [source]
+    return max(sentences, key=lambda s: len(words & set(content_words(s))))
+
+
+class CitationChecker:
+    """Checks a cited text's citations with ``model`` (the verifier, or any attribution model)."""
+
+    def __init__(self, model: AttributionModel, threshold: float = 0.5) -> None:
+        self.model = model
+        self.threshold = threshold
+
+    def _label(self, scores: EntailmentScores, slot: Any) -> str:
+        if refutes(scores, slot):
+            return "contradicts"
+        return "supports" if scores.supported >= self.threshold else "not_enough"
+
+    def check(
+        self, text: str, sources: Sequence[Source], context: str | None = None
+    ) -> CheckResult:
+        """Every sentence of ``text`` against the sources its markers name; each claim is
+        made stand-alone first ("It was built in 1889." -> "The tower was built in 1889.")."""
+        by_id: Mapping[str, Source] = {s.id: s for s in sources}
+        doc = CitedDocument.parse(text, by_id)
+        nlp = get_nlp()
+        claims = [is_claim(d) for d in nlp.pipe([s.claim for s in doc.sentences])]
+        standalone = [
+            d.decontextualized
+            for d in decontextualize_sentences([s.claim for s in doc.sentences], context, nlp=nlp)
+        ]
+        pairs: list[tuple[str, str]] = []
+        index: dict[tuple[int, tuple[str, ...]], int] = {}
+
+        def ask(i: int, ids: tuple[str, ...]) -> None:
+            key = (i, ids)
+            if ids and key not in index:
+                index[key] = len(pairs)
+                premise = "\n\n".join(by_id[k].text for k in ids)
+                pairs.append((premise, standalone[i]))
+
+        for i, s in enumerate(doc.sentences):
+            cited = tuple(c for c in s.citations if c in by_id)
+            for c in cited:
+                ask(i, (c,))
+            ask(i, cited)
+            if len(cited) > 1:
+                for c in cited:
+                    ask(i, tuple(k for k in cited if k != c))
+        scores, slots = judge_batch(self.model, pairs)
+
+        def supports(i: int, ids: tuple[str, ...]) -> bool:
+            if not ids:
+                return False
+            k = index[(i, ids)]
+            return self._label(scores[k], slots[k]) == "supports"
+
+        checks = []
+        for i, (s, claim) in enumerate(zip(doc.sentences, claims, strict=True)):
+            checks.append(self._sentence(i, s, claim, by_id, scores, slots, index, supports))
+        precision, recall = citation_scores(
+            [
+                (c.citations != () or claim, c.supported, c.precise)
+                for c, claim in zip(checks, claims, strict=True)
+            ]
+        )
+        unknown = tuple(doc.unknown_markers(by_id))
+        warnings = tuple(
+            f"marker [{u}] names no given source; it is kept and reported" for u in unknown
+        )
+        return CheckResult(text, tuple(checks), precision, recall, unknown, warnings)
+
+    def _sentence(self, i, s: CitedSentence, claim: bool, by_id, scores, slots, index, supports):
+        cited = tuple(c for c in s.citations if c in by_id)
+        verdicts = []
+        for c in cited:
+            k = index[(i, (c,))]
+            label = self._label(scores[k], slots[k])
+            reason = _reason(label, scores[k], slots[k])
+            named = getattr(slots[k], "evidence_sentence", None)
+            span = named or best_span(s.claim, by_id[c].text)
+            verdicts.append(SourceVerdict(c, label, scores[k].supported, span, reason))
+        together = supports(i, cited)
+        precise = [False] * (len(s.citations) - len(cited))  # markers that name no source
+        for c, v in zip(cited, verdicts, strict=True):
+            if not together:
+                precise.append(False)
+            elif v.label == "supports" or len(cited) == 1:
+                precise.append(True)
+            else:  # irrelevant when the others support the sentence without it
+                precise.append(not supports(i, tuple(k for k in cited if k != c)))
+        if s.citations:
+            outcome = "supported" if together else "citation_not_supporting"
+        else:
+            outcome = "needs_citation" if claim else "needs_none"
+        return SentenceCheck(
+            s.text, s.claim, s.citations, outcome, together, tuple(verdicts), tuple(precise)
+        )
+
+
+def _reason(label: str, scores: EntailmentScores, slot: Any) -> str:
+    named = getattr(slot, "names_a_difference", False)
+    if label == "contradicts" and named:
+        return f"the source states it otherwise: {getattr(slot, 'reason', '') or 'a slot differs'}"
+    if label == "contradicts":
+        return f"the source contradicts it (P(contradicted) {scores.contradicted:.2f})"
+    if label == "supports":
+        return f"the source supports it (P(supported) {scores.supported:.2f})"
+    return f"the source does not say it (P(supported) {scores.supported:.2f})"

@@ -178,21 +178,8 @@ def atomic_dir(
 
 def write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically: a reader sees the old file or the new one."""
-    path = Path(path)
-    tmp = temp_sibling(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        if e.errno in WRITE_ERRNOS:
-            raise output_error(e, path, f"{path} is unchanged") from None
-        raise
+    with atomic_file(path) as tmp:
+        tmp.write_bytes(data)
 
 
 def write_text(path: str | Path, text: str) -> None:

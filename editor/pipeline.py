@@ -26,6 +26,8 @@ from tqdm.auto import tqdm
 
 from editor.attribution.base import AttributionModel
 from editor.citations.check import CheckResult, CitationChecker, Source, read_sources
+from editor.citations.markers import protect, restore
+from editor.citations.repair import CitationRepairer
 from editor.factory import Components, build_reviser, first_use_work
 from editor.report.builder import Reporter
 from editor.research.given import assign_queries, given_evidence
@@ -174,12 +176,108 @@ class Pipeline:
             raise InputError("evidence must be a list of strings")
 
     def edit(
-        self, text: str, context: str | None = None, evidence: Sequence[str] | None = None
+        self,
+        text: str,
+        context: str | None = None,
+        evidence: Sequence[str] | None = None,
+        sources: Sequence[Any] | None = None,
     ) -> EditResult:
-        """Research (unless ``evidence`` is given), revise, and report.
+        """Research (unless ``evidence`` is given), revise, and report; with ``sources`` (the
+        documents a cited text cites, ``Source``s or ``{id, text, title?, url?}``), repair its
+        citations against them instead (``editor.citations.repair``).
+
+        Citation markers ([1], [1, 3], [^1]) are taken out before any stage sees the text and
+        put back after the words they followed: no stage edits them.
 
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
+        self.check_input(text, context, evidence)
+        if sources is not None:
+            if evidence is not None:
+                raise InputError("give either evidence or sources, not both")
+            return self._repair(text, context, self._sources(sources))
+        protected = protect(text)
+        if not protected.has_markers:
+            return self._edit(text, context, evidence)
+        result = self._edit(protected.clean, context, evidence)
+        revised = restore(protected, result.revised)
+        status: Status = result.status
+        if status != "degraded":
+            status = "edited" if revised != text else "unchanged"
+        return replace(result, original=text, revised=revised, status=status)
+
+    def _sources(self, sources: Sequence[Any]) -> list[Source]:
+        try:
+            given = list(sources)
+            if not all(isinstance(s, Source) for s in given):
+                given = read_sources(given)
+        except (ValueError, TypeError) as e:
+            raise InputError(str(e)) from None
+        if not given:
+            raise InputError("sources is empty; pass the documents the text cites, or no sources")
+        return given
+
+    def _repair(self, text: str, context: str | None, sources: list[Source]) -> EditResult:
+        """Citation repair of a cited text against its own sources, with the report."""
+        lim = self.cfg.limits
+        if lim.english_only and not looks_english(text):
+            reason = "the text does not look like English; returned unchanged"
+            return EditResult.untouched(text, context, reason, "unchanged")
+        timings: dict[str, float] = {}
+        t = time.perf_counter()
+        try:
+            self.prepare(research=False)
+        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
+            return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
+        timings["prepare"] = (time.perf_counter() - t) * 1000
+        found = tuple(
+            Evidence(s.id, s.text, s.title or "", "given", s.url, "", 1.0) for s in sources
+        )
+        t = time.perf_counter()
+        repairer = CitationRepairer(
+            CitationChecker(self.attribution, self.cfg.attribution.threshold), self.editor
+        )
+        try:
+            repaired = self.stages.run(
+                lambda: repairer.repair(text, sources, context),
+                lim.revision_timeout_s,
+                "citations",
+            )
+        except Exception as e:  # noqa: BLE001
+            return self._degraded(
+                text, context, f"citation repair failed: {e}", timings, t, "citations", (), found
+            )
+        timings["citations"] = (time.perf_counter() - t) * 1000
+        warnings = list(repaired.after.warnings)
+        t = time.perf_counter()
+        try:
+            report = self.stages.run(
+                lambda: self.reporter.report(text, repaired.revised, [], list(found), context),
+                lim.report_timeout_s,
+                "report",
+            )
+        except Exception as e:  # noqa: BLE001
+            warnings.append(f"attribution report failed: {e}")
+            report = None
+        timings["report"] = (time.perf_counter() - t) * 1000
+        status: Status = "edited" if repaired.revised != text else "unchanged"
+        return EditResult(
+            text,
+            repaired.revised,
+            context,
+            (),
+            found,
+            repaired.steps,
+            report,
+            status,
+            tuple(warnings),
+            timings,
+            repaired.report(),
+        )
+
+    def _edit(
+        self, text: str, context: str | None = None, evidence: Sequence[str] | None = None
+    ) -> EditResult:
         self.check_input(text, context, evidence)
         lim = self.cfg.limits
         if lim.english_only and not looks_english(text):
@@ -279,19 +377,23 @@ class Pipeline:
         contexts: Sequence[str | None] | None = None,
         evidence: Sequence[Sequence[str] | None] | None = None,
         progress: bool = False,
+        sources: Sequence[Sequence[Any] | None] | None = None,
     ) -> list[BatchOutcome]:
         """``edit`` over many passages, in order: one ``BatchOutcome`` per row, with the result,
         or the ``InputError`` of a row with bad input (which does not stop the batch)."""
         contexts = contexts if contexts is not None else [None] * len(texts)
         evidence = evidence if evidence is not None else [None] * len(texts)
-        if not (len(texts) == len(contexts) == len(evidence)):
-            raise InputError("texts, contexts and evidence must have the same length")
+        sources = sources if sources is not None else [None] * len(texts)
+        if not (len(texts) == len(contexts) == len(evidence) == len(sources)):
+            raise InputError("texts, contexts, evidence and sources must have the same length")
         out: list[BatchOutcome] = []
-        for text, ctx, ev in tqdm(
-            list(zip(texts, contexts, evidence, strict=True)), desc="edit", disable=not progress
+        for text, ctx, ev, src in tqdm(
+            list(zip(texts, contexts, evidence, sources, strict=True)),
+            desc="edit",
+            disable=not progress,
         ):
             try:
-                out.append(BatchOutcome(self.edit(text, ctx, ev)))
+                out.append(BatchOutcome(self.edit(text, ctx, ev, src)))
             except InputError as e:
                 out.append(BatchOutcome(None, e))
         return out

@@ -48,6 +48,48 @@ class AttributionReport:
 
 
 @dataclass(frozen=True)
+class CitationChange:
+    """What citation repair did to one sentence's citations, or why it left them:
+    ``added``, ``replaced``, ``removed``, ``revised`` (the claim, against its sources),
+    ``not_revised``, ``unconfirmed`` or ``uncited``. ``before``/``after``: the source ids cited."""
+
+    sentence: int
+    action: str
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    text_before: str
+    text_after: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class CitationReport:
+    """Citation repair of a cited text (``Pipeline.edit`` with ``sources``): each change and
+    ALCE's citation precision and recall before and after."""
+
+    changes: tuple[CitationChange, ...]
+    citation_precision_before: float | None
+    citation_recall_before: float | None
+    citation_precision_after: float | None
+    citation_recall_after: float | None
+    unknown_markers: tuple[str, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CitationReport:
+        return cls(
+            tuple(
+                CitationChange(**{**c, "before": tuple(c["before"]), "after": tuple(c["after"])})
+                for c in data.get("changes") or ()
+            ),
+            data.get("citation_precision_before"),
+            data.get("citation_recall_before"),
+            data.get("citation_precision_after"),
+            data.get("citation_recall_after"),
+            tuple(data.get("unknown_markers") or ()),
+        )
+
+
+@dataclass(frozen=True)
 class EditResult:
     """What ``Pipeline.edit`` returns. ``degraded``: a stage failed and ``revised == original``."""
 
@@ -61,6 +103,8 @@ class EditResult:
     status: Status
     warnings: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    citations: CitationReport | None = None
+    """with ``sources``: what repair did to each citation (None otherwise)"""
 
     @classmethod
     def untouched(
@@ -108,4 +152,5 @@ class EditResult:
             data["status"],
             tuple(data.get("warnings") or ()),
             dict(data.get("timings_ms") or {}),
+            None if data.get("citations") is None else CitationReport.from_json(data["citations"]),
         )

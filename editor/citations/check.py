@@ -168,6 +168,19 @@ def read_sources(raw: Any, where: str = "sources") -> list[Source]:
     return out
 
 
+def premise_of(source: Source) -> str:
+    """A source as the verifier's premise: its title first when the text does not start with
+    it (a passage often names its subject only in the title).
+
+    >>> premise_of(Source("1", "It is 330 metres tall.", "Eiffel Tower"))
+    'Eiffel Tower. It is 330 metres tall.'
+    """
+    title = (source.title or "").strip()
+    if not title or source.text.lstrip().lower().startswith(title.lower()):
+        return source.text
+    return f"{title}. {source.text}"
+
+
 def citation_scores(
     checks: Sequence[tuple[bool, bool, Sequence[bool]]],
 ) -> tuple[float | None, float | None]:
@@ -209,6 +222,21 @@ class CitationChecker:
             return "contradicts"
         return "supports" if scores.supported >= self.threshold else "not_enough"
 
+    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, Any]]:
+        """(label, P(supported), slot verdict) of each (premise, claim) pair."""
+        scores, slots = judge_batch(self.model, pairs)
+        return [
+            (self._label(sc, sl), sc.supported, sl) for sc, sl in zip(scores, slots, strict=True)
+        ]
+
+    def standalone(self, doc: CitedDocument, context: str | None = None) -> list[str]:
+        """Each sentence's claim made stand-alone ("It was built in 1889." -> "The tower was
+        built in 1889.")."""
+        return [
+            d.decontextualized
+            for d in decontextualize_sentences([s.claim for s in doc.sentences], context)
+        ]
+
     def check(
         self, text: str, sources: Sequence[Source], context: str | None = None
     ) -> CheckResult:
@@ -229,7 +257,7 @@ class CitationChecker:
             key = (i, ids)
             if ids and key not in index:
                 index[key] = len(pairs)
-                premise = "\n\n".join(by_id[k].text for k in ids)
+                premise = "\n\n".join(premise_of(by_id[k]) for k in ids)
                 pairs.append((premise, standalone[i]))
 
         for i, s in enumerate(doc.sentences):

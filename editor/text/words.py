@@ -79,3 +79,25 @@ def focus(evidence: str, claim: str, max_chars: int = 800) -> str:
         return evidence[:max_chars]
     i, j = best
     return evidence[spans[i][0] : spans[j - 1][1]]
+
+
+_DETOK = (
+    (re.compile(r"``\s*|\s*''"), '"'),
+    (re.compile(r"\s+([.,;:!?%)\]}])"), r"\1"),
+    (re.compile(r"([(\[{$])\s+"), r"\1"),
+    (re.compile(r"\s+('s|'re|'ve|'ll|'d|'m|n't)\b", re.I), r"\1"),
+)
+
+
+def detokenize(text: str) -> str:
+    """Tokenised text (Penn Treebank spacing, as in many corpora) written as prose, so an
+    editor that copies from it does not copy its spacing.
+
+    >>> detokenize("It aired on Crunchyroll , Daisuki.net ( US ) and `` Toonami '' in 2016 .")
+    'It aired on Crunchyroll, Daisuki.net (US) and "Toonami" in 2016.'
+    >>> detokenize("class - interest ; it 's")
+    "class - interest; it's"
+    """
+    for pattern, repl in _DETOK:
+        text = pattern.sub(repl, text)
+    return text

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from editor.citations.document import parse_markers
 from editor.result import EditResult
 
 CitationStyle = Literal["markers", "sources", "none"]
@@ -54,10 +55,11 @@ def dialogue_context(messages: Sequence[Mapping[str, Any]], max_chars: int = 400
 
 def cited_text(result: EditResult, min_attribution: float = 0.5) -> str:
     """The revised text with `` [n]`` after each sentence attributed to the report's n-th
-    evidence (attribution at least ``min_attribution``)."""
+    evidence (attribution at least ``min_attribution``). A text that cites its own sources
+    comes back as it is."""
     report = result.report
-    if report is None:
-        return result.revised
+    if report is None or result.citations is not None or parse_markers(result.revised):
+        return result.revised  # a cited text keeps its own markers, never doubled
     numbers = {eid: i + 1 for i, eid in enumerate(report.evidence_ids)}
     text, pos, out = result.revised, 0, []
     for s in report.sentences:

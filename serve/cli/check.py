@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.set_defaults(handler=cmd_check)
 
 
-def _read_sources_file(path: Path) -> list[Any]:
+def read_sources_file(path: Path) -> list[Any]:
     from retrieval.corpus import read_utf8
 
     if not path.is_file():
@@ -76,7 +76,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return check_file(pipeline, Path(args.input), Path(args.output))
     sources: list[Any] = list(args.source or [])
     if args.sources:
-        sources += _read_sources_file(Path(args.sources))
+        sources += read_sources_file(Path(args.sources))
     if not sources:
         raise ValueError(
             "pass the sources the text cites: --source TEXT (repeatable) or --sources FILE"

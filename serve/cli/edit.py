@@ -29,7 +29,21 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         default=None,
         help="evidence text (repeatable; skips research)",
     )
-    p.add_argument("--input", default=None, help="JSONL rows {id, text, context?, evidence?}")
+    p.add_argument(
+        "--source",
+        action="append",
+        default=None,
+        help="a source the text cites (repeatable; the first is [1]): repair its citations",
+    )
+    p.add_argument(
+        "--sources",
+        default=None,
+        help="the sources the text cites, a file (JSONL rows or a JSON list of {id, text, "
+        "title?, url?}): check each citation and repair what they do not support",
+    )
+    p.add_argument(
+        "--input", default=None, help="JSONL rows {id, text, context?, evidence?, sources?}"
+    )
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
     p.add_argument(
         "--retry-degraded",
@@ -50,10 +64,12 @@ def register(sub: argparse._SubParsersAction, common) -> None:
 def cmd_edit(args: argparse.Namespace) -> int:
     from editor.config import editor_overrides, load_config
     from editor.factory import Components
-    from editor.pipeline import Pipeline
+    from editor.pipeline import InputError, Pipeline
 
     if (args.text is None) == (args.input is None):
         raise ValueError('pass a passage (purr edit "TEXT") or --input FILE, not both or neither')
+    if args.input is not None and (args.source or args.sources):
+        raise ValueError("with --input, give each row its own 'sources' field")
     if args.input is not None and args.output is None:
         raise ValueError("--input needs --output FILE for the results")
     overrides = list(args.overrides)
@@ -63,7 +79,17 @@ def cmd_edit(args: argparse.Namespace) -> int:
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     if args.input is not None:
         return edit_file(pipeline, Path(args.input), Path(args.output), args.retry_degraded)
-    result = pipeline.edit(args.text, args.context, args.evidence)
+    sources: list[Any] | None = None
+    if args.source or args.sources:
+        from serve.cli.check import read_sources_file
+
+        sources = list(args.source or [])
+        if args.sources:
+            sources += read_sources_file(Path(args.sources))
+    try:
+        result = pipeline.edit(args.text, args.context, args.evidence, sources)
+    except InputError as e:
+        raise ValueError(str(e)) from None
     if args.json:
         print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -88,7 +114,16 @@ def _row(raw: Any, lineno: int) -> dict[str, Any]:
         ev = [ev]
     if ev is not None and not (isinstance(ev, list) and all(isinstance(e, str) for e in ev)):
         raise ValueError(f"line {lineno}: field 'evidence' must be a string or a list of strings")
-    return {"id": str(raw.get("id", lineno)), "text": text, "context": ctx, "evidence": ev}
+    src = raw.get("sources")
+    if src is not None and not isinstance(src, list):
+        raise ValueError(f"line {lineno}: field 'sources' must be a list of {{id, text}} objects")
+    return {
+        "id": str(raw.get("id", lineno)),
+        "text": text,
+        "context": ctx,
+        "evidence": ev,
+        "sources": src,
+    }
 
 
 def edit_file(pipeline, src: Path, dst: Path, retry_degraded: bool = False) -> int:
@@ -124,12 +159,14 @@ def edit_file(pipeline, src: Path, dst: Path, retry_degraded: bool = False) -> i
             if stop.requested:
                 break
             try:
-                result = pipeline.edit(row["text"], row["context"], row["evidence"])
+                result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
             except InputError as e:
                 errors.append({"line": None, "id": row["id"], "error": str(e)})
                 continue
             counts[result.status] += 1
-            extra = {k: v for k, v in raw.items() if k not in {"text", "context", "evidence"}}
+            extra = {
+                k: v for k, v in raw.items() if k not in {"text", "context", "evidence", "sources"}
+            }
             journal.write({**extra, "id": row["id"], **result.to_json()})
     if errors:
         write_text(errors_path, "".join(json.dumps(f, ensure_ascii=False) + "\n" for f in errors))
@@ -198,6 +235,17 @@ def show(result: EditResult, console=None) -> None:
     for st in result.steps:
         if st.accepted:
             console.print(f"[dim]edit: {escape(st.reason)}[/]")
+    if result.citations is not None:
+        console.print("\n[bold]citations[/]")
+        for c in result.citations.changes:
+            ids = f"[{', '.join(c.before)}] -> [{', '.join(c.after)}]"
+            console.print(
+                f"  sentence {c.sentence + 1}: [bold]{c.action}[/] {escape(ids)}: "
+                f"{escape(c.reason)}",
+                highlight=False,
+            )
+        if not result.citations.changes:
+            console.print("  every citation supports its sentence")
     if report is not None:
 
         def fmt(x):

@@ -1,0 +1,155 @@
+"""Markers kept out of the editor's reach, then put back where their words went.
+
+``protect(text)`` takes every citation marker out (with the whitespace before it) and records
+where it sat in the clean text; the clean text is what the research and revision stages see.
+``restore(protected, edited)`` aligns the clean text with its edited version character by
+character and puts each marker back after the words it followed: inside an unchanged stretch at
+the same place, after a rewritten stretch at its end. Markers are never edited, renumbered or
+dropped here; an unchanged text comes back byte for byte.
+
+``format_marker`` writes a marker for new ids in the style the text already uses.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from editor.citations.document import Marker, parse_markers
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """A marker taken out: its insertion point in the clean text and the exact bytes removed
+    (the marker with the whitespace before it)."""
+
+    at: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Protected:
+    """A text with its markers taken out."""
+
+    original: str
+    clean: str
+    anchors: tuple[Anchor, ...]
+
+    @property
+    def has_markers(self) -> bool:
+        return bool(self.anchors)
+
+
+def protect(text: str, source_ids: Iterable[str] = ()) -> Protected:
+    """The text without its markers, and where each one sat.
+
+    >>> p = protect("Built in 1889 [1]. Tall [2][3].")
+    >>> p.clean, [(a.at, a.text) for a in p.anchors]
+    ('Built in 1889. Tall.', [(13, ' [1]'), (19, ' [2]'), (19, '[3]')])
+    """
+    markers = parse_markers(text, source_ids)
+    clean: list[str] = []
+    anchors: list[Anchor] = []
+    pos = 0
+    for m in markers:
+        start = m.start
+        while start > pos and text[start - 1] in " \t":
+            start -= 1
+        clean.append(text[pos:start])
+        at = sum(len(c) for c in clean)
+        anchors.append(Anchor(at, text[start : m.end]))
+        pos = m.end
+    clean.append(text[pos:])
+    return Protected(text, "".join(clean), tuple(anchors))
+
+
+def _strip_new_markers(clean: str, edited: str) -> str:
+    """Markers the editor wrote that the clean text did not have are taken out: citations are
+    not the editor's to make."""
+    if not parse_markers(edited) or parse_markers(clean):
+        return edited
+    return protect(edited).clean
+
+
+def map_offset(opcodes: Sequence[tuple[str, int, int, int, int]], at: int) -> int:
+    """Where insertion point ``at`` of the old text falls in the new one: after the character
+    it followed.
+
+    >>> ops = difflib.SequenceMatcher(None, "in 1889.", "in 1887.", autojunk=False).get_opcodes()
+    >>> map_offset(ops, 7)
+    7
+    """
+    if at <= 0:
+        return 0
+    for tag, i1, i2, j1, j2 in opcodes:
+        if i1 < at <= i2:
+            return j1 + (at - i1) if tag == "equal" else j2
+    return opcodes[-1][4] if opcodes else at
+
+
+def restore(protected: Protected, edited: str) -> str:
+    """``edited`` (an edit of ``protected.clean``) with the markers put back.
+
+    >>> p = protect("It has minimal ornamentation [3]. It opened in 1889 [1].")
+    >>> restore(p, "It has minimal decoration. It opened in 1887.")
+    'It has minimal decoration [3]. It opened in 1887 [1].'
+    >>> restore(p, p.clean) == p.original
+    True
+    """
+    if edited == protected.clean:
+        return protected.original
+    if not protected.anchors:
+        return edited
+    edited = _strip_new_markers(protected.clean, edited)
+    ops = difflib.SequenceMatcher(None, protected.clean, edited, autojunk=False).get_opcodes()
+    placed = [(map_offset(ops, a.at), n, a.text) for n, a in enumerate(protected.anchors)]
+    out = edited
+    for at, _, marker in sorted(placed, key=lambda p: (p[0], p[1]), reverse=True):
+        # a marker put back after a space the edit left keeps its own space only
+        if marker[:1].isspace() and at > 0 and out[at - 1 : at].isspace():
+            marker = marker.lstrip()
+        out = out[:at] + marker + out[at:]
+    return out
+
+
+def marker_style(markers: Sequence[Marker]) -> str:
+    """The style a text cites in: ``caret`` ([^1]), ``comma`` ([1, 3]) or ``bracket`` ([1][3]).
+
+    >>> marker_style(parse_markers("A [^1]. B [^2]."))
+    'caret'
+    >>> marker_style(parse_markers("A [1, 2]. B [3]."))
+    'comma'
+    """
+    if any(m.text.startswith("[^") for m in markers):
+        return "caret"
+    if any(len(m.ids) > 1 and "," in m.text for m in markers):
+        return "comma"
+    return "bracket"
+
+
+def format_marker(ids: Sequence[str], style: str = "bracket") -> str:
+    """A marker naming ``ids`` in ``style``.
+
+    >>> format_marker(["2"]), format_marker(["1", "4"], "comma"), format_marker(["1", "4"], "caret")
+    ('[2]', '[1, 4]', '[^1][^4]')
+    """
+    if style == "caret":
+        return "".join(f"[^{i}]" for i in ids)
+    if style == "comma":
+        return "[" + ", ".join(ids) + "]"
+    return "".join(f"[{i}]" for i in ids)
+
+
+def marker_before_period(text: str, markers: Sequence[Marker]) -> bool:
+    """Whether the text puts markers before a sentence's closing punctuation ("x [1].") rather
+    than after it ("x. [1]"); before when it has no markers.
+
+    >>> marker_before_period("A. [1] B. [2]", parse_markers("A. [1] B. [2]"))
+    False
+    """
+    if not markers:
+        return True
+    after = sum(1 for m in markers if re.search(r"[.!?]\s*$", text[: m.start]) is not None)
+    return after * 2 < len(markers)

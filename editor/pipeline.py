@@ -207,6 +207,10 @@ class Pipeline:
         return replace(result, original=text, revised=revised, status=status)
 
     def _sources(self, sources: Sequence[Any]) -> list[Source]:
+        if not isinstance(sources, (list, tuple)):
+            raise InputError(
+                f"sources must be a list of {{id, text}} objects, got {type(sources).__name__}"
+            )
         try:
             given = list(sources)
             if not all(isinstance(s, Source) for s in given):

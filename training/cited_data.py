@@ -9,20 +9,24 @@
   sentence's marker points at another passage), ``missing_citation`` (one sentence's marker
   dropped) and ``contradicted`` (one sentence gets a date, number or name changed, its marker
   kept).
-- **WiCE** (``raw/wice/nst_dev.jsonl``): a real claim citing the web article it was written
-  from; annotators judged it ``supported`` (kept as ``correct``) or only partly or not supported
-  (``unsupported``).
+- **WiCE** (``nli/wice_claim.jsonl``, dev rows): a real claim citing the web article it was
+  written from; annotators judged it ``supported`` (kept as ``correct``) or only partly or not
+  supported (``unsupported``); half of each.
 
-Rows: ``{id, text, sources: [{id, title, text}], fault, fault_sentence, truth, gold_text}``;
+Rows: ``{id, text, sources: [{id, title, text}], fault, fault_sentence, truth, gold_text,
+nuggets}``;
 ``truth`` is, per sentence, the outcome a perfect checker gives (``supported``,
 ``citation_not_supporting``, ``needs_citation``); ``gold_text`` the correctly cited answer a
-repair should give back (None for WiCE's unsupported claims, whose fix the source may not hold).
+repair should give back (None for WiCE's unsupported claims, whose fix the source may not hold);
+``nuggets`` (CLAPnq only) the question with each sentence of its gold answer as a nugget, for
+``purr eval nuggets``.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +34,7 @@ from tqdm.auto import tqdm
 
 from editor.citations.markers import format_marker
 from editor.text.nlp import get_nlp
+from editor.text.words import detokenize
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.planted import _plant, entity_pool
@@ -47,12 +52,8 @@ def _cite(sentence: str, marker: str) -> str:
 
 
 def _clean(sentence: str) -> str:
-    """CLAPnq's tokenised spacing (" ," " .") undone."""
-    import re
-
-    s = re.sub(r"\s+([.,;:!?%)])", r"\1", sentence)
-    s = re.sub(r"([(])\s+", r"\1", s)
-    return s.replace(" 's", "'s").replace("`` ", '"').replace(" ''", '"').strip()
+    """CLAPnq's tokenised spacing (" ," " ." "``") written as prose."""
+    return detokenize(sentence).strip()
 
 
 def clapnq_rows(path: Path, n: int, seed: int, progress: bool = True) -> list[dict[str, Any]]:
@@ -127,6 +128,10 @@ def clapnq_rows(path: Path, n: int, seed: int, progress: bool = True) -> list[di
                 "truth": truth,
                 "gold_text": gold_text,
                 "gold_source": gold_id,
+                "nuggets": [
+                    {"question": r["input"], "answers": [s], "source_ids": [gold_id]}
+                    for s in sentences
+                ],
             }
         )
         bar.update()
@@ -135,27 +140,35 @@ def clapnq_rows(path: Path, n: int, seed: int, progress: bool = True) -> list[di
 
 
 def wice_rows(path: Path, n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` WiCE dev claims citing their article: half judged supported (``correct``), half
+    not or only partly supported (``unsupported``)."""
     rng = random.Random(seed)
     raw = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    raw = [r for r in raw if str(r["id"]).startswith("dev")]
     rng.shuffle(raw)
+    good = [r for r in raw if r["label"] == "supported"][: n - n // 2]
+    bad = [r for r in raw if r["label"] != "supported"][: n // 2]
     rows = []
-    for k, r in enumerate(raw[:n]):
-        evidence = [e for e in r["evidence"] if e.strip()]
+    for r in sorted(good + bad, key=lambda r: r["id"]):
+        article = r["premise"]
         title = ""
-        if evidence and evidence[0].startswith("(meta data) TITLE:"):
-            title = evidence.pop(0).split("TITLE:", 1)[1].strip()
+        m = re.match(r"\(meta data\) TITLE:\s*(.*?)(?: Skip to content|\n|$)", article)
+        if m:
+            title = m.group(1).strip()
         ok = r["label"] == "supported"
+        cited = _cite(r["hypothesis"], "[1]")
         rows.append(
             {
-                "id": f"wice-{k:04d}",
+                "id": f"wice-{r['id']}",
                 "dataset": "wice",
-                "text": _cite(r["claim"], "[1]"),
-                "sources": [{"id": "1", "title": title, "text": " ".join(evidence)}],
+                "text": cited,
+                "sources": [{"id": "1", "title": title, "text": article}],
                 "fault": "correct" if ok else "unsupported",
                 "fault_sentence": None if ok else 0,
                 "truth": ["supported" if ok else "citation_not_supporting"],
-                "gold_text": _cite(r["claim"], "[1]") if ok else None,
+                "gold_text": cited if ok else None,
                 "gold_source": "1",
+                "wice_label": r["label"],
             }
         )
     return rows
@@ -170,7 +183,7 @@ def make_cited(
         raise ValueError(f"{path}: not found; pass --data DIR (the folder that holds raw/)")
     rows = clapnq_rows(path, n, seed, progress)
     if wice:
-        wpath = data / "raw" / "wice" / "nst_dev.jsonl"
+        wpath = data / "nli" / "wice_claim.jsonl"
         if not wpath.is_file():
             raise ValueError(f"{wpath}: not found; pass --wice 0 or --data DIR")
         rows += wice_rows(wpath, wice, seed)

@@ -179,13 +179,22 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
 
 
 def run(
-    repairer: CitationRepairer, rows: Sequence[dict[str, Any]], out: Path, progress: bool = True
+    repairer: CitationRepairer,
+    rows: Sequence[dict[str, Any]],
+    out: Path,
+    progress: bool = True,
+    stop: Any = None,
 ) -> dict[str, Any]:
-    """Every row (resuming ``results.jsonl``), then ``metrics.json`` and ``citations.png``."""
+    """Every row (resuming ``results.jsonl``), then ``metrics.json`` and ``citations.png``.
+    ``stop`` (a ``GracefulStop``): when it is requested the row in hand is finished and the
+    result says ``interrupted``."""
+    from contextlib import nullcontext
+
     from retrieval.files import GracefulStop, RowJournal, write_text
 
     out.mkdir(parents=True, exist_ok=True)
-    with RowJournal(out / "results.jsonl") as journal, GracefulStop() as stop:
+    guard = GracefulStop() if stop is None else nullcontext(stop)
+    with RowJournal(out / "results.jsonl") as journal, guard as stop:
         for row in tqdm(
             list(journal.pending(rows, key=lambda r: r["id"])),
             desc="eval citations",

@@ -73,9 +73,10 @@ def _strip_new_markers(clean: str, edited: str) -> str:
     return protect(edited).clean
 
 
-def map_offset(opcodes: Sequence[tuple[str, int, int, int, int]], at: int) -> int:
-    """Where insertion point ``at`` of the old text falls in the new one: after the character
-    it followed.
+def map_offset(opcodes: Sequence[tuple[str, int, int, int, int]], at: int, old: str = "") -> int:
+    """Where insertion point ``at`` of the old text falls in the new one: before the
+    punctuation it preceded when that punctuation is kept ("1887 [1]." -> "1889 [1]."), else
+    after the character it followed.
 
     >>> ops = difflib.SequenceMatcher(None, "in 1889.", "in 1887.", autojunk=False).get_opcodes()
     >>> map_offset(ops, 7)
@@ -83,10 +84,26 @@ def map_offset(opcodes: Sequence[tuple[str, int, int, int, int]], at: int) -> in
     """
     if at <= 0:
         return 0
+    if old[at : at + 1] in _PUNCT:
+        for tag, i1, i2, j1, _j2 in opcodes:
+            if tag == "equal" and i1 <= at < i2:
+                return j1 + (at - i1)
     for tag, i1, i2, j1, j2 in opcodes:
         if i1 < at <= i2:
             return j1 + (at - i1) if tag == "equal" else j2
     return opcodes[-1][4] if opcodes else at
+
+
+_PUNCT = frozenset(".,;:!?")
+_TAIL = frozenset(".,;:!?…\"')]” \t\n")
+
+
+def _common_tail(a: str, b: str) -> int:
+    """Length of the closing punctuation (and spacing) both texts end with."""
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n] and a[-1 - n] in _TAIL:
+        n += 1
+    return n
 
 
 def restore(protected: Protected, edited: str) -> str:
@@ -95,6 +112,8 @@ def restore(protected: Protected, edited: str) -> str:
     >>> p = protect("It has minimal ornamentation [3]. It opened in 1889 [1].")
     >>> restore(p, "It has minimal decoration. It opened in 1887.")
     'It has minimal decoration [3]. It opened in 1887 [1].'
+    >>> restore(protect("It arrived in the U.S. Civil War [2]."), "It arrived in Constantinople.")
+    'It arrived in Constantinople [2].'
     >>> restore(p, p.clean) == p.original
     True
     """
@@ -103,8 +122,21 @@ def restore(protected: Protected, edited: str) -> str:
     if not protected.anchors:
         return edited
     edited = _strip_new_markers(protected.clean, edited)
-    ops = difflib.SequenceMatcher(None, protected.clean, edited, autojunk=False).get_opcodes()
-    placed = [(map_offset(ops, a.at), n, a.text) for n, a in enumerate(protected.anchors)]
+    clean = protected.clean
+    # the closing punctuation both end with is aligned first: a marker before the final full
+    # stop stays before it, whatever the edit did to the words
+    tail = _common_tail(clean, edited)
+    body_old, body_new = len(clean) - tail, len(edited) - tail
+    ops = difflib.SequenceMatcher(
+        None, clean[:body_old], edited[:body_new], autojunk=False
+    ).get_opcodes()
+    placed = []
+    for n, a in enumerate(protected.anchors):
+        if a.at >= body_old:
+            at = body_new + (a.at - body_old)
+        else:
+            at = map_offset(ops, a.at, clean)
+        placed.append((at, n, a.text))
     out = edited
     for at, _, marker in sorted(placed, key=lambda p: (p[0], p[1]), reverse=True):
         # a marker put back after a space the edit left keeps its own space only

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from editor.result import EditResult
+from serve.edit.protocol import CheckSource
 
 
 class ChatMessageIn(BaseModel):
@@ -31,6 +32,11 @@ class PurrChatOptions(BaseModel):
         "the cited evidence; none: the plain revision.",
     )
     edit: bool = Field(True, description="False: pass the upstream reply through unedited.")
+    sources: list[CheckSource] | None = Field(
+        None,
+        description="The sources the reply was told to cite (a RAG prompt's passages, [1] is id "
+        "1): its citations are checked and repaired against them instead of researching.",
+    )
     deadline_s: float | None = Field(
         None,
         ge=5,

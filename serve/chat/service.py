@@ -100,10 +100,15 @@ class ChatService:
         return data
 
     async def _revise(
-        self, reply: str, context: str | None, deadline_s: float, deadline: float
+        self,
+        reply: str,
+        context: str | None,
+        deadline_s: float,
+        deadline: float,
+        sources: list[Any] | None = None,
     ) -> EditResult:
         request = EditRequest(
-            text=reply, context=context, options=EditOptions(deadline_s=deadline_s)
+            text=reply, context=context, sources=sources, options=EditOptions(deadline_s=deadline_s)
         )
         try:
             self.edits.require_ready(request.options)
@@ -128,7 +133,7 @@ class ChatService:
             if not request.purr.edit or not reply.strip():
                 continue
             remaining = max(deadline - time.monotonic(), 0.001)
-            result = await self._revise(reply, context, remaining, deadline)
+            result = await self._revise(reply, context, remaining, deadline, request.purr.sources)
             message["content"] = render_reply(result, request.purr.citations)
             report = result.to_json()
             reports.append(report)

@@ -232,8 +232,36 @@ def register(sub, common) -> None:
         help=f"comma-separated error types to rotate, of {','.join(ALL_ERROR_TYPES)}",
     )
     p.set_defaults(handler=_cmd_planted)
+    p = dsub.add_parser(
+        "cited",
+        help="dev set: cited answers with known faults (CLAPnq answers citing their passage, "
+        "WiCE claims citing their article)",
+    )
+    p.add_argument("--out", required=True, help="JSONL file to write")
+    p.add_argument("--n", type=int, default=200, help="CLAPnq rows (default 200)")
+    p.add_argument("--wice", type=int, default=60, help="WiCE rows (default 60; 0 for none)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
+    )
+    p.set_defaults(handler=_cmd_cited)
     add_make_parser(dsub)
     add_querygen_parser(dsub)
+
+
+def _cmd_cited(args) -> int:
+    from collections import Counter
+
+    from training.cited_data import DATA, make_cited
+
+    if args.n < 0 or args.wice < 0 or args.n + args.wice < 1:
+        raise ValueError("--n and --wice must be >= 0 and not both 0")
+    rows = make_cited(args.n, args.seed, args.wice, Path(args.data) if args.data else DATA)
+    out = Path(args.out)
+    write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    kinds = Counter(f"{r['dataset']}:{r['fault']}" for r in rows)
+    print(json.dumps({"out": str(out), "rows": len(rows), "faults": kinds}, indent=2))
+    return 0
 
 
 def _cmd_planted(args) -> int:

@@ -284,11 +284,117 @@ def _cmd_slots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_citations(esub, common) -> None:
+    p = esub.add_parser(
+        "citations",
+        help="check and repair on cited answers with known faults (rows of `purr data cited`)",
+    )
+    p.add_argument("data", help="JSONL rows of `purr data cited`")
+    p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
+    p.add_argument("--limit", type=int, default=None, help="first N rows only")
+    common(p)
+    p.set_defaults(handler=_cmd_citations)
+
+
+def _cmd_citations(args: argparse.Namespace) -> int:
+    from editor.citations.check import CitationChecker
+    from editor.citations.repair import CitationRepairer
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+    from retrieval.files import GracefulStop
+    from serve.cli.common import interrupted
+    from training.cited_eval import run
+
+    rows = _read_rows(
+        Path(args.data), ("id", "text", "sources", "fault", "truth"), "purr data cited"
+    )
+    rows = rows[: args.limit] if args.limit else rows
+    pipeline = Pipeline(Components(load_config(args.config, list(args.overrides))))
+    pipeline.prepare(research=False)
+    cfg = pipeline.cfg
+    repairer = CitationRepairer(
+        CitationChecker(pipeline.attribution, cfg.attribution.threshold), pipeline.editor
+    )
+    with GracefulStop() as stop:
+        metrics = run(repairer, rows, Path(args.out), stop=stop)
+    print(json.dumps(metrics, indent=2))
+    return interrupted(stop, metrics["done"]) if metrics.get("interrupted") else 0
+
+
+def _add_nuggets(esub, common) -> None:
+    p = esub.add_parser(
+        "nuggets",
+        help="score cited reports against nuggets (ARGUE): nugget recall, sentence precision",
+    )
+    p.add_argument(
+        "data", help="JSONL rows {id, text, sources?, nuggets: [{question, answers, ...}]}"
+    )
+    p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
+    p.add_argument("--group", default=None, help="a row field to score by as well (e.g. fault)")
+    p.add_argument("--limit", type=int, default=None, help="first N rows only")
+    common(p)
+    p.set_defaults(handler=_cmd_nuggets)
+
+
+def _cmd_nuggets(args: argparse.Namespace) -> int:
+    from editor.citations.check import CitationChecker
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+    from retrieval.files import GracefulStop
+    from serve.cli.common import interrupted
+    from training.nuggets import run
+
+    rows = _read_rows(Path(args.data), ("id", "text", "nuggets"), "purr eval nuggets")
+    for n, row in enumerate(rows, 1):
+        nuggets = row["nuggets"]
+        if not isinstance(nuggets, list) or not all(
+            isinstance(x, dict) and isinstance(x.get("question"), str) for x in nuggets
+        ):
+            raise ValueError(
+                f"{args.data}: row {n}: 'nuggets' must be a list of {{question, answers}} objects"
+            )
+    rows = rows[: args.limit] if args.limit else rows
+    pipeline = Pipeline(Components(load_config(args.config, list(args.overrides))))
+    pipeline.prepare(research=False)
+    checker = CitationChecker(pipeline.attribution, pipeline.cfg.attribution.threshold)
+    with GracefulStop() as stop:
+        metrics = run(checker, rows, Path(args.out), args.group, stop=stop)
+    print(json.dumps(metrics, indent=2))
+    return interrupted(stop, metrics["done"]) if metrics.get("interrupted") else 0
+
+
+def _read_rows(src: Path, required: tuple[str, ...], what: str) -> list[dict]:
+    if not src.is_file():
+        raise ValueError(f"{src}: no such file")
+    rows = []
+    for n, line in enumerate(src.read_text("utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{src}:{n}: invalid JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{src}:{n}: expected a JSON object")
+            missing = [k for k in required if k not in row]
+            if missing:
+                raise ValueError(f"{src}:{n}: missing {missing}; see `{what} --help`")
+            rows.append(row)
+    if not rows:
+        raise ValueError(f"{src}: no rows")
+    return rows
+
+
 def register(sub, common) -> None:
     """``purr eval`` and its evaluations."""
-    ev = sub.add_parser("eval", help="evaluations: edits, attribution, retrieval, slots")
+    ev = sub.add_parser(
+        "eval", help="evaluations: edits, attribution, retrieval, slots, citations, nuggets"
+    )
     esub = ev.add_subparsers(dest="eval_command", required=True)
     _add_edits(esub, common)
     _add_attribution(esub, common)
     _add_retrieval(esub, common)
     _add_slots(esub, common)
+    _add_citations(esub, common)
+    _add_nuggets(esub, common)

@@ -36,11 +36,23 @@ class EditOptions(_Strict):
 NON_BLANK = r"\S"  # at least one non-space character (JSON Schema patterns search)
 
 
+class CheckSource(_Strict):
+    id: str | int = Field(description="What the text's markers call it: [1] is id 1.")
+    text: str = Field(pattern=NON_BLANK, description="The source's text.")
+    title: str | None = None
+    url: str | None = None
+
+
 class EditRequest(_Strict):
     text: str = Field(pattern=NON_BLANK, description="The passage to check and revise.")
     context: str | None = Field(None, description="The conversation the passage answers.")
     evidence: list[str] | None = Field(
         None, description="Evidence to check against instead of researching the index."
+    )
+    sources: list[CheckSource] | None = Field(
+        None,
+        description="The sources a cited text cites ([1] is id 1): its citations are checked "
+        "and repaired against them; the result's `citations` says what changed.",
     )
     options: EditOptions = Field(default_factory=EditOptions)
 
@@ -56,13 +68,6 @@ class ScoreRequest(_Strict):
     text: str = Field(pattern=NON_BLANK, description="The passage to score.")
     evidence: list[str] = Field(min_length=1, description="Evidence texts to attribute it to.")
     context: str | None = Field(None, description="The conversation the passage answers.")
-
-
-class CheckSource(_Strict):
-    id: str | int = Field(description="What the text's markers call it: [1] is id 1.")
-    text: str = Field(pattern=NON_BLANK, description="The source's text.")
-    title: str | None = None
-    url: str | None = None
 
 
 class CheckRequest(_Strict):

@@ -147,6 +147,33 @@ class EditService:
             if e.too_large:
                 raise ApiError(413, str(e), "input_too_large") from None
             raise ApiError(422, str(e), "invalid_input") from None
+        sources = getattr(req, "sources", None)
+        if sources is not None:
+            from editor.citations.check import read_sources
+
+            if len(sources) > self.settings.max_evidence:
+                raise ApiError(
+                    413,
+                    f"{len(sources)} sources, over the limit of {self.settings.max_evidence}; "
+                    "send the ones the text cites",
+                    "too_many_sources",
+                    "sources",
+                )
+            if req.evidence is not None:
+                raise ApiError(
+                    422, "give either evidence or sources, not both", "invalid_input", "sources"
+                )
+            if not sources:
+                raise ApiError(
+                    422,
+                    "sources is empty; send the documents the text cites, or leave it out",
+                    "invalid_input",
+                    "sources",
+                )
+            try:
+                read_sources([s.model_dump() for s in sources])
+            except ValueError as e:
+                raise ApiError(422, str(e), "invalid_input", "sources") from None
 
     async def _run(self, fn: Callable[[], T], deadline: float) -> T:
         """Run ``fn`` on a worker thread; ``TimeoutError`` past the monotonic ``deadline``."""
@@ -171,7 +198,13 @@ class EditService:
         deadline = deadline or time.monotonic() + seconds
         try:
             result = await self._run(
-                lambda: self.pipeline.edit(req.text, req.context, req.evidence), deadline
+                lambda: self.pipeline.edit(
+                    req.text,
+                    req.context,
+                    req.evidence,
+                    None if req.sources is None else [s.model_dump() for s in req.sources],
+                ),
+                deadline,
             )
         except TimeoutError:
             reason = (

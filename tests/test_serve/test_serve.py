@@ -285,3 +285,26 @@ def test_check_endpoint_answers_what_the_cli_prints(url):
     )
     many = [{"id": i, "text": "a"} for i in range(65)]
     assert _error(post(f"{url}/v1/check", json={"text": text, "sources": many}), 413)
+
+
+def test_edit_with_sources_repairs_citations_like_the_cli(url, tmp_path):
+    sources = [
+        {"id": 1, "title": "Eiffel Tower", "text": TOWER},
+        {"id": 2, "title": "Mount Everest", "text": "Mount Everest is 8,849 metres high."},
+    ]
+    text = "The Eiffel Tower is in Paris, France [2]. It is 330 metres tall."
+    r = post(f"{url}/v1/edit", json={"text": text, "sources": sources})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["revised"] == "The Eiffel Tower is in Paris, France [1]. It is 330 metres tall [1]."
+    assert [c["action"] for c in body["citations"]["changes"]] == ["replaced", "added"]
+    path = tmp_path / "sources.json"
+    path.write_text(json.dumps(sources))
+    cli = run_purr("edit", text, "--sources", str(path), "--json")
+    assert cli.returncode == 0, cli.stderr
+    assert json.loads(cli.stdout)["citations"] == body["citations"]  # one service, one JSON
+    both = {"text": text, "sources": sources, "evidence": [TOWER]}
+    assert "either evidence or sources" in _error(post(f"{url}/v1/edit", json=both), 422)["message"]
+    assert _error(post(f"{url}/v1/edit", json={"text": text, "sources": []}), 422)
+    many = [{"id": i, "text": "a"} for i in range(65)]
+    assert _error(post(f"{url}/v1/edit", json={"text": text, "sources": many}), 413)

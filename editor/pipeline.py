@@ -25,7 +25,14 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from editor.attribution.base import AttributionModel
-from editor.citations.check import CheckResult, CitationChecker, Source, read_sources
+from editor.citations.check import (
+    CheckResult,
+    CitationChecker,
+    Source,
+    premise_of,
+    read_sources,
+)
+from editor.citations.mafe import mafe
 from editor.citations.markers import protect, restore
 from editor.citations.repair import CitationRepairer
 from editor.factory import Components, build_reviser, first_use_work
@@ -356,11 +363,21 @@ class Pipeline:
             timings,
         )
 
-    def check(self, text: str, sources: Sequence[Any]) -> CheckResult:
+    def check(
+        self,
+        text: str,
+        sources: Sequence[Any],
+        qa: bool = False,
+        reference: str | None = None,
+    ) -> CheckResult:
         """Check a cited text's citations against ``sources`` (``Source``s or ``{id, text,
         title?, url?}``): each sentence's verdicts and outcome, ALCE's citation precision and
-        recall. Raises ``InputError`` for bad input; a failing verifier gives ``degraded``."""
+        recall; with ``qa``, MAFE's QA-based precision against the sources too (and its recall
+        of a ``reference``). Raises ``InputError`` for bad input; a failing verifier gives
+        ``degraded``."""
         self.check_input(text)
+        if reference is not None and (not isinstance(reference, str) or not reference.strip()):
+            raise InputError("reference must be a non-empty string")
         try:
             given = list(sources)
             if not all(isinstance(s, Source) for s in given):
@@ -370,7 +387,13 @@ class Pipeline:
         try:
             self.prepare(research=False)
             checker = CitationChecker(self.attribution, self.cfg.attribution.threshold)
-            return checker.check(text, given)
+            result = checker.check(text, given)
+            if qa or reference is not None:
+                clean = protect(text, [s.id for s in given]).clean
+                result = replace(
+                    result, mafe=mafe(clean, [premise_of(s) for s in given], reference)
+                )
+            return result
         except Exception as e:  # noqa: BLE001 - a failing verifier degrades, never raises
             log.warning("check failed: %s", e)
             return CheckResult.degraded(text, given, f"checking failed: {type(e).__name__}: {e}")

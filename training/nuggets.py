@@ -11,8 +11,9 @@ Per nugget:
   by the verifier (the sentence entails it);
 - ``supported``: answered by a sentence whose citations support it (the citation checker) and,
   when the nugget names ``source_ids``, cite one of them;
-- ``contradicted``: not answered, and an acceptable answer contradicts a sentence (the
-  verifier's contradiction rule).
+- ``contradicted``: not answered, and a sentence on the question states it otherwise: a date,
+  number or name of the answers' kind with none of their values (the verifier's typed slot
+  comparison), or, for an answer that is a statement, one the verifier finds contradicted.
 
 Per sentence, the outcome of ARGUE's flowchart (numbered as there): 1 cites a source that does not
 support it (penalised); 2 cited and supported, no nugget (left out); 3 cited, supported, reports a
@@ -92,6 +93,39 @@ def _contains(sentence: str, answer: str) -> bool:
     return bool(a) and f" {a} " in s
 
 
+def _slot_conflicts(nug: dict[str, Any], claims: Sequence[str], skip: Sequence[int]) -> list[int]:
+    """Sentences on the nugget's question (two of its content words or more) that state a
+    value of the answers' kind (a date, number or name) and none of the answers' values."""
+    from editor.attribution.slot_check import states_same
+    from editor.attribution.slots import family, typed_spans
+    from editor.text.nlp import get_nlp
+
+    nlp = get_nlp()
+    answers = [a for a in nug.get("answers") or [] if isinstance(a, str) and a.strip()]
+    short = [a for a in answers if len(a.split()) < 4]
+    if not short:
+        return []
+    adocs = list(nlp.pipe(short))
+    aslots = [(d, s) for d in adocs for s in typed_spans(d)]
+    if not aslots:
+        return []
+    kinds = {family(s.kind) for _, s in aslots}
+    q = content_words(nug["question"])
+    need = min(2, len(q))
+    out = []
+    for i, doc in enumerate(nlp.pipe(claims)):
+        if i in skip or len(q & content_words(doc.text)) < need:
+            continue
+        mine = [s for s in typed_spans(doc) if family(s.kind) in kinds]
+        if mine and not any(
+            states_same(ad, a, doc, s) or states_same(doc, s, ad, a)
+            for ad, a in aslots
+            for s in mine
+        ):
+            out.append(i)
+    return out
+
+
 def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
     """One report's sentences (flowchart outcomes) and nuggets, and its scores."""
     text = row["text"]
@@ -121,6 +155,10 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
                 asked.append((n, i, "refutes"))
     judged = checker.judge(pairs) if pairs else []
     contradicted_by: list[list[int]] = [[] for _ in nuggets]
+    for n, nug in enumerate(nuggets):
+        contradicted_by[n].extend(
+            i for i in _slot_conflicts(nug, claims, answered_by[n]) if i not in answered_by[n]
+        )
     for (n, i, kind), (label, _p, _slot) in zip(asked, judged, strict=True):
         if kind == "entails" and label == "supports" and i not in answered_by[n]:
             answered_by[n].append(i)

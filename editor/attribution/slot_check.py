@@ -55,6 +55,10 @@ _NAMES = {"person", "org", "place", "norp", "other"}
 _COMPARED = {"date", "number", "ordinal"} | _NAMES
 
 
+_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?\b")
+"""A machine timestamp (ISO 8601 date, maybe with a time): metadata more often than a fact."""
+
+
 def _comparable(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
     """Whether ``other`` states the same kind of thing as ``slot`` (a date, a quantity in the
     same unit, a name of the same family)."""
@@ -62,6 +66,8 @@ def _comparable(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
         return False
     if slot.kind == "ordinal":  # "the 16th busiest", not "first"
         return bool(_ORDINAL.match(slot.text.strip())) and bool(_ORDINAL.match(other.text.strip()))
+    if slot.kind == "date" and bool(_STAMP.search(slot.text)) != bool(_STAMP.search(other.text)):
+        return False  # "2007-05-22" in a page is a timestamp (when it was published), not prose
     if slot.kind == "date" and date_range(slot.text) is not None:
         return date_range(other.text) is not None
     if slot.kind in {"date", "number"}:  # a number, or a date without a year ("27 million years")
@@ -519,3 +525,10 @@ def _find_name(name: str, text: str) -> tuple[int, int] | None:
     pattern = r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?:['’]s)?(?!\w)"
     m = re.search(pattern, text, 0 if len(name.strip()) <= 2 else re.I)
     return (m.start(), m.end()) if m else None
+
+
+def states_same(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
+    """Whether slot ``other`` of ``ev_doc`` states the value slot ``slot`` of ``claim_doc``
+    states: the same date or quantity within the checks' tolerances, the same name. Slots of
+    different kinds never do."""
+    return _same(claim_doc, slot, ev_doc, other)

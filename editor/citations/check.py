@@ -22,6 +22,7 @@ from typing import Any
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
 from editor.citations.document import CitedDocument, CitedSentence
+from editor.citations.mafe import Mafe
 from editor.text.decontext import decontextualize_sentences
 from editor.text.nlp import get_nlp, is_claim
 from editor.text.words import content_words
@@ -98,6 +99,8 @@ class CheckResult:
     warnings: tuple[str, ...] = ()
     status: str = "checked"
     """``checked``, or ``degraded`` when the verifier failed (the reason in ``warnings``)"""
+    mafe: Mafe | None = None
+    """QA-based factuality against the sources (``Pipeline.check(..., qa=True)``)"""
 
     def to_json(self) -> dict[str, Any]:
         def r(x: float | None) -> float | None:
@@ -112,6 +115,7 @@ class CheckResult:
             "outcomes": {o: sum(s.outcome == o for s in self.sentences) for o in OUTCOMES},
             "status": self.status,
             "warnings": list(self.warnings),
+            "mafe": None if self.mafe is None else self.mafe.to_json(),
         }
 
     @classmethod

@@ -36,7 +36,17 @@ DEPRECATED = {
 """Old spellings that still work for one release, with a warning: ``purr eval FILE`` is
 ``purr eval edits FILE``."""
 
-_EVAL = {"edits", "attribution", "retrieval", "slots", "citations", "nuggets", "-h", "--help"}
+_EVAL = {
+    "edits",
+    "attribution",
+    "retrieval",
+    "slots",
+    "citations",
+    "nuggets",
+    "factuality",
+    "-h",
+    "--help",
+}
 
 
 def _modern(argv: list[str]) -> list[str]:

@@ -35,6 +35,15 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     )
     p.add_argument("--input", default=None, help="JSONL rows {id, text, sources: [...]}")
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
+    p.add_argument(
+        "--qa",
+        action="store_true",
+        help="also score QA-based factuality (MAFE): questions from the text answered from the "
+        "sources",
+    )
+    p.add_argument(
+        "--reference", default=None, help="a reference answer: MAFE's recall of it (implies --qa)"
+    )
     p.add_argument("--json", action="store_true", help="print the check as JSON")
     common(p)
     p.set_defaults(handler=cmd_check)
@@ -82,7 +91,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             "pass the sources the text cites: --source TEXT (repeatable) or --sources FILE"
         )
     try:
-        result = pipeline.check(args.text, sources)
+        result = pipeline.check(args.text, sources, args.qa, args.reference)
     except InputError as e:
         raise ValueError(str(e)) from None
     if args.json:
@@ -121,7 +130,12 @@ def check_file(pipeline, src: Path, dst: Path) -> int:
             try:
                 if "_error" in raw:
                     raise InputError(raw["_error"])
-                result = pipeline.check(raw.get("text"), raw.get("sources", []))
+                result = pipeline.check(
+                    raw.get("text"),
+                    raw.get("sources", []),
+                    bool(raw.get("qa")),
+                    raw.get("reference"),
+                )
                 out = {"id": rid, **result.to_json()}
                 counts[result.status] += 1
             except InputError as e:
@@ -157,6 +171,21 @@ def show(report: dict[str, Any]) -> None:
         console.print(
             f"[yellow]markers naming no source:[/] {', '.join(report['unknown_markers'])}"
         )
+    qa = report.get("mafe")
+    if qa:
+        console.print(
+            f"QA-based factuality (MAFE): precision {fmt(qa['precision'])} over "
+            f"{len(qa['questions'])} questions"
+            + (f", recall {fmt(qa['recall'])}" if qa["recall"] is not None else "")
+        )
+        for q in qa["questions"]:
+            ok = q["same_value"] or q["f1"] >= 0.5
+            if not ok:
+                console.print(
+                    f"  [yellow]{escape(q['question'])}[/] text: {escape(q['expected'])}; "
+                    f"sources: {escape(str(q['answer']))}",
+                    highlight=False,
+                )
     for w in report["warnings"]:
         if not w.startswith("marker ["):
             console.print(f"[yellow]warning:[/] {escape(w)}")

@@ -386,6 +386,43 @@ def _read_rows(src: Path, required: tuple[str, ...], what: str) -> list[dict]:
     return rows
 
 
+def _add_factuality(esub, common) -> None:
+    p = esub.add_parser(
+        "factuality",
+        help="MAFE (QA-based factuality) and the verifier against human labels (QAGS, "
+        "SummEdits dev)",
+    )
+    p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
+    p.add_argument("--sets", default="qags,summedits", help="labelled sets (default both)")
+    p.add_argument("--limit", type=int, default=300, help="dev rows per set (default 300)")
+    p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
+    common(p)
+    p.set_defaults(handler=_cmd_factuality)
+
+
+def _cmd_factuality(args: argparse.Namespace) -> int:
+    from editor.attribution.base import build
+    from editor.config import load_config
+    from retrieval.files import GracefulStop
+    from serve.cli.common import interrupted
+    from training.eval_attribution import load_dev_sets
+    from training.factuality_eval import run
+
+    if args.limit is not None and args.limit < 1:
+        raise ValueError(f"--limit must be >= 1, got {args.limit}")
+    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    sets = load_dev_sets(args.data, names, limit=args.limit)
+    if not any(sets.values()):
+        raise ValueError(f"no dev rows in {names}; check --data and --sets")
+    cfg = load_config(args.config, list(args.overrides))
+    model = build(cfg.attribution)
+    model.load()
+    with GracefulStop() as stop:
+        metrics = run(model, sets, Path(args.out), cfg.attribution.threshold, stop=stop)
+    print(json.dumps(metrics, indent=2))
+    return interrupted(stop, metrics["done"]) if metrics.get("interrupted") else 0
+
+
 def register(sub, common) -> None:
     """``purr eval`` and its evaluations."""
     ev = sub.add_parser(
@@ -398,3 +435,4 @@ def register(sub, common) -> None:
     _add_slots(esub, common)
     _add_citations(esub, common)
     _add_nuggets(esub, common)
+    _add_factuality(esub, common)

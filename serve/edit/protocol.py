@@ -6,6 +6,8 @@ The response of ``/v1/edit`` is the result contract of DESIGN.md, field for fiel
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
 from editor.result import EditResult
@@ -74,6 +76,10 @@ class CheckRequest(_Strict):
     text: str = Field(pattern=NON_BLANK, description="The cited text: [1], [1, 3], [1][2], [^1].")
     sources: list[CheckSource] = Field(
         min_length=1, description="The sources the markers point at, by id."
+    )
+    qa: bool = Field(False, description="Also score QA-based factuality (MAFE) against them.")
+    reference: str | None = Field(
+        None, pattern=NON_BLANK, description="A reference answer: MAFE's recall of it."
     )
 
 
@@ -145,6 +151,11 @@ class CheckResponse(BaseModel):
     outcomes: dict[str, int]
     status: str = Field(description="checked, or degraded when the verifier failed")
     warnings: list[str]
+    mafe: dict[str, Any] | None = Field(
+        None,
+        description="With qa: QA-based factuality (MAFE) against the sources: precision, "
+        "recall (of the reference), f1 and each question with its answer.",
+    )
 
 
 class Readiness(BaseModel):

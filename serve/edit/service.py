@@ -260,7 +260,9 @@ class EditService:
         sources = [s.model_dump() for s in req.sources]
         deadline = time.monotonic() + self.settings.deadline_s
         try:
-            result = await self._run(lambda: self.pipeline.check(req.text, sources), deadline)
+            result = await self._run(
+                lambda: self.pipeline.check(req.text, sources, req.qa, req.reference), deadline
+            )
         except TimeoutError:
             raise ApiError(
                 504,

@@ -235,18 +235,30 @@ class Pipeline:
             reason = "the text does not look like English; returned unchanged"
             return EditResult.untouched(text, context, reason, "unchanged")
         timings: dict[str, float] = {}
+        cit = self.cfg.citations
         t = time.perf_counter()
         try:
-            self.prepare(research=False)
+            self.prepare(research=cit.research)
         except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
             return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
         timings["prepare"] = (time.perf_counter() - t) * 1000
+        researcher = None
+        if cit.research:
+
+            def researcher(claim: str, ctx: str | None) -> list[Evidence]:
+                results = self.components.researcher.research(claim, ctx)
+                return [e for qe in results for e in qe.evidence]
+
         found = tuple(
             Evidence(s.id, s.text, s.title or "", "given", s.url, "", 1.0) for s in sources
         )
         t = time.perf_counter()
         repairer = CitationRepairer(
-            CitationChecker(self.attribution, self.cfg.attribution.threshold), self.editor
+            CitationChecker(self.attribution, self.cfg.attribution.threshold),
+            self.editor,
+            cit.max_candidates,
+            cit.remove_below,
+            researcher,
         )
         try:
             repaired = self.stages.run(
@@ -259,6 +271,10 @@ class Pipeline:
                 text, context, f"citation repair failed: {e}", timings, t, "citations", (), found
             )
         timings["citations"] = (time.perf_counter() - t) * 1000
+        found = found + tuple(
+            Evidence(s.id, s.text, s.title or "", "research", s.url, "", 1.0)
+            for s in repaired.added_sources
+        )
         warnings = list(repaired.after.warnings)
         t = time.perf_counter()
         try:

@@ -63,6 +63,16 @@ class CitationChange:
 
 
 @dataclass(frozen=True)
+class AddedSource:
+    """A source citation repair found by research and appended after the given ones."""
+
+    id: str
+    text: str
+    title: str | None = None
+    url: str | None = None
+
+
+@dataclass(frozen=True)
 class CitationReport:
     """Citation repair of a cited text (``Pipeline.edit`` with ``sources``): each change and
     ALCE's citation precision and recall before and after."""
@@ -73,6 +83,7 @@ class CitationReport:
     citation_precision_after: float | None
     citation_recall_after: float | None
     unknown_markers: tuple[str, ...] = ()
+    added_sources: tuple[AddedSource, ...] = ()
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CitationReport:
@@ -86,6 +97,7 @@ class CitationReport:
             data.get("citation_precision_after"),
             data.get("citation_recall_after"),
             tuple(data.get("unknown_markers") or ()),
+            tuple(AddedSource(**a) for a in data.get("added_sources") or ()),
         )
 
 

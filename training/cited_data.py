@@ -169,6 +169,7 @@ def wice_rows(path: Path, n: int, seed: int) -> list[dict[str, Any]]:
                 "gold_text": cited if ok else None,
                 "gold_source": "1",
                 "wice_label": r["label"],
+                "nuggets": [],
             }
         )
     return rows

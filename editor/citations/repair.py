@@ -9,7 +9,10 @@ For each sentence the checker did not find supported by its citations:
 2. otherwise, when a cited source contradicts it (or, for an uncited claim, a given source on the
    same subject does), the claim is revised against that source's span by the revision stage,
    and the revision is kept only when the check afterwards finds it supported by its citations;
-3. otherwise a citation whose source does not mention the claim at all (P(supported) under
+3. otherwise, with a ``researcher`` (the index or the web), a claim no given source settles is
+   researched: a snippet that supports it is appended as a new source (the ids after the given
+   ones) and cited; one that contradicts it is a source to revise against, as in 2;
+4. otherwise a citation whose source does not mention the claim at all (P(supported) under
    ``remove_below``) is removed, and anything else is left as it is and reported unconfirmed.
 
 A supported sentence, a sentence that needs no citation, and everything between sentences come
@@ -20,7 +23,7 @@ placed where the text puts them (before or after the closing punctuation).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,10 +42,10 @@ from editor.citations.markers import (
     protect,
     restore,
 )
-from editor.result import CitationChange, CitationReport, Step
+from editor.result import AddedSource, CitationChange, CitationReport, Step
 from editor.revision.base import Revises
 from editor.text.words import content_words, detokenize
-from editor.types import Evidence
+from editor.types import Evidence, evidence_text
 
 ACTIONS = ("added", "replaced", "removed", "revised", "unconfirmed", "uncited", "not_revised")
 
@@ -57,6 +60,8 @@ class RepairResult:
     before: CheckResult
     after: CheckResult
     steps: tuple[Step, ...] = ()
+    added_sources: tuple[Source, ...] = ()
+    """sources research found and the text now cites (ids after the given ones)"""
 
     def report(self) -> CitationReport:
         """The ``citations`` record of the edit result."""
@@ -67,6 +72,7 @@ class RepairResult:
             self.after.citation_precision,
             self.after.citation_recall,
             self.after.unknown_markers,
+            tuple(AddedSource(a.id, a.text, a.title, a.url) for a in self.added_sources),
         )
 
 
@@ -140,11 +146,15 @@ class CitationRepairer:
         reviser: Revises | None = None,
         max_candidates: int = 5,
         remove_below: float = 0.02,
+        researcher: Callable[[str, str | None], Sequence[Evidence]] | None = None,
+        research_top: int = 3,
     ) -> None:
         self.checker = checker
         self.reviser = reviser
         self.max_candidates = max_candidates
         self.remove_below = remove_below
+        self.researcher = researcher
+        self.research_top = research_top
 
     def repair(
         self, text: str, sources: Sequence[Source], context: str | None = None
@@ -161,6 +171,12 @@ class CitationRepairer:
             return RepairResult(text, text, (), before, before)
         standalone = self.checker.standalone(doc, context)
         plans = self._plan(doc, before.sentences, todo, standalone, sources, by_id)
+        found: list[Source] = []
+        if self.researcher is not None:
+            found = self._research(doc, plans, standalone, list(by_id), context)
+            if found:
+                sources = [*sources, *found]
+                by_id = {s.id: s for s in sources}
         style = marker_style(doc.markers)
         before_period = marker_before_period(text, doc.markers)
         segments = [s.text for s in doc.sentences]
@@ -174,9 +190,11 @@ class CitationRepairer:
                 if new != s.text:
                     revised_at[i] = new
                     segments[i] = new
-                    if not s.citations:
+                    if set(plan.ids) != set(s.citations):  # cite what it was revised against
+                        keep = [c for c in s.citations if c in plan.ids]
+                        add = [c for c in plan.ids if c not in keep]
                         segments[i] = _set_markers(
-                            new, (), [p.id for p in plan.against], style, before_period, list(by_id)
+                            new, keep, add, style, before_period, list(by_id)
                         )
             elif plan.action in ("added", "replaced", "removed"):
                 keep = [c for c in s.citations if c in plan.ids]
@@ -215,7 +233,9 @@ class CitationRepairer:
             changes.append(
                 CitationChange(i, action, s.citations, after_ids, s.text, segments[i], reason)
             )
-        return RepairResult(text, revised, tuple(changes), before, after, tuple(steps))
+        used = {x for c in changes for x in c.after}
+        added = tuple(s for s in found if s.id in used)
+        return RepairResult(text, revised, tuple(changes), before, after, tuple(steps), added)
 
     # -- planning --------------------------------------------------------------------------
 
@@ -295,6 +315,64 @@ class CitationRepairer:
                     "its citations do not confirm it and no given source does; left as it is",
                 )
         return plans
+
+    def _research(
+        self,
+        doc: CitedDocument,
+        plans: dict[int, _Plan],
+        standalone: Sequence[str],
+        known: Sequence[str],
+        context: str | None,
+    ) -> list[Source]:
+        """Claims the given sources cannot settle, researched: a snippet that supports one
+        becomes a new source it cites; one that contradicts it, a source to revise against.
+        New sources take the ids after the given ones."""
+        assert self.researcher is not None
+        numeric = [int(k) for k in known if k.isdigit()]
+        next_id = max(numeric, default=len(known)) + 1
+        new: list[Source] = []
+        for i, plan in plans.items():
+            if plan.action not in ("uncited", "unconfirmed"):
+                continue
+            claim = doc.sentences[i].claim
+            try:
+                evidence = list(self.researcher(claim, context))[: self.research_top]
+            except Exception as e:  # noqa: BLE001 - research is extra: its failure is reported
+                plans[i] = _Plan(plan.action, plan.ids, f"{plan.reason}; research failed: {e}")
+                continue
+            if not evidence:
+                continue
+            judged = self.checker.judge([(evidence_text(e), standalone[i]) for e in evidence])
+            ranked = sorted(zip(evidence, judged, strict=True), key=lambda ej: -ej[1][1])
+            hit = next((ej for ej in ranked if ej[1][0] == "supports"), None)
+            against = next((ej for ej in ranked if ej[1][0] == "contradicts"), None)
+            pick = hit or against
+            if pick is None:
+                continue
+            e, (label, p, slot) = pick
+            src = Source(str(next_id), e.text, e.title or None, e.url)
+            where = f"{e.title or e.source}" if (e.title or e.source) else "the index"
+            if label == "supports":
+                action = "replaced" if doc.sentences[i].citations else "added"
+                plans[i] = _Plan(
+                    action,
+                    (src.id,),
+                    f"no given source supports it; research found it in {where} "
+                    f"(P(supported) {p:.2f}), added as source {src.id}",
+                )
+            else:
+                span = getattr(slot, "evidence_sentence", None) or e.text
+                plans[i] = _Plan(
+                    "revise",
+                    (src.id,),
+                    f"no given source settles it; {where} (source {src.id}, found by research) "
+                    "contradicts it",
+                    (src,),
+                    (span,),
+                )
+            new.append(src)
+            next_id += 1
+        return new
 
     def _revise(
         self, s: CitedSentence, plan: _Plan, context: str | None, known: Sequence[str]

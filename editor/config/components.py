@@ -312,6 +312,26 @@ class LimitsConfig(_Cfg):
     )
 
 
+class CitationsConfig(_Cfg):
+    """Citation repair of cited text (``Pipeline.edit`` with ``sources``)."""
+
+    research: bool = Field(
+        False,
+        description="Research the claims the given sources cannot settle in the index (or the "
+        "web backend) and append what supports or corrects them as new sources.",
+    )
+    max_candidates: int = Field(
+        5, ge=1, description="Given sources tried for a claim its citations do not support."
+    )
+    remove_below: float = Field(
+        0.02,
+        ge=0,
+        le=1,
+        description="A citation whose source gives its claim P(supported) under this, and no "
+        "source supports it, is removed.",
+    )
+
+
 class PipelineConfig(_Cfg):
     """The whole pipeline, as saved beside every index, checkpoint and evaluation run."""
 
@@ -326,6 +346,7 @@ class PipelineConfig(_Cfg):
     editor: EditorConfig = Field(default_factory=EditorConfig)
     revision: RevisionConfig = Field(default_factory=RevisionConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    citations: CitationsConfig = Field(default_factory=CitationsConfig)
 
     @model_validator(mode="after")
     def _llm_needed(self) -> PipelineConfig:

@@ -175,6 +175,30 @@ def _cmd_edit(args: argparse.Namespace) -> int:
     return _emit(report, _report_file(args.out, "edit"))
 
 
+def _add_check(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser(
+        "check", help="latency of purr check and citation repair: 6-sentence answer, 5 sources"
+    )
+    p.add_argument("--runs", type=int, default=5, help="timed runs after a warm-up (default 5)")
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    _out_flag(p, "check")
+    p.set_defaults(handler=_cmd_check)
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from training.bench_check import bench_check, plot
+
+    if args.runs < 1:
+        raise ValueError(f"--runs must be >= 1, got {args.runs}")
+    report = bench_check(args.config, args.overrides, args.runs)
+    out = _report_file(args.out, "check")
+    code = _emit(report, out)
+    if out is not None:
+        plot(report, out.with_suffix(".png"))
+    return code
+
+
 def _add_serve(bsub: argparse._SubParsersAction) -> None:
     p = bsub.add_parser("serve", help="load test of purr serve on loopback (concurrent clients)")
     p.add_argument("--clients", type=int, default=16)
@@ -312,5 +336,5 @@ def register(sub, common) -> None:
     bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
     bsub = bench.add_subparsers(dest="bench", required=True)
     adders = (_add_retrieval, _add_research, _add_models, _add_serve, _add_cold, _add_batch)
-    for add in (*adders, _add_crash):
+    for add in (*adders, _add_crash, _add_check):
         add(bsub)

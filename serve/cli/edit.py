@@ -42,6 +42,12 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "title?, url?}): check each citation and repair what they do not support",
     )
     p.add_argument(
+        "--research-uncited",
+        action="store_true",
+        help="with sources: research the claims they cannot settle in the index and cite what "
+        "is found as new sources (citations.research)",
+    )
+    p.add_argument(
         "--input", default=None, help="JSONL rows {id, text, context?, evidence?, sources?}"
     )
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
@@ -73,6 +79,8 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.input is not None and args.output is None:
         raise ValueError("--input needs --output FILE for the results")
     overrides = list(args.overrides)
+    if args.research_uncited:
+        overrides.append("citations.research=true")
     if args.editor:
         overrides = [*editor_overrides(args.editor), *overrides]
     cfg = load_config(args.config, overrides)

@@ -147,3 +147,22 @@ def test_bad_sources_are_clear_errors(pipeline, sources, message):
 def test_evidence_and_sources_together_are_refused(pipeline):
     with pytest.raises(InputError, match="either evidence or sources"):
         pipeline.edit("The tower is in Paris [1].", evidence=[TOWER], sources=SOURCES)
+
+
+def test_claims_the_sources_cannot_settle_are_researched_and_cited_as_new_sources(built_index):
+    cfg = load_config("default", ["citations.research=true"])
+    pipe = Pipeline(Components(cfg, index_path=built_index, progress=False))
+    text = (
+        "Mount Everest is 8,849 metres high [4]. "
+        "Neil Armstrong and Buzz Aldrin landed on the Moon with Apollo 11 [4]."
+    )
+    result = pipe.edit(text, sources=[SOURCES[3]])  # id 4
+    assert result.revised.startswith("Mount Everest is 8,849 metres high [4]. ")
+    change = result.citations.changes[0]
+    assert change.sentence == 1 and change.action == "replaced"
+    assert change.before == ("4",) and change.after == ("5",)  # after the given id 4
+    assert "research found it" in change.reason
+    added = result.citations.added_sources
+    assert [a.id for a in added] == ["5"] and "Apollo 11" in added[0].text
+    assert result.revised.endswith("with Apollo 11 [5].")
+    assert any(e.id == "5" and e.source == "research" for e in result.evidence)

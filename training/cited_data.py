@@ -56,7 +56,9 @@ def _clean(sentence: str) -> str:
     return detokenize(sentence).strip()
 
 
-def clapnq_rows(path: Path, n: int, seed: int, progress: bool = True) -> list[dict[str, Any]]:
+def clapnq_rows(
+    path: Path, n: int, seed: int, progress: bool = True, faults: tuple[str, ...] = FAULTS
+) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     raw = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     raw = [r for r in raw if r.get("output") and r["output"][0].get("answer") and r["passages"]]
@@ -92,7 +94,7 @@ def clapnq_rows(path: Path, n: int, seed: int, progress: bool = True) -> list[di
         gold_id = str(order.index(0) + 1)
         wrong_id = str(order.index(1) + 1)
         style = "caret" if len(rows) % 2 else "bracket"
-        fault = FAULTS[len(rows) % len(FAULTS)]
+        fault = faults[len(rows) % len(faults)]
         at = rng.randrange(len(sentences))
         cited = [_cite(s, format_marker([gold_id], style)) for s in sentences]
         gold_text = " ".join(cited)
@@ -139,15 +141,18 @@ def clapnq_rows(path: Path, n: int, seed: int, progress: bool = True) -> list[di
     return rows
 
 
-def wice_rows(path: Path, n: int, seed: int) -> list[dict[str, Any]]:
+def wice_rows(
+    path: Path, n: int, seed: int, faults: tuple[str, ...] = ("correct", "unsupported")
+) -> list[dict[str, Any]]:
     """``n`` WiCE dev claims citing their article: half judged supported (``correct``), half
-    not or only partly supported (``unsupported``)."""
+    not or only partly supported (``unsupported``), or all of the one kind ``faults`` names."""
     rng = random.Random(seed)
     raw = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
     raw = [r for r in raw if str(r["id"]).startswith("dev")]
     rng.shuffle(raw)
-    good = [r for r in raw if r["label"] == "supported"][: n - n // 2]
-    bad = [r for r in raw if r["label"] != "supported"][: n // 2]
+    n_bad = 0 if "unsupported" not in faults else n if "correct" not in faults else n // 2
+    good = [r for r in raw if r["label"] == "supported"][: n - n_bad]
+    bad = [r for r in raw if r["label"] != "supported"][:n_bad]
     rows = []
     for r in sorted(good + bad, key=lambda r: r["id"]):
         article = r["premise"]
@@ -176,18 +181,33 @@ def wice_rows(path: Path, n: int, seed: int) -> list[dict[str, Any]]:
 
 
 def make_cited(
-    n: int = 200, seed: int = 0, wice: int = 60, data: Path = DATA, progress: bool = True
+    n: int = 200,
+    seed: int = 0,
+    wice: int = 60,
+    data: Path = DATA,
+    progress: bool = True,
+    faults: tuple[str, ...] = (*FAULTS, "unsupported"),
 ) -> list[dict[str, Any]]:
-    """``n`` CLAPnq rows and ``wice`` WiCE rows (see the module doc)."""
+    """``n`` CLAPnq rows and ``wice`` WiCE rows (see the module doc), the kinds in ``faults``
+    only."""
+    unknown = [f for f in faults if f not in (*FAULTS, "unsupported")]
+    if unknown or not faults:
+        raise ValueError(
+            f"faults {unknown or faults} unknown; choose from {', '.join(FAULTS)}, unsupported"
+        )
+    clap = tuple(f for f in faults if f in FAULTS)
+    wice_kinds = tuple(f for f in faults if f in ("correct", "unsupported"))
+    n = n if clap else 0
+    wice = wice if wice_kinds else 0
     path = data / "raw" / "clapnq" / "clapnq_dev_answerable.jsonl"
     if not path.is_file():
         raise ValueError(f"{path}: not found; pass --data DIR (the folder that holds raw/)")
-    rows = clapnq_rows(path, n, seed, progress)
+    rows = clapnq_rows(path, n, seed, progress, clap) if n else []
     if wice:
         wpath = data / "nli" / "wice_claim.jsonl"
         if not wpath.is_file():
             raise ValueError(f"{wpath}: not found; pass --wice 0 or --data DIR")
-        rows += wice_rows(wpath, wice, seed)
+        rows += wice_rows(wpath, wice, seed, wice_kinds)
     return rows
 
 

@@ -157,9 +157,9 @@ def _role(doc: Any, slot: Slot) -> tuple[str, str]:
         return "", ""
     root = span.root
     head = root.head
-    while head.pos_ == "ADP" and head.head is not head:  # "completed in ___": the verb
+    while head.pos_ == "ADP" and head.head.i != head.i:  # "completed in ___": the verb
         head = head.head
-    return root.dep_, head.lemma_.lower() if head is not root else ""
+    return root.dep_, head.lemma_.lower() if head.i != root.i else ""
 
 
 class _Reader:

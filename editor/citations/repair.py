@@ -293,7 +293,7 @@ class CitationRepairer:
                     src = against[0][3]
                     span = getattr(against[0][2], "evidence_sentence", None) or src.text
                     plans[i] = _Plan(
-                        "revise", (), f"source {src.id} contradicts it", (src,), (span,)
+                        "revise", (src.id,), f"source {src.id} contradicts it", (src,), (span,)
                     )
                 else:
                     plans[i] = _Plan("uncited", (), "no given source supports it")

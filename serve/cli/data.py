@@ -244,6 +244,11 @@ def register(sub, common) -> None:
     p.add_argument(
         "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
     )
+    p.add_argument(
+        "--faults",
+        default="correct,wrong_source,missing_citation,contradicted,unsupported",
+        help="comma-separated kinds of rows to make (rotated; default all)",
+    )
     p.set_defaults(handler=_cmd_cited)
     add_make_parser(dsub)
     add_querygen_parser(dsub)
@@ -256,7 +261,10 @@ def _cmd_cited(args) -> int:
 
     if args.n < 0 or args.wice < 0 or args.n + args.wice < 1:
         raise ValueError("--n and --wice must be >= 0 and not both 0")
-    rows = make_cited(args.n, args.seed, args.wice, Path(args.data) if args.data else DATA)
+    faults = tuple(f.strip() for f in args.faults.split(",") if f.strip())
+    rows = make_cited(
+        args.n, args.seed, args.wice, Path(args.data) if args.data else DATA, faults=faults
+    )
     out = Path(args.out)
     write_text(out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     kinds = Counter(f"{r['dataset']}:{r['fault']}" for r in rows)

@@ -143,3 +143,20 @@ def test_python_wrapper_sync_and_async(pipeline):
     areply = asyncio.run(revise_replies(achat, pipeline, citations="none")(ASK))
     assert areply.content == RIGHT
     assert revise_replies(lambda m: "", pipeline)(ASK).result.status == "degraded"
+
+
+def test_reply_citing_given_sources_is_repaired_against_them(purr_url):
+    sources = [
+        {"id": 1, "title": "Eiffel Tower", "text": "The Eiffel Tower in Paris is 330 metres tall."},
+        {"id": 2, "title": "Mount Everest", "text": "Mount Everest is 8,849 metres high."},
+    ]
+    reply = _client(purr_url).chat.completions.create(
+        model=MODEL, messages=ASK, max_tokens=24, extra_body={"purr": {"sources": sources}}
+    )
+    content = reply.choices[0].message.content
+    purr = reply.to_dict()["purr"]
+    assert purr["original"] == WRONG
+    assert content == purr["revised"] == "The Eiffel Tower is 330 metres tall [1]."
+    assert "Sources:" not in content  # the reply cites the caller's sources, not purr's list
+    [change] = purr["citations"]["changes"]
+    assert change["action"] == "revised" and change["after"] == ["1"]

@@ -215,3 +215,76 @@ def run(
 
 def _read(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
+def evaluate_evidence_row(pipeline: Any, row: dict[str, Any]) -> dict[str, Any]:
+    """One row through ``purr edit --evidence`` (the sources as plain evidence, no citation
+    repair): whether the text came back unchanged and every marker kept."""
+    from editor.citations.document import parse_markers
+
+    ids = [str(s["id"]) for s in row["sources"]]
+    result = pipeline.edit(row["text"], evidence=[s["text"] for s in row["sources"]])
+    before = sorted(m.text for m in parse_markers(row["text"], ids))
+    after = sorted(m.text for m in parse_markers(result.revised, ids))
+    return {
+        "id": row["id"],
+        "dataset": row.get("dataset"),
+        "fault": row["fault"],
+        "status": result.status,
+        "unchanged": result.revised == row["text"],
+        "markers_kept": before == after,
+        "text": row["text"],
+        "revised": result.revised,
+    }
+
+
+def run_evidence(
+    pipeline: Any, rows: Sequence[dict[str, Any]], out: Path, stop: Any = None
+) -> dict[str, Any]:
+    """``evaluate_evidence_row`` over the rows (resumable), then ``metrics.json``: per kind the
+    share unchanged and the share with every marker kept."""
+    from contextlib import nullcontext
+
+    from retrieval.files import GracefulStop, RowJournal, write_text
+
+    out.mkdir(parents=True, exist_ok=True)
+    guard = GracefulStop() if stop is None else nullcontext(stop)
+    with RowJournal(out / "results.jsonl") as journal, guard as stop:
+        for row in tqdm(list(journal.pending(rows, key=lambda r: r["id"])), desc="eval edits"):
+            if stop.requested:
+                break
+            journal.write(evaluate_row_safely(pipeline, row))
+    if stop.requested:
+        return {"interrupted": True, "done": journal.written}
+    wanted = {r["id"] for r in rows}
+    results = [r for r in _read(out / "results.jsonl") if r["id"] in wanted]
+    by: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        by[f"{r['dataset']}:{r['fault']}"].append(r)
+    metrics = {
+        k: {
+            "rows": len(v),
+            "unchanged": round(sum(r["unchanged"] for r in v) / len(v), 4),
+            "markers_kept": round(sum(r["markers_kept"] for r in v) / len(v), 4),
+        }
+        for k, v in sorted(by.items())
+    }
+    write_text(out / "metrics.json", json.dumps(metrics, indent=2))
+    return metrics
+
+
+def evaluate_row_safely(pipeline: Any, row: dict[str, Any]) -> dict[str, Any]:
+    from editor.pipeline import InputError
+
+    try:
+        return evaluate_evidence_row(pipeline, row)
+    except InputError as e:
+        return {
+            "id": row["id"],
+            "dataset": row.get("dataset"),
+            "fault": row["fault"],
+            "status": "error",
+            "error": str(e),
+            "unchanged": True,
+            "markers_kept": True,
+        }

@@ -120,9 +120,22 @@ def _set_markers(
     known: Sequence[str],
 ) -> str:
     """``segment`` citing ``keep_ids`` (markers naming only those stay as they are) plus
-    ``new_ids``: other markers are removed with the space before them, the new ones added."""
+    ``new_ids``: the first marker that names none of ``keep_ids`` is rewritten in place to name
+    the new ids (the text's own placement kept), other markers are removed with the space before
+    them, and new ids with no marker to take over are added at the end.
+
+    >>> _set_markers("It is tall.[^2] Yes.", [], ["3"], "caret", False, ["2", "3"])
+    'It is tall.[^3] Yes.'
+    """
     out = segment
-    for m in reversed(parse_markers(segment, known)):
+    if new_ids:
+        takeover = next(
+            (m for m in parse_markers(out, known) if not any(i in keep_ids for i in m.ids)), None
+        )
+        if takeover is not None:
+            out = out[: takeover.start] + format_marker(list(new_ids), style) + out[takeover.end :]
+            keep_ids, new_ids = [*keep_ids, *new_ids], ()
+    for m in reversed(parse_markers(out, known)):
         ids = [i for i in m.ids if i in keep_ids]
         if len(ids) == len(m.ids):
             continue

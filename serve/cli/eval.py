@@ -292,6 +292,13 @@ def _add_citations(esub, common) -> None:
     p.add_argument("data", help="JSONL rows of `purr data cited`")
     p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
     p.add_argument("--limit", type=int, default=None, help="first N rows only")
+    p.add_argument(
+        "--via",
+        choices=("sources", "evidence"),
+        default="sources",
+        help="sources: check and repair (default); evidence: plain `purr edit --evidence` with "
+        "the sources as evidence (unchanged share, markers kept)",
+    )
     common(p)
     p.set_defaults(handler=_cmd_citations)
 
@@ -312,6 +319,13 @@ def _cmd_citations(args: argparse.Namespace) -> int:
     rows = rows[: args.limit] if args.limit else rows
     pipeline = Pipeline(Components(load_config(args.config, list(args.overrides))))
     pipeline.prepare(research=False)
+    if args.via == "evidence":
+        from training.cited_eval import run_evidence
+
+        with GracefulStop() as stop:
+            metrics = run_evidence(pipeline, rows, Path(args.out), stop=stop)
+        print(json.dumps(metrics, indent=2))
+        return interrupted(stop, metrics["done"]) if metrics.get("interrupted") else 0
     cfg = pipeline.cfg
     repairer = CitationRepairer(
         CitationChecker(pipeline.attribution, cfg.attribution.threshold), pipeline.editor

@@ -151,6 +151,13 @@ def test_eval_citations_and_nuggets_commands(tmp_path):
     assert (out / "citations.png").stat().st_size > 10_000
     assert len((out / "results.jsonl").read_text().splitlines()) == 3
 
+    ev = tmp_path / "evidence"
+    r = run_purr(
+        "eval", "citations", str(data), "--via", "evidence", "--limit", "1", "--out", str(ev)
+    )
+    assert r.returncode == 0, r.stderr
+    assert json.loads((ev / "metrics.json").read_text())["t:correct"]["markers_kept"] == 1.0
+
     nug = tmp_path / "nuggets"
     r = run_purr("eval", "nuggets", str(EXAMPLE), "--out", str(nug))
     assert r.returncode == 0, r.stderr

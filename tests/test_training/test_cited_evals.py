@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
 from conftest import RESOURCES, SHARED_DATA
@@ -15,9 +14,15 @@ from helpers import run_purr
 from editor.attribution.base import build
 from editor.citations.check import CitationChecker
 from editor.citations.mafe import mafe, token_f1
-from editor.config import AttributionConfig
+from editor.config import AttributionConfig, load_config
+from editor.factory import Components
+from editor.pipeline import Pipeline
+from training.cited_eval import run_evidence
+from training.eval_attribution import load_dev_sets
 from training.factuality_eval import best_threshold, pearson, roc_auc
+from training.factuality_eval import run as run_factuality
 from training.nuggets import claims_absence, normalise, score_row, summarise
+from training.nuggets import run as run_nuggets
 
 EXAMPLE = RESOURCES / "nuggets_example.jsonl"
 
@@ -137,7 +142,7 @@ def _cited_rows() -> list[dict]:
     ]
 
 
-def test_eval_citations_and_nuggets_commands(tmp_path):
+def test_eval_citations_and_nuggets_commands(tmp_path, checker):
     data = tmp_path / "cited.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in _cited_rows()))
     out = tmp_path / "citations"
@@ -151,20 +156,22 @@ def test_eval_citations_and_nuggets_commands(tmp_path):
     assert (out / "citations.png").stat().st_size > 10_000
     assert len((out / "results.jsonl").read_text().splitlines()) == 3
 
-    ev = tmp_path / "evidence"
-    r = run_purr(
-        "eval", "citations", str(data), "--via", "evidence", "--limit", "1", "--out", str(ev)
+    # the same rows through plain `purr edit --evidence`: markers are never lost
+    pipeline = Pipeline(
+        Components(load_config("default"), progress=False), attribution=checker.model
     )
-    assert r.returncode == 0, r.stderr
-    assert json.loads((ev / "metrics.json").read_text())["t:correct"]["markers_kept"] == 1.0
+    ev = run_evidence(pipeline, _cited_rows()[:1], tmp_path / "evidence")
+    assert ev["t:correct"]["markers_kept"] == 1.0
 
     nug = tmp_path / "nuggets"
-    r = run_purr("eval", "nuggets", str(EXAMPLE), "--out", str(nug))
-    assert r.returncode == 0, r.stderr
-    m = json.loads((nug / "metrics.json").read_text())["all"]
+    rows = [json.loads(x) for x in EXAMPLE.read_text().splitlines()]
+    m = run_nuggets(checker, rows, nug, progress=False)["all"]
     assert m["nugget_recall"] == pytest.approx(5 / 6, abs=1e-4)
     assert m["sentence_precision"] == pytest.approx(4 / 7, abs=1e-4)
     assert (nug / "nuggets.png").stat().st_size > 10_000
+    assert run_nuggets(checker, rows, nug, progress=False) == json.loads(
+        (nug / "metrics.json").read_text()
+    )  # run again: every row is already there, nothing redone
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": 1, "text": "x"}\n')
@@ -192,7 +199,7 @@ def test_cited_dev_set_is_built_with_each_fault(tmp_path):
     random.Random(0).shuffle(rows)  # the rows stand alone: any order, any subset
 
 
-def test_factuality_command_on_a_tiny_labelled_set(tmp_path):
+def test_factuality_agreement_on_a_tiny_labelled_set(tmp_path, checker):
     data = tmp_path / "data"
     (data / "nli-extra").mkdir(parents=True)
     rows = []
@@ -209,9 +216,19 @@ def test_factuality_command_on_a_tiny_labelled_set(tmp_path):
         )
     (data / "nli-extra" / "qags.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "fact"
-    r = run_purr("eval", "factuality", "--sets", "qags", "--data", str(data), "--out", str(out))
-    assert r.returncode == 0, r.stderr
-    m = json.loads((out / "metrics.json").read_text())["qags"]
+    sets = load_dev_sets(data, ["qags"])
+    m = run_factuality(checker.model, sets, out)["qags"]
     assert m["rows"] == 6 and m["mafe"]["roc_auc"] == 1.0
     assert (out / "factuality.png").is_file()
-    assert Path(out / "results.jsonl").read_text().count("\n") == 6
+    assert (out / "results.jsonl").read_text().count("\n") == 6
+    r = run_purr(
+        "eval",
+        "factuality",
+        "--sets",
+        "qags",
+        "--data",
+        str(tmp_path / "nowhere"),
+        "--out",
+        str(out),
+    )
+    assert r.returncode == 2 and "does not exist" in r.stderr

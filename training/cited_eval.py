@@ -172,7 +172,7 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("share")
     ax.set_title("purr check / repair on cited answers with known faults")
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     save_png(fig, path)
     plt.close(fig)

@@ -144,9 +144,21 @@ def _ranges(spans: list[Slot], text: str) -> list[Slot]:
     return out
 
 
+_AGE = re.compile(
+    r"\b(?:(?:the\s+)?age\s+of\s+\d+|\d+\s*(?:-\s*)?years?(?:\s*-\s*|\s+)old)\b", re.I
+)
+
+
 def _kind(kind: str, text: str, whole: str, end: int) -> str:
     """A "date" that is a number with a unit after it ("1571 mi", "72 mi" as NER labels them
-    beside a distance) is a number."""
+    beside a distance) is a number; so is an age ("the age of 78", "78 years old"), which NER
+    labels a date.
+
+    >>> _kind("date", "the age of 78", "died at the age of 78", 21)
+    'number'
+    """
+    if kind == "date" and _AGE.search(text):
+        return "number"
     if kind != "date" or not re.fullmatch(r"[\d,.]+(?:\s*[^\W\d_]+)?", text.strip()):
         return kind
     q = quantity(text, whole[end : end + 20])

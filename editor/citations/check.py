@@ -53,6 +53,8 @@ class SourceVerdict:
     p_supported: float
     span: str
     reason: str
+    values: tuple[str, str] | None = None
+    """for a contradiction that names a slot: (what the claim states, what the source states)"""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -282,7 +284,9 @@ class CitationChecker:
 
         checks = []
         for i, (s, claim) in enumerate(zip(doc.sentences, claims, strict=True)):
-            checks.append(self._sentence(i, s, claim, by_id, scores, slots, index, supports))
+            checks.append(
+                self._sentence(i, s, claim, by_id, scores, slots, index, supports, standalone[i])
+            )
         precision, recall = citation_scores(
             [
                 (c.citations != () or claim, c.supported, c.precise)
@@ -295,7 +299,9 @@ class CitationChecker:
         )
         return CheckResult(text, tuple(checks), precision, recall, unknown, warnings)
 
-    def _sentence(self, i, s: CitedSentence, claim: bool, by_id, scores, slots, index, supports):
+    def _sentence(
+        self, i, s: CitedSentence, claim: bool, by_id, scores, slots, index, supports, text=""
+    ):
         cited = tuple(c for c in s.citations if c in by_id)
         verdicts = []
         for c in cited:
@@ -304,7 +310,12 @@ class CitationChecker:
             reason = _reason(label, scores[k], slots[k])
             named = getattr(slots[k], "evidence_sentence", None)
             span = named or best_span(s.claim, by_id[c].text)
-            verdicts.append(SourceVerdict(c, label, scores[k].supported, span, reason))
+            values = None
+            sl = slots[k]
+            if label == "contradicts" and getattr(sl, "names_a_difference", False):
+                a, b = sl.claim_span
+                values = (text[a:b], sl.evidence_span or "")
+            verdicts.append(SourceVerdict(c, label, scores[k].supported, span, reason, values))
         together = supports(i, cited)
         precise = [False] * (len(s.citations) - len(cited))  # markers that name no source
         for c, v in zip(cited, verdicts, strict=True):

@@ -22,6 +22,7 @@ placed where the text puts them (before or after the closing punctuation).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -83,6 +84,39 @@ class _Plan:
     reason: str = ""
     against: tuple[Source, ...] = ()
     spans: tuple[str, ...] = ()
+    values: tuple[tuple[str, str], ...] = ()
+    """the contradictions' named slots: (what the claim states, what the source states)"""
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def local_edit(before: str, after: str, values: Sequence[tuple[str, str]] = ()) -> bool:
+    """Whether a revision is one local substitution: one changed stretch of at most 6 words
+    replaced by at most 8 (no reordering, no bare deletion) that, when the contradiction named
+    what the source states, writes some of it.
+
+    >>> local_edit("It opened in 1887.", "It opened in 1889.", [("1887", "1889")])
+    True
+    >>> local_edit("In 1983 he sang it.", "He sang it in 1983.")
+    False
+    >>> local_edit("He died at the age of 78.", "He died at 4:14 PM.", [("the age of 78", "78")])
+    False
+    """
+    a = [t.lower() for t in _TOKEN.findall(before)]
+    b = [t.lower() for t in _TOKEN.findall(after)]
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 1:
+        return not ops
+    _, i1, i2, j1, j2 = ops[0]
+    if i2 - i1 > 6 or j2 - j1 > 8 or j1 == j2:
+        return False
+    wanted = {t.lower() for _, source in values for t in _TOKEN.findall(source)}
+    return not wanted or bool(wanted & set(b[j1:j2]))
 
 
 _END = re.compile(r"([.!?…]+[\"')\]]*)?(\s*)$")
@@ -238,6 +272,8 @@ class CitationRepairer:
                     reason = (
                         "the revision was not kept: its sources do not support it"
                         if i in undo
+                        else plan.reason
+                        if "not a local correction" in plan.reason
                         else f"{plan.reason}; no revision was found"
                     )
             after_ids = tuple(
@@ -299,6 +335,7 @@ class CitationRepairer:
                     f"{'s' if len(contra) == 1 else ''} it: {contra[0].reason}",
                     tuple(by_id[v.source_id] for v in contra),
                     tuple(v.span for v in contra),
+                    tuple(v.values for v in contra if v.values),
                 )
             elif not c.citations:
                 against = [f for f in found[i] if f[0] == "contradicts"]
@@ -401,6 +438,12 @@ class CitationRepairer:
             for src, span in zip(plan.against, plan.spans, strict=True)
         ]
         new_core, steps = self.reviser.revise(core, evidence, context)
+        if new_core != core and not local_edit(core, new_core, plan.values):
+            plan.reason += (
+                f"; the revision ({new_core!r}) was not a local correction of what the source "
+                "states otherwise, so it was not kept"
+            )
+            return s.text, steps  # do no harm: a reordering or a rewrite is not a correction
         if new_core == core:
             return s.text, steps
         return restore(p, new_core + tail), steps

@@ -231,7 +231,13 @@ def show(result: EditResult, console=None) -> None:
     console.print("\n[bold]revised[/]")
     console.print(escape(cited_text(result)), highlight=False)
     report = result.report
-    if report is not None and report.evidence_ids:
+    if result.citations is not None:  # the text's own sources, under their own ids
+        console.print("\n[bold]sources[/]")
+        for e in result.evidence:
+            title = f"{e.title}: " if e.title else ""
+            label = escape(f"[{e.id}]")
+            console.print(f"{label} [cyan]{escape(title)}[/]{escape(e.text)}", highlight=False)
+    elif report is not None and report.evidence_ids:
         console.print("\n[bold]evidence[/]")
         by_id = {e.id: e for e in result.evidence}
         for i, eid in enumerate(report.evidence_ids, 1):

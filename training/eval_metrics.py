@@ -75,6 +75,44 @@ def _p50_p95(values: Sequence[float]) -> dict[str, float]:
     }
 
 
+def _mafe(records: Sequence[EvalRecord]) -> dict[str, Any] | None:
+    """QA-based factuality (MAFE) of the original and the revision: precision against the
+    evidence the row was edited with, and, where the row has a reference, its recall."""
+    from editor.citations.mafe import mafe
+
+    rows = [r for r in records if r.result.evidence and r.result.status != "degraded"]
+    if not rows:
+        return None
+    scores: dict[str, list[float]] = {k: [] for k in ("p_before", "p_after", "r_before", "r_after")}
+    for r in rows:
+        evidence = [e.text for e in r.result.evidence]
+        before = mafe(r.result.original, evidence, r.reference)
+        after = (
+            before
+            if r.result.revised == r.result.original
+            else mafe(r.result.revised, evidence, r.reference)
+        )
+        for key, value in (
+            ("p_before", before.precision),
+            ("p_after", after.precision),
+            ("r_before", before.recall),
+            ("r_after", after.recall),
+        ):
+            if value is not None:
+                scores[key].append(value)
+
+    def mean(xs: list[float]) -> float | None:
+        return round(float(np.mean(xs)), 4) if xs else None
+
+    return {
+        "rows": len(rows),
+        "precision_before": mean(scores["p_before"]),
+        "precision_after": mean(scores["p_after"]),
+        "recall_before": mean(scores["r_before"]),
+        "recall_after": mean(scores["r_after"]),
+    }
+
+
 def summarise(records: Sequence[EvalRecord]) -> dict[str, Any]:
     """Corpus-level metrics; ``f1_ap`` (harmonic mean of mean attribution after and mean
     preservation, as RARR/PURR report it) is primary."""
@@ -127,6 +165,9 @@ def summarise(records: Sequence[EvalRecord]) -> dict[str, Any]:
     planted = [r for r in records if r.planted is not None and r.result.status != "degraded"]
     if planted:
         out["planted"] = planted_scores(planted)
+    mafe_scores = _mafe(records)
+    if mafe_scores:
+        out["mafe"] = mafe_scores
     with_ref = [(r.result, r.reference) for r in records if r.reference is not None]
     if with_ref:
         closer = [levenshtein_closer(r.original, r.revised, ref) for r, ref in with_ref]

@@ -128,6 +128,10 @@ def test_eval_command_identity_and_oracle_resumable(tiny_nli, built_index, tmp_p
                 and metrics["reference"]["closer_relative"] == 0.5
             )
             assert metrics["edit_categories"]["unchanged"] == 0.5
+            # QA-based factuality: "1899" answered "1889" by the evidence, then fixed
+            qa = metrics["mafe"]
+            assert qa["rows"] == 2 and qa["precision_after"] > qa["precision_before"]
+            assert qa["recall_after"] > qa["recall_before"]
         r = purr(
             "eval", str(data), "--out", str(out), "--editor", editor, *sets
         )  # resume: nothing redone

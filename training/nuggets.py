@@ -22,9 +22,10 @@ nugget (rewarded); 4 needs no citation and has none (left out); 5 a claim with n
 unknown and a nugget records that absence (rewarded: it shares two content words or more with
 the nugget's question); 8 says so and none does (penalised).
 
-Sentence precision = rewarded / (sentences - left out); nugget recall = supported nuggets / all
-nuggets (an ``absent`` nugget counts when a sentence of outcome 7 reports it); a nugget counts
-once however many sentences report it.
+Sentence precision = rewarded / (sentences - left out). Nugget recall (ARGUE's, also written
+``supported_nugget_recall``) = supported nuggets / all nuggets, an ``absent`` nugget counting
+when a sentence of outcome 7 reports it; ``answered_recall`` counts the nuggets answered with or
+without a supporting citation. A nugget counts once however many sentences report it.
 """
 
 from __future__ import annotations
@@ -239,6 +240,9 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
         "nuggets": results,
         "sentence_precision": rewarded / counted if counted else None,
         "nugget_recall": sum(r["supported"] for r in results) / len(results) if results else None,
+        "supported_nugget_recall": (
+            sum(r["supported"] for r in results) / len(results) if results else None
+        ),
         "answered_recall": sum(r["answered"] for r in results) / len(results) if results else None,
         "contradicted": sum(r["contradicted"] for r in results),
         "rewarded": rewarded,
@@ -260,6 +264,9 @@ def summarise(results: Sequence[dict[str, Any]], group: str | None = None) -> di
             "rows": len(rows),
             "nuggets": len(nug),
             "nugget_recall": round(sum(n["supported"] for n in nug) / len(nug), 4) if nug else None,
+            "supported_nugget_recall": (
+                round(sum(n["supported"] for n in nug) / len(nug), 4) if nug else None
+            ),
             "answered_recall": (
                 round(sum(n["answered"] for n in nug) / len(nug), 4) if nug else None
             ),

@@ -1,0 +1,1 @@
+"""Research on the open web: search providers, page fetching, main-text extraction."""

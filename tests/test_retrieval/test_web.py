@@ -1,0 +1,134 @@
+"""Web research parts against a real loopback HTTP server: each provider's documented request
+and response, keys sent where the provider wants them and never shown, pages fetched under
+their limits (redirects, non-pages, huge, slow, 429 with Retry-After, 500), and the main text
+extracted and cut into windows with offsets."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+from llm_helpers import serve
+from web_helpers import KEY, PAGES, create_web_app
+
+from retrieval.config import ChunkingConfig
+from retrieval.web.extract import PageText, extract_main_text, page_snippets
+from retrieval.web.fetch import PageFetcher
+from retrieval.web.providers import PROVIDERS, WebSearchError, make_provider
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def web():
+    app = create_web_app()
+    with serve(app) as url:
+        yield url, app
+
+
+@pytest.mark.parametrize("name", PROVIDERS)
+def test_each_provider_speaks_its_format(web, name):
+    url, app = web
+    provider = make_provider(name, f"{url}/{name}", None if name == "searxng" else KEY)
+    results = provider.search("who built the Eiffel Tower", n=3)
+    assert [r.rank for r in results] == [0, 1, 2]
+    assert results[0].url == f"{url}/pages/eiffel" and results[0].title.startswith("Eiffel")
+    assert "1887" in results[0].snippet and results[0].provider == name
+    method, path, headers, query, body = app.state.requests[-1]
+    if name == "searxng":
+        assert method == "GET" and "format=json" in query
+    elif name == "brave":
+        assert headers["x-subscription-token"] == KEY and "count=3" in query
+    elif name == "serper":
+        assert method == "POST" and headers["x-api-key"] == KEY and json.loads(body)["num"] == 3
+    else:
+        assert headers["authorization"] == f"Bearer {KEY}" and json.loads(body)["max_results"] == 3
+
+
+@pytest.mark.parametrize("name", ["brave", "serper", "tavily"])
+def test_a_wrong_or_missing_key_is_a_clear_error_that_never_shows_the_key(web, name):
+    url, _ = web
+    with pytest.raises(WebSearchError, match="check the API key") as bad:
+        make_provider(name, f"{url}/{name}", "wrong-key").search("x")
+    assert bad.value.status == 401 and "wrong-key" not in str(bad.value)
+    with pytest.raises(WebSearchError, match="needs an API key: set PURR_"):
+        make_provider(name, f"{url}/{name}", None).search("x")
+
+
+def test_the_key_is_redacted_even_when_a_server_echoes_it(web):
+    url, _ = web
+    provider = make_provider("brave", f"{url}/echo-key#", KEY)  # an odd URL that answers 401
+    with pytest.raises(WebSearchError) as err:
+        provider.search("x")
+    assert KEY not in str(err.value)
+    unreachable = make_provider("serper", "http://127.0.0.1:9", KEY, retries=0)
+    with pytest.raises(WebSearchError, match="unreachable") as err:
+        unreachable.search("x")
+    assert KEY not in str(err.value)
+
+
+def test_unknown_provider_names_the_choices():
+    with pytest.raises(ValueError, match="searxng, brave, serper, tavily"):
+        make_provider("bing")
+
+
+def test_pages_are_fetched_under_their_limits(web):
+    url, _ = web
+    waits: list[float] = []
+    fetcher = PageFetcher(timeout_s=1.0, max_bytes=100_000, retries=1, sleep=waits.append)
+    pages = fetcher.fetch_many(
+        [
+            f"{url}/pages/eiffel",
+            f"{url}/redirect",
+            f"{url}/file.pdf",
+            f"{url}/huge",
+            f"{url}/broken",
+            f"{url}/loop",
+            "ftp://example.org/x",
+        ]
+    )
+    ok, moved, pdf, huge, broken, loop, ftp = pages
+    assert ok.error is None and "Gustave Eiffel" in ok.body and ok.fetched_at.endswith("+00:00")
+    assert moved.error is None and moved.final_url == f"{url}/pages/eiffel"
+    assert pdf.body is None and "application/pdf" in pdf.error
+    assert huge.truncated and len(huge.body) <= 100_000
+    assert broken.body is None and broken.status == 500 and broken.error == "HTTP 500"
+    assert loop.error == "more than 5 redirects"
+    assert ftp.error == "not an http(s) URL"
+    assert 1.0 in waits  # the 500 was retried after backoff
+
+
+def test_429_is_retried_after_retry_after_and_slow_pages_time_out(web):
+    url, _ = web
+    waits: list[float] = []
+    fetcher = PageFetcher(timeout_s=1.0, retries=2, sleep=waits.append)
+    page = fetcher.fetch(f"{url}/rate")
+    assert page.error is None and "Eiffel" in page.body and waits == [1.0]
+    slow = PageFetcher(timeout_s=0.5, retries=0).fetch(f"{url}/slow")
+    assert slow.body is None and "Timeout" in slow.error
+
+
+def test_main_text_is_extracted_and_cut_into_windows_with_offsets(web):
+    url, _ = web
+    page = PageFetcher().fetch(f"{url}/pages/eiffel")
+    title, text = extract_main_text(page.body, page.final_url)
+    assert "330 metres" in text and "Gustave Eiffel" in text
+    for boilerplate in ("Subscribe", "cookies", "Buy tickets", "Privacy policy"):
+        assert boilerplate not in text
+    snippets = page_snippets(
+        PageText(page.final_url, title, text), ChunkingConfig(window=2, stride=2)
+    )
+    assert len(snippets) >= 2 and all(s.url == page.final_url for s in snippets)
+    for s in snippets:  # a citation can point into the page
+        assert text[s.start : s.end] == s.text
+    assert len({s.doc_id for s in snippets}) == 1
+
+
+@pytest.mark.skipif(not PAGES.is_dir(), reason="needs ../shared/data/web/pages")
+def test_real_saved_pages_keep_their_article(web):
+    url, _ = web
+    page = httpx.get(f"{url}/pages/saved/en.wikipedia.org.tsne.html", timeout=10)
+    title, text = extract_main_text(page.text)
+    assert "t-distributed stochastic neighbor embedding" in text.lower()
+    assert len(text) > 2000 and "Privacy policy" not in text

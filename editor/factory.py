@@ -69,7 +69,8 @@ def first_use_work(components: Components, research: bool = True) -> list[FirstU
     cfg, settings = components.cfg, components.settings
     work: list[FirstUse] = []
     index = settings.index_dir
-    if research and components.index_path is None and not (index / CONFIG_FILE).exists():
+    local = cfg.research.source != "web"
+    if research and local and components.index_path is None and not (index / CONFIG_FILE).exists():
         work.append(
             FirstUse(
                 DEFAULT_INDEX_WORK.format(path=index),
@@ -121,7 +122,9 @@ class Components:
 
     def load_research_models(self) -> None:
         """Open the index and load the research models now (otherwise first use does)."""
-        encoder = self.index.encoder if self.index.dense is not None else None
+        encoder = None
+        if self.cfg.research.source != "web" and self.index.dense is not None:
+            encoder = self.index.encoder
         for part in (encoder, self.reranker, self.querygen):
             load = getattr(part, "load", None)
             if callable(load):
@@ -158,9 +161,49 @@ class Components:
         return build_querygen(self.cfg.querygen, self.llm if needs_llm else None)
 
     @cached_property
+    def web(self):
+        """The web retriever of ``cfg.web`` (provider, page fetcher, extraction)."""
+        from retrieval.web.fetch import PageFetcher
+        from retrieval.web.providers import make_provider
+        from retrieval.web.retriever import WebRetriever
+
+        w = self.cfg.web
+        provider = make_provider(
+            w.provider,
+            w.url,
+            self.settings.web_key(w.provider),
+            timeout_s=w.timeout_s,
+            retries=w.retries,
+        )
+        fetcher = (
+            PageFetcher(
+                timeout_s=w.timeout_s,
+                max_bytes=w.max_bytes,
+                concurrency=w.concurrency,
+                per_host=w.per_host,
+                retries=w.retries,
+            )
+            if w.fetch
+            else None
+        )
+        return WebRetriever(provider, fetcher, self.cfg.index.chunking, w.results)
+
+    @cached_property
+    def retriever(self):
+        """What research searches: the index, the web, or both fused (``research.source``)."""
+        source = self.cfg.research.source
+        if source == "index":
+            return self.index
+        if source == "web":
+            return self.web
+        from retrieval.web.retriever import CombinedRetriever
+
+        return CombinedRetriever(self.index, self.web, self.cfg.search.rrf_k)
+
+    @cached_property
     def researcher(self) -> Researcher:
         return Researcher(
-            self.index, self.querygen, self.reranker, self.cfg.research, self.cfg.search
+            self.retriever, self.querygen, self.reranker, self.cfg.research, self.cfg.search
         )
 
 

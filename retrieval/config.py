@@ -132,3 +132,26 @@ class IndexConfig(_Cfg):
     title_in_passage: bool = Field(
         True, description="Index 'title. snippet' so a window keeps its document's subject."
     )
+
+
+class WebConfig(_Cfg):
+    """Web research (``research.source`` web or both): the search provider and page fetching.
+    Keys come from ``PURR_<PROVIDER>_API_KEY``, never from here."""
+
+    provider: Literal["searxng", "brave", "serper", "tavily"] = Field(
+        "searxng", description="Search provider."
+    )
+    url: str | None = Field(
+        None,
+        description="The provider's base URL (SearXNG: where /search answers; default: the "
+        "hosted API's own, or http://127.0.0.1:8888 for SearXNG).",
+    )
+    results: int = Field(5, ge=1, le=50, description="Search results per query.")
+    fetch: bool = Field(
+        True, description="Fetch and extract result pages (false: the provider's snippets only)."
+    )
+    timeout_s: float = Field(10.0, gt=0, description="Timeout of each search or fetch request.")
+    max_bytes: int = Field(2_000_000, ge=1000, description="Largest page body read.")
+    concurrency: int = Field(8, ge=1, description="Page fetches in flight at once.")
+    per_host: int = Field(2, ge=1, description="Page fetches in flight to one host.")
+    retries: int = Field(2, ge=0, le=10, description="Retries on 429 and 5xx (Retry-After kept).")

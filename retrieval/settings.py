@@ -35,6 +35,18 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(
         default=None, description="API key sent as a bearer token to the LLM server."
     )
+    brave_api_key: str | None = Field(
+        default=None, description="Brave Search API key (web.provider=brave)."
+    )
+    serper_api_key: str | None = Field(
+        default=None, description="Serper API key (web.provider=serper)."
+    )
+    tavily_api_key: str | None = Field(
+        default=None, description="Tavily API key (web.provider=tavily)."
+    )
+    searxng_api_key: str | None = Field(
+        default=None, description="Optional key for a SearXNG behind an authenticating proxy."
+    )
     threads: int = Field(
         default=0,
         ge=0,
@@ -46,6 +58,10 @@ class Settings(BaseSettings):
     offline: bool = Field(
         default=True, description="Never try to download from a model hub (sets HF_HUB_OFFLINE)."
     )
+
+    def web_key(self, provider: str) -> str | None:
+        """The key ``PURR_<PROVIDER>_API_KEY`` holds, if any."""
+        return getattr(self, f"{provider}_api_key", None)
 
     @property
     def index_dir(self) -> Path:

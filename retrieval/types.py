@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -46,3 +47,13 @@ class Hit:
     relevance: float | None = None
     scores: dict[str, float] = field(default_factory=dict, compare=False)
     row: int = -1  # passage row in the index it came from
+
+
+class Retriever(Protocol):
+    """What research asks of a corpus: a local ``Index``, the web (``retrieval.web``) or both."""
+
+    def search_batch(
+        self, queries: list[str], k: int = 10, search: Any = None
+    ) -> list[list[Hit]]: ...
+
+    def document_snippets(self, hit: Hit) -> list[Snippet]: ...

@@ -15,7 +15,7 @@ from pydantic import (
 )
 
 from editor.registry import registered
-from retrieval.config import IndexConfig, RerankConfig, SearchConfig
+from retrieval.config import IndexConfig, RerankConfig, SearchConfig, WebConfig
 
 
 class _Cfg(BaseModel):
@@ -100,6 +100,10 @@ class ResearchConfig(_Cfg):
     )
     min_relevance: float = Field(
         0.0, ge=0, le=1, description="Drop evidence below this calibrated relevance."
+    )
+    source: Literal["index", "web", "both"] = Field(
+        "index",
+        description="What research searches: the local index, the web (cfg.web), or both fused.",
     )
 
 
@@ -347,6 +351,7 @@ class PipelineConfig(_Cfg):
     revision: RevisionConfig = Field(default_factory=RevisionConfig)
     limits: LimitsConfig = Field(default_factory=LimitsConfig)
     citations: CitationsConfig = Field(default_factory=CitationsConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
 
     @model_validator(mode="after")
     def _llm_needed(self) -> PipelineConfig:

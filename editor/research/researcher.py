@@ -12,18 +12,17 @@ from editor.research.base import ResearchRun, ResearchTimings
 from editor.research.querygen.base import QueryGenerator
 from editor.types import Evidence, Query, QueryEvidence
 from retrieval.config import SearchConfig
-from retrieval.index import Index
 from retrieval.rerank import Reranker
-from retrieval.types import Hit
+from retrieval.types import Hit, Retriever
 
 
 class Researcher:
-    """Composes a query generator, an index and an optional reranker. It keeps no state between
-    calls, so worker threads can share one."""
+    """Composes a query generator, a retriever (an index, the web, or both) and an optional
+    reranker. It keeps no state between calls, so worker threads can share one."""
 
     def __init__(
         self,
-        index: Index,
+        index: Retriever,
         querygen: QueryGenerator,
         reranker: Reranker | None,
         cfg: ResearchConfig | None = None,

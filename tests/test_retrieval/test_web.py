@@ -132,3 +132,47 @@ def test_real_saved_pages_keep_their_article(web):
     title, text = extract_main_text(page.text)
     assert "t-distributed stochastic neighbor embedding" in text.lower()
     assert len(text) > 2000 and "Privacy policy" not in text
+
+
+TEXT = (
+    "The Eiffel Tower is a lattice tower in Paris. It was designed and built by Thomas "
+    "Edison's company from 1887 to 1889."
+)
+
+
+def _components(tmp_path, name, url, key=KEY):
+    from editor.config import load_config
+    from editor.factory import Components
+    from retrieval.settings import Settings
+
+    overrides = ["research.source=web", f"web.provider={name}", f"web.url={url}", "web.retries=0"]
+    keys = {} if name == "searxng" else {f"{name}_api_key": key}
+    return Components(load_config("default", overrides), Settings(**keys), progress=False)
+
+
+def test_research_then_edit_on_the_web_with_page_urls_in_the_citations(web, tmp_path):
+    """The README's passage: edited with research.source=web; every provider format researched."""
+    from editor.pipeline import Pipeline
+
+    url, _ = web
+    result = Pipeline(_components(tmp_path, "searxng", f"{url}/searxng")).edit(TEXT)
+    assert result.status == "edited", result.warnings
+    assert "Gustave Eiffel" in result.revised and "Edison" not in result.revised
+    assert f"{url}/pages/eiffel" in {e.url for e in result.evidence}
+    assert all(e.source.startswith("web") for e in result.evidence)
+    for name in ("brave", "serper", "tavily"):
+        comp = _components(tmp_path, name, f"{url}/{name}")
+        found = comp.researcher.research(TEXT)
+        urls = {e.url for qe in found for e in qe.evidence}
+        assert f"{url}/pages/eiffel" in urls, (name, urls)
+        # the broken page and the PDF fell back to the provider's snippet, and say so
+        assert any("HTTP 500" in f for f in comp.web.failures), comp.web.failures
+
+
+def test_a_provider_that_is_down_degrades_and_never_leaks_the_key(tmp_path):
+    from editor.pipeline import Pipeline
+
+    result = Pipeline(_components(tmp_path, "serper", "http://127.0.0.1:9")).edit(TEXT)
+    assert result.status == "degraded" and result.revised == TEXT
+    assert "research failed" in result.warnings[0] and "unreachable" in result.warnings[0]
+    assert KEY not in json.dumps(result.to_json())

@@ -163,29 +163,38 @@ class Components:
     @cached_property
     def web(self):
         """The web retriever of ``cfg.web`` (provider, page fetcher, extraction)."""
+        from retrieval.web.cache import Budget, CachedFetcher, CachedSearch, WebCache
         from retrieval.web.fetch import PageFetcher
         from retrieval.web.providers import make_provider
         from retrieval.web.retriever import WebRetriever
 
         w = self.cfg.web
-        provider = make_provider(
-            w.provider,
-            w.url,
-            self.settings.web_key(w.provider),
-            timeout_s=w.timeout_s,
-            retries=w.retries,
-        )
-        fetcher = (
-            PageFetcher(
+        cache = WebCache(w.cache_dir, w.cache_mode) if w.cache_dir else None
+        budget = None
+        if w.max_requests is not None or w.requests_per_minute is not None:
+            budget = Budget(w.max_requests, w.requests_per_minute)
+        provider = CachedSearch(
+            make_provider(
+                w.provider,
+                w.url,
+                self.settings.web_key(w.provider),
                 timeout_s=w.timeout_s,
-                max_bytes=w.max_bytes,
-                concurrency=w.concurrency,
-                per_host=w.per_host,
                 retries=w.retries,
-            )
-            if w.fetch
-            else None
+            ),
+            cache,
+            budget,
+            w.url or "",
         )
+        limits = {
+            "timeout_s": w.timeout_s,
+            "max_bytes": w.max_bytes,
+            "concurrency": w.concurrency,
+            "per_host": w.per_host,
+            "retries": w.retries,
+        }
+        fetcher = None
+        if w.fetch:
+            fetcher = CachedFetcher(cache, **limits) if cache else PageFetcher(**limits)
         return WebRetriever(provider, fetcher, self.cfg.index.chunking, w.results)
 
     @cached_property

@@ -337,6 +337,9 @@ class Pipeline:
             queries, found, to_revise = self.stages.run(
                 research, lim.research_timeout_s, "research"
             )
+            if evidence is None:  # pages that fell back to snippets, budgets spent, cache misses
+                drain = getattr(self.components.researcher.index, "drain_failures", None)
+                warnings.extend(f"web: {w}" for w in (drain() if drain else []))
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
             return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
         timings["research"] = (time.perf_counter() - t) * 1000

@@ -155,3 +155,15 @@ class WebConfig(_Cfg):
     concurrency: int = Field(8, ge=1, description="Page fetches in flight at once.")
     per_host: int = Field(2, ge=1, description="Page fetches in flight to one host.")
     retries: int = Field(2, ge=0, le=10, description="Retries on 429 and 5xx (Retry-After kept).")
+    cache_dir: str | None = Field(
+        None, description="Folder of the search and page cache (--web-cache); None: no cache."
+    )
+    cache_mode: Literal["rw", "ro", "refresh"] = Field(
+        "rw", description="rw: read and fill; ro: read only, never send a request; refresh."
+    )
+    max_requests: int | None = Field(
+        None, ge=0, description="Search requests one run may send (None: no cap)."
+    )
+    requests_per_minute: int | None = Field(
+        None, ge=1, description="Search requests in any 60 s (None: no cap)."
+    )

@@ -49,7 +49,14 @@ class WebRetriever:
         return [self.search(q, k) for q in queries]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
-        results = self.provider.search(query, n=self.results)
+        from retrieval.web.cache import BudgetSpent, CacheMiss
+
+        try:
+            results = self.provider.search(query, n=self.results)
+        except (BudgetSpent, CacheMiss) as e:  # research goes on with what it has found
+            with self._lock:
+                self.failures.append(str(e))
+            return []
         pages = self._pages_of(results)
         hits: list[Hit] = []
         for result, snippets in zip(results, pages, strict=True):
@@ -93,6 +100,12 @@ class WebRetriever:
         """Every window of the page a hit came from, in page order."""
         return list(self._pages.get(hit.snippet.doc_id, [hit.snippet]))
 
+    def drain_failures(self) -> list[str]:
+        """The failures recorded since the last call (for a result's warnings)."""
+        with self._lock:
+            out, self.failures = self.failures, []
+        return out
+
 
 def _snippet_hit(r: WebResult) -> Snippet:
     doc = page_id(r.url)
@@ -110,6 +123,9 @@ class CombinedRetriever:
     @property
     def failures(self) -> list[str]:
         return self.web.failures
+
+    def drain_failures(self) -> list[str]:
+        return self.web.drain_failures()
 
     def search_batch(
         self, queries: Sequence[str], k: int = 10, search: SearchConfig | None = None

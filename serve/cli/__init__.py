@@ -11,7 +11,7 @@ import importlib
 import logging
 import sys
 
-from serve.cli.common import USER_ERRORS, add_common, limit_threads
+from serve.cli.common import USER_ERRORS, add_common, limit_threads, web_cache_overrides
 
 log = logging.getLogger("purr")
 
@@ -88,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"no handler for '{args.command}'")
     try:
         limit_threads()
+        web_cache_overrides(args)
         return handler(args)
     except USER_ERRORS as e:
         print(f"purr {args.command}: error: {e}", file=sys.stderr)

@@ -31,6 +31,17 @@ USER_ERRORS = (
 MAX_QUERY_CHARS = 10_000
 
 
+def web_cache_overrides(args: argparse.Namespace) -> None:
+    """``--web-cache DIR`` and ``--web-cache-mode`` as config overrides."""
+    overrides = getattr(args, "overrides", None)
+    if overrides is None:
+        return
+    if getattr(args, "web_cache", None):
+        overrides.append(f"web.cache_dir={args.web_cache}")
+    if getattr(args, "web_cache_mode", None):
+        overrides.append(f"web.cache_mode={args.web_cache_mode}")
+
+
 def add_common(p: argparse.ArgumentParser, index: bool = True) -> None:
     p.add_argument(
         "--config", default="default", help="preset name (configs/NAME.yaml) or a YAML path"
@@ -48,6 +59,19 @@ def add_common(p: argparse.ArgumentParser, index: bool = True) -> None:
             "--index",
             default=None,
             help="index directory (default: the packaged Wikipedia index, built on first use)",
+        )
+        p.add_argument(
+            "--web-cache",
+            default=None,
+            metavar="DIR",
+            help="with research.source=web|both: cache search responses and pages in DIR "
+            "(web.cache_dir)",
+        )
+        p.add_argument(
+            "--web-cache-mode",
+            choices=("rw", "ro", "refresh"),
+            default=None,
+            help="rw: read and fill (default); ro: read only, send no request; refresh",
         )
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 

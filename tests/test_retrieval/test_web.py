@@ -140,12 +140,18 @@ TEXT = (
 )
 
 
-def _components(tmp_path, name, url, key=KEY):
+def _components(tmp_path, name, url, key=KEY, extra=()):
     from editor.config import load_config
     from editor.factory import Components
     from retrieval.settings import Settings
 
-    overrides = ["research.source=web", f"web.provider={name}", f"web.url={url}", "web.retries=0"]
+    overrides = [
+        "research.source=web",
+        f"web.provider={name}",
+        f"web.url={url}",
+        "web.retries=0",
+        *extra,
+    ]
     keys = {} if name == "searxng" else {f"{name}_api_key": key}
     return Components(load_config("default", overrides), Settings(**keys), progress=False)
 
@@ -176,3 +182,51 @@ def test_a_provider_that_is_down_degrades_and_never_leaks_the_key(tmp_path):
     assert result.status == "degraded" and result.revised == TEXT
     assert "research failed" in result.warnings[0] and "unreachable" in result.warnings[0]
     assert KEY not in json.dumps(result.to_json())
+
+
+def _research_json(comp) -> str:
+    found = comp.researcher.research(TEXT)
+    return json.dumps(
+        [[q.query.text, [e.__dict__ for e in q.evidence]] for q in found], sort_keys=True
+    )
+
+
+def test_a_read_only_cache_replays_research_byte_for_byte_without_a_request(web, tmp_path):
+    url, app = web
+    cache = tmp_path / "web-cache"
+    extra = [f"web.cache_dir={cache}"]
+    first = _research_json(_components(tmp_path, "tavily", f"{url}/tavily", extra=extra))
+    assert any(cache.rglob("*.json"))
+    sent = len(app.state.requests)
+    ro = _components(tmp_path, "tavily", f"{url}/tavily", extra=[*extra, "web.cache_mode=ro"])
+    assert _research_json(ro) == first
+    assert len(app.state.requests) == sent  # not one request
+    assert ro.web.provider.cache.hits > 0
+    # refresh asks again and keeps the answers
+    fresh = _components(
+        tmp_path, "tavily", f"{url}/tavily", extra=[*extra, "web.cache_mode=refresh"]
+    )
+    assert _research_json(fresh) == first and len(app.state.requests) > sent
+    # a query the read-only cache lacks: no request, a warning, research goes on
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    miss = _components(
+        tmp_path, "tavily", f"{url}/tavily", extra=[f"web.cache_dir={empty}", "web.cache_mode=ro"]
+    )
+    sent = len(app.state.requests)
+    assert miss.researcher.research(TEXT) is not None
+    assert len(app.state.requests) == sent
+    assert any("read-only web cache" in f for f in miss.web.drain_failures())
+
+
+def test_a_spent_budget_degrades_to_the_evidence_found_with_a_warning(web, tmp_path):
+    from editor.pipeline import Pipeline
+
+    url, app = web
+    comp = _components(tmp_path, "serper", f"{url}/serper", extra=["web.max_requests=1"])
+    before = sum(1 for r in app.state.requests if r[1] == "/serper/search")
+    result = Pipeline(comp).edit(TEXT)
+    searches = sum(1 for r in app.state.requests if r[1] == "/serper/search") - before
+    assert searches == 1 and result.status in {"edited", "unchanged"}
+    assert any("budget of 1 requests per run is spent" in w for w in result.warnings)
+    assert result.evidence  # what the one search found is used

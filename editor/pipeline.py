@@ -225,7 +225,7 @@ class Pipeline:
         except (ValueError, TypeError) as e:
             raise InputError(str(e)) from None
         if not given:
-            raise InputError("sources is empty; pass the documents the text cites, or no sources")
+            raise InputError("sources is empty; pass the documents the text cites")
         return given
 
     def _repair(self, text: str, context: str | None, sources: list[Source]) -> EditResult:
@@ -249,9 +249,7 @@ class Pipeline:
                 results = self.components.researcher.research(claim, ctx)
                 return [e for qe in results for e in qe.evidence]
 
-        found = tuple(
-            Evidence(s.id, s.text, s.title or "", "given", s.url, "", 1.0) for s in sources
-        )
+        found = tuple(s.evidence("given") for s in sources)
         t = time.perf_counter()
         repairer = CitationRepairer(
             CitationChecker(self.attribution, self.cfg.attribution.threshold),
@@ -271,22 +269,9 @@ class Pipeline:
                 text, context, f"citation repair failed: {e}", timings, t, "citations", (), found
             )
         timings["citations"] = (time.perf_counter() - t) * 1000
-        found = found + tuple(
-            Evidence(s.id, s.text, s.title or "", "research", s.url, "", 1.0)
-            for s in repaired.added_sources
-        )
+        found = found + tuple(s.evidence("research") for s in repaired.added_sources)
         warnings = list(repaired.after.warnings)
-        t = time.perf_counter()
-        try:
-            report = self.stages.run(
-                lambda: self.reporter.report(text, repaired.revised, [], list(found), context),
-                lim.report_timeout_s,
-                "report",
-            )
-        except Exception as e:  # noqa: BLE001
-            warnings.append(f"attribution report failed: {e}")
-            report = None
-        timings["report"] = (time.perf_counter() - t) * 1000
+        report = self._report(text, repaired.revised, [], list(found), context, warnings, timings)
         status: Status = "edited" if repaired.revised != text else "unchanged"
         return EditResult(
             text,
@@ -301,6 +286,21 @@ class Pipeline:
             timings,
             repaired.report(),
         )
+
+    def _report(self, text, revised, queries, found, context, warnings, timings):
+        """The attribution report under its timeout; a failure is a warning, never an error."""
+        t = time.perf_counter()
+        try:
+            return self.stages.run(
+                lambda: self.reporter.report(text, revised, queries, found, context),
+                self.cfg.limits.report_timeout_s,
+                "report",
+            )
+        except Exception as e:  # noqa: BLE001
+            warnings.append(f"attribution report failed: {e}")
+            return None
+        finally:
+            timings["report"] = (time.perf_counter() - t) * 1000
 
     def _edit(
         self, text: str, context: str | None = None, evidence: Sequence[str] | None = None
@@ -355,17 +355,7 @@ class Pipeline:
                 text, context, f"revision failed: {e}", timings, t, "revision", queries, found
             )
         timings["revision"] = (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        try:
-            report = self.stages.run(
-                lambda: self.reporter.report(text, revised, queries, found, context),
-                lim.report_timeout_s,
-                "report",
-            )
-        except Exception as e:  # noqa: BLE001
-            warnings.append(f"attribution report failed: {e}")
-            report = None
-        timings["report"] = (time.perf_counter() - t) * 1000
+        report = self._report(text, revised, queries, found, context, warnings, timings)
         if not found:
             warnings.append("no evidence found; nothing could be checked")
         status: Status = "edited" if revised != text else "unchanged"
@@ -397,12 +387,7 @@ class Pipeline:
         self.check_input(text)
         if reference is not None and (not isinstance(reference, str) or not reference.strip()):
             raise InputError("reference must be a non-empty string")
-        try:
-            given = list(sources)
-            if not all(isinstance(s, Source) for s in given):
-                given = read_sources(given)
-        except (ValueError, TypeError) as e:
-            raise InputError(str(e)) from None
+        given = self._sources(sources)
         try:
             self.prepare(research=False)
             checker = CitationChecker(self.attribution, self.cfg.attribution.threshold)

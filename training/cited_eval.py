@@ -26,11 +26,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from editor.citations.check import citation_scores, read_sources
 from editor.citations.document import CitedDocument
 from editor.citations.repair import CitationRepairer
+from training.journaled import journal_rows
 
 FLAGGED = ("citation_not_supporting", "needs_citation")
 
@@ -188,48 +187,36 @@ def run(
     """Every row (resuming ``results.jsonl``), then ``metrics.json`` and ``citations.png``.
     ``stop`` (a ``GracefulStop``): when it is requested the row in hand is finished and the
     result says ``interrupted``."""
-    from contextlib import nullcontext
+    from retrieval.files import write_text
 
-    from retrieval.files import GracefulStop, RowJournal, write_text
-
-    out.mkdir(parents=True, exist_ok=True)
-    guard = GracefulStop() if stop is None else nullcontext(stop)
-    with RowJournal(out / "results.jsonl") as journal, guard as stop:
-        for row in tqdm(
-            list(journal.pending(rows, key=lambda r: r["id"])),
-            desc="eval citations",
-            disable=not progress,
-        ):
-            if stop.requested:
-                break
-            journal.write(evaluate_row(repairer, row))
-    if stop.requested:
-        return {"interrupted": True, "done": journal.written}
-    wanted = {r["id"] for r in rows}
-    results = [r for r in _read(out / "results.jsonl") if r["id"] in wanted]
-    metrics = summarise(results)
+    done = journal_rows(
+        rows, out, lambda r: evaluate_row(repairer, r), "eval citations", progress, stop
+    )
+    if done.results is None:
+        return {"interrupted": True, "done": done.written}
+    metrics = summarise(done.results)
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot(metrics, out / "citations.png")
     return metrics
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
-
-
 def evaluate_evidence_row(pipeline: Any, row: dict[str, Any]) -> dict[str, Any]:
     """One row through ``purr edit --evidence`` (the sources as plain evidence, no citation
-    repair): whether the text came back unchanged and every marker kept."""
+    repair): whether the text came back unchanged and every marker kept. A row the pipeline
+    refuses (``InputError``) is recorded with its error, unchanged."""
     from editor.citations.document import parse_markers
+    from editor.pipeline import InputError
 
     ids = [str(s["id"]) for s in row["sources"]]
-    result = pipeline.edit(row["text"], evidence=[s["text"] for s in row["sources"]])
+    out = {"id": row["id"], "dataset": row.get("dataset"), "fault": row["fault"]}
+    try:
+        result = pipeline.edit(row["text"], evidence=[s["text"] for s in row["sources"]])
+    except InputError as e:
+        return {**out, "status": "error", "error": str(e), "unchanged": True, "markers_kept": True}
     before = sorted(m.text for m in parse_markers(row["text"], ids))
     after = sorted(m.text for m in parse_markers(result.revised, ids))
     return {
-        "id": row["id"],
-        "dataset": row.get("dataset"),
-        "fault": row["fault"],
+        **out,
         "status": result.status,
         "unchanged": result.revised == row["text"],
         "markers_kept": before == after,
@@ -243,23 +230,15 @@ def run_evidence(
 ) -> dict[str, Any]:
     """``evaluate_evidence_row`` over the rows (resumable), then ``metrics.json``: per kind the
     share unchanged and the share with every marker kept."""
-    from contextlib import nullcontext
+    from retrieval.files import write_text
 
-    from retrieval.files import GracefulStop, RowJournal, write_text
-
-    out.mkdir(parents=True, exist_ok=True)
-    guard = GracefulStop() if stop is None else nullcontext(stop)
-    with RowJournal(out / "results.jsonl") as journal, guard as stop:
-        for row in tqdm(list(journal.pending(rows, key=lambda r: r["id"])), desc="eval edits"):
-            if stop.requested:
-                break
-            journal.write(evaluate_row_safely(pipeline, row))
-    if stop.requested:
-        return {"interrupted": True, "done": journal.written}
-    wanted = {r["id"] for r in rows}
-    results = [r for r in _read(out / "results.jsonl") if r["id"] in wanted]
+    done = journal_rows(
+        rows, out, lambda r: evaluate_evidence_row(pipeline, r), "eval edits", stop=stop
+    )
+    if done.results is None:
+        return {"interrupted": True, "done": done.written}
     by: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in results:
+    for r in done.results:
         by[f"{r['dataset']}:{r['fault']}"].append(r)
     metrics = {
         k: {
@@ -271,20 +250,3 @@ def run_evidence(
     }
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     return metrics
-
-
-def evaluate_row_safely(pipeline: Any, row: dict[str, Any]) -> dict[str, Any]:
-    from editor.pipeline import InputError
-
-    try:
-        return evaluate_evidence_row(pipeline, row)
-    except InputError as e:
-        return {
-            "id": row["id"],
-            "dataset": row.get("dataset"),
-            "fault": row["fault"],
-            "status": "error",
-            "error": str(e),
-            "unchanged": True,
-            "markers_kept": True,
-        }

@@ -37,11 +37,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from editor.citations.check import CitationChecker, read_sources
 from editor.citations.document import CitedDocument
+from editor.text.nlp import get_nlp
 from editor.text.words import content_words
+from training.journaled import journal_rows
 
 REWARDED = {3, 7}
 LEFT_OUT = {2, 4, 6}
@@ -94,12 +94,11 @@ def _contains(sentence: str, answer: str) -> bool:
     return bool(a) and f" {a} " in s
 
 
-def _slot_conflicts(nug: dict[str, Any], claims: Sequence[str], skip: Sequence[int]) -> list[int]:
+def _slot_conflicts(nug: dict[str, Any], docs: Sequence[Any], skip: Sequence[int]) -> list[int]:
     """Sentences on the nugget's question (two of its content words or more) that state a
     value of the answers' kind (a date, number or name) and none of the answers' values."""
     from editor.attribution.slot_check import states_same
     from editor.attribution.slots import family, typed_spans
-    from editor.text.nlp import get_nlp
 
     nlp = get_nlp()
     answers = [a for a in nug.get("answers") or [] if isinstance(a, str) and a.strip()]
@@ -114,7 +113,7 @@ def _slot_conflicts(nug: dict[str, Any], claims: Sequence[str], skip: Sequence[i
     q = content_words(nug["question"])
     need = min(2, len(q))
     out = []
-    for i, doc in enumerate(nlp.pipe(claims)):
+    for i, doc in enumerate(docs):
         if i in skip or len(q & content_words(doc.text)) < need:
             continue
         mine = [s for s in typed_spans(doc) if family(s.kind) in kinds]
@@ -135,7 +134,10 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
     check = checker.check(text, sources) if sources else None
     doc = CitedDocument.parse(text, [s.id for s in sources])
     claims = [s.claim for s in doc.sentences]
-    standalone = checker.standalone(doc)
+    standalone = (
+        [c.standalone for c in check.sentences] if check is not None else checker.standalone(doc)
+    )
+    claim_docs = list(get_nlp().pipe(claims))  # parsed once for every nugget's slot check
     # answers found by containment; statements also by the verifier, both ways in one batch
     answered_by: list[list[int]] = [[] for _ in nuggets]
     pairs: list[tuple[str, str]] = []
@@ -158,7 +160,7 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
     contradicted_by: list[list[int]] = [[] for _ in nuggets]
     for n, nug in enumerate(nuggets):
         contradicted_by[n].extend(
-            i for i in _slot_conflicts(nug, claims, answered_by[n]) if i not in answered_by[n]
+            i for i in _slot_conflicts(nug, claim_docs, answered_by[n]) if i not in answered_by[n]
         )
     for (n, i, kind), (label, _p, _slot) in zip(asked, judged, strict=True):
         if kind == "entails" and label == "supports" and i not in answered_by[n]:
@@ -335,31 +337,18 @@ def run(
 ) -> dict[str, Any]:
     """Every row into ``results.jsonl`` (a row journal: a killed run resumes), then
     ``metrics.json`` and ``nuggets.png``."""
-    from contextlib import nullcontext
+    from retrieval.files import write_text
 
-    from retrieval.files import GracefulStop, RowJournal, write_text
+    def one(row: dict[str, Any]) -> dict[str, Any]:
+        result = score_row(checker, row)
+        if group:
+            result[group] = row.get(group)
+        return result
 
-    out.mkdir(parents=True, exist_ok=True)
-    guard = GracefulStop() if stop is None else nullcontext(stop)
-    with RowJournal(out / "results.jsonl") as journal, guard as stop:
-        todo = list(journal.pending(rows, key=lambda r: str(r["id"])))
-        for row in tqdm(todo, desc="eval nuggets", disable=not progress):
-            if stop.requested:
-                break
-            result = score_row(checker, row)
-            if group:
-                result[group] = row.get(group)
-            journal.write(result)
-    if stop.requested:
-        return {"interrupted": True, "done": journal.written}
-    wanted = {str(r["id"]) for r in rows}
-    path = out / "results.jsonl"
-    results = [
-        r
-        for r in (json.loads(x) for x in path.read_text("utf-8").splitlines() if x.strip())
-        if str(r["id"]) in wanted
-    ]
-    metrics = summarise(results, group)
+    done = journal_rows(rows, out, one, "eval nuggets", progress, stop)
+    if done.results is None:
+        return {"interrupted": True, "done": done.written}
+    metrics = summarise(done.results, group)
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot(metrics, out / "nuggets.png")
     return metrics

@@ -26,7 +26,7 @@ from editor.citations.mafe import Mafe
 from editor.text.decontext import decontextualize_sentences
 from editor.text.nlp import get_nlp, is_claim
 from editor.text.words import content_words
-from editor.types import EntailmentScores
+from editor.types import EntailmentScores, Evidence, evidence_text
 from retrieval.sentences import split
 
 OUTCOMES = ("supported", "citation_not_supporting", "needs_citation", "needs_none")
@@ -42,6 +42,18 @@ class Source:
     text: str
     title: str | None = None
     url: str | None = None
+
+    def evidence(self, origin: str, text: str | None = None, query: str = "") -> Evidence:
+        """This source as evidence (its own text, or a span of it)."""
+        return Evidence(
+            self.id,
+            self.text if text is None else text,
+            self.title or "",
+            origin,
+            self.url,
+            query,
+            1.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,8 @@ class SentenceCheck:
     verdicts: tuple[SourceVerdict, ...]
     precise: tuple[bool, ...]
     """per citation: not irrelevant in ALCE's sense"""
+    standalone: str = ""
+    """the claim made stand-alone, as the verifier judged it"""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -181,10 +195,7 @@ def premise_of(source: Source) -> str:
     >>> premise_of(Source("1", "It is 330 metres tall.", "Eiffel Tower"))
     'Eiffel Tower. It is 330 metres tall.'
     """
-    title = (source.title or "").strip()
-    if not title or source.text.lstrip().lower().startswith(title.lower()):
-        return source.text
-    return f"{title}. {source.text}"
+    return evidence_text(source.evidence("given"))
 
 
 def citation_scores(
@@ -238,9 +249,9 @@ class CitationChecker:
     def standalone(self, doc: CitedDocument, context: str | None = None) -> list[str]:
         """Each sentence's claim made stand-alone ("It was built in 1889." -> "The tower was
         built in 1889.")."""
+        claims = [s.claim for s in doc.sentences]
         return [
-            d.decontextualized
-            for d in decontextualize_sentences([s.claim for s in doc.sentences], context)
+            d.decontextualized for d in decontextualize_sentences(claims, context, nlp=get_nlp())
         ]
 
     def check(
@@ -252,10 +263,7 @@ class CitationChecker:
         doc = CitedDocument.parse(text, by_id)
         nlp = get_nlp()
         claims = [is_claim(d) for d in nlp.pipe([s.claim for s in doc.sentences])]
-        standalone = [
-            d.decontextualized
-            for d in decontextualize_sentences([s.claim for s in doc.sentences], context, nlp=nlp)
-        ]
+        standalone = self.standalone(doc, context)
         pairs: list[tuple[str, str]] = []
         index: dict[tuple[int, tuple[str, ...]], int] = {}
 
@@ -330,7 +338,7 @@ class CitationChecker:
         else:
             outcome = "needs_citation" if claim else "needs_none"
         return SentenceCheck(
-            s.text, s.claim, s.citations, outcome, together, tuple(verdicts), tuple(precise)
+            s.text, s.claim, s.citations, outcome, together, tuple(verdicts), tuple(precise), text
         )
 
 

@@ -48,8 +48,6 @@ from editor.revision.base import Revises
 from editor.text.words import content_words, detokenize
 from editor.types import Evidence, evidence_text
 
-ACTIONS = ("added", "replaced", "removed", "revised", "unconfirmed", "uncited", "not_revised")
-
 
 @dataclass(frozen=True)
 class RepairResult:
@@ -86,6 +84,8 @@ class _Plan:
     spans: tuple[str, ...] = ()
     values: tuple[tuple[str, str], ...] = ()
     """the contradictions' named slots: (what the claim states, what the source states)"""
+    refused: str | None = None
+    """a revision the editor wrote that was not a local correction"""
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -216,7 +216,7 @@ class CitationRepairer:
         ]
         if not todo:
             return RepairResult(text, text, (), before, before)
-        standalone = self.checker.standalone(doc, context)
+        standalone = [c.standalone for c in before.sentences]  # as the check judged them
         plans = self._plan(doc, before.sentences, todo, standalone, sources, by_id)
         found: list[Source] = []
         if self.researcher is not None:
@@ -269,13 +269,15 @@ class CitationRepairer:
                     action = "revised"
                 else:
                     action = "not_revised"
-                    reason = (
-                        "the revision was not kept: its sources do not support it"
-                        if i in undo
-                        else plan.reason
-                        if "not a local correction" in plan.reason
-                        else f"{plan.reason}; no revision was found"
-                    )
+                    if i in undo:
+                        reason = "the revision was not kept: its sources do not support it"
+                    elif plan.refused is not None:
+                        reason = (
+                            f"{plan.reason}; the revision ({plan.refused!r}) was not a local "
+                            "correction of what the source states otherwise, so it was not kept"
+                        )
+                    else:
+                        reason = f"{plan.reason}; no revision was found"
             after_ids = tuple(
                 dict.fromkeys(x for m in parse_markers(segments[i], by_id) for x in m.ids)
             )
@@ -434,15 +436,12 @@ class CitationRepairer:
         core = p.clean.rstrip()
         tail = p.clean[len(core) :]
         evidence = [
-            Evidence(src.id, detokenize(span), src.title or "", "cited", src.url, core, 1.0)
+            src.evidence("cited", detokenize(span), core)
             for src, span in zip(plan.against, plan.spans, strict=True)
         ]
         new_core, steps = self.reviser.revise(core, evidence, context)
         if new_core != core and not local_edit(core, new_core, plan.values):
-            plan.reason += (
-                f"; the revision ({new_core!r}) was not a local correction of what the source "
-                "states otherwise, so it was not kept"
-            )
+            plan.refused = new_core
             return s.text, steps  # do no harm: a reordering or a rewrite is not a correction
         if new_core == core:
             return s.text, steps

@@ -116,30 +116,14 @@ class PageFetcher:
                     ) as r:
                         if r.is_redirect and r.headers.get("location"):
                             return last, r.headers["location"]
+                        failed = FetchedPage(
+                            url, current, None, "", now, r.status_code, f"HTTP {r.status_code}"
+                        )
                         if r.status_code == 429 or r.status_code >= 500:
                             wait = retry_after(r.headers.get("retry-after"), 2.0**attempt)
-                            last = FetchedPage(
-                                url,
-                                current,
-                                None,
-                                "",
-                                now,
-                                r.status_code,
-                                f"HTTP {r.status_code}",
-                            )
+                            last = failed
                         elif r.status_code >= 400:
-                            return (
-                                FetchedPage(
-                                    url,
-                                    current,
-                                    None,
-                                    "",
-                                    now,
-                                    r.status_code,
-                                    f"HTTP {r.status_code}",
-                                ),
-                                None,
-                            )
+                            return failed, None
                         else:
                             return self._read(url, current, now, r), None
                 except httpx.HTTPError as e:

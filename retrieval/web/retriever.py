@@ -120,10 +120,6 @@ class CombinedRetriever:
         self.web = web
         self.rrf_k = rrf_k
 
-    @property
-    def failures(self) -> list[str]:
-        return self.web.failures
-
     def drain_failures(self) -> list[str]:
         return self.web.drain_failures()
 

@@ -135,6 +135,7 @@ class Index:
 
         BM25 statistics are recomputed over the whole store; dense vectors are added.
         """
+        remove_stale(self.path)  # a writer killed after its swap, even when nothing is new now
         known = {d["id"] for d in self.store.docs}
         fresh = []
         for doc in docs:

@@ -138,3 +138,24 @@ def test_ivf_and_hnsw_indexes(tmp_path, resources):
         assert ids[0] == 0 and scores[0] == pytest.approx(1.0, abs=1e-4)
     auto = DenseIndex.build(vecs, DenseConfig(exact_max=1000))
     assert auto.kind == "ivf"
+
+
+def test_append_with_nothing_new_still_removes_a_killed_writers_folder(tiny_index_copy, resources):
+    """A writer killed after its swap, while deleting the old index, leaves a hidden folder;
+    the next append finds every document indexed and must still clear it."""
+    import subprocess
+    import sys
+
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    )
+    pid = int(dead.stdout)
+    leftover = tiny_index_copy.parent / f".{tiny_index_copy.name}.tmp-{pid}-123"
+    leftover.mkdir()
+    (leftover / "store.jsonl").write_text("{}\n")
+    ix = Index.open(tiny_index_copy)
+    assert ix.append(list(read_corpus([resources / "tiny_corpus.jsonl"])), progress=False) == 0
+    assert not leftover.exists()

@@ -33,6 +33,8 @@ class Evidence:
     url: str | None
     query: str
     relevance: float
+    fetched_at: str | None = None
+    """when its web page was fetched (ISO 8601 UTC); None for a local corpus or given text"""
 
 
 def evidence_text(e: Evidence) -> str:

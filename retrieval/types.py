@@ -30,6 +30,8 @@ class Snippet:
     end: int
     url: str | None = None
     source: str = ""
+    fetched_at: str | None = None
+    """when a web page was fetched (ISO 8601 UTC); None for a local corpus"""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "doc_id": s.doc_id,
         "title": s.title,
         "url": s.url,
+        "fetched_at": s.fetched_at,
         "text": s.text,
         "start": s.start,
         "end": s.end,

@@ -127,6 +127,7 @@ def _evidence(query: Query, hit: Hit) -> Evidence:
         url=s.url,
         query=query.text,
         relevance=float(relevance),
+        fetched_at=s.fetched_at,
     )
 
 

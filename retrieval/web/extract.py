@@ -9,7 +9,7 @@ text, so a citation can point into the page.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from retrieval.chunking import chunk
 from retrieval.config import ChunkingConfig
@@ -68,4 +68,4 @@ def page_snippets(page: PageText, cfg: ChunkingConfig, source: str = "web") -> l
     if not page.text.strip():
         return []
     doc = Document(page_id(page.url), page.title, page.text, page.url, source)
-    return list(chunk(doc, cfg))
+    return [replace(s, fetched_at=page.fetched_at) for s in chunk(doc, cfg)]

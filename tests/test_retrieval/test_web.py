@@ -166,6 +166,11 @@ def test_research_then_edit_on_the_web_with_page_urls_in_the_citations(web, tmp_
     assert "Gustave Eiffel" in result.revised and "Edison" not in result.revised
     assert f"{url}/pages/eiffel" in {e.url for e in result.evidence}
     assert all(e.source.startswith("web") for e in result.evidence)
+    # a page's evidence says when the page was fetched; a provider's snippet was not fetched
+    pages = [e for e in result.evidence if e.source == "web:searxng"]
+    assert pages and all(e.fetched_at and e.fetched_at.endswith("+00:00") for e in pages)
+    assert all(e.fetched_at is None for e in result.evidence if e.source == "web-snippet")
+    assert result.to_json()["evidence"][0].keys() >= {"url", "fetched_at"}
     for name in ("brave", "serper", "tavily"):
         comp = _components(tmp_path, name, f"{url}/{name}")
         found = comp.researcher.research(TEXT)

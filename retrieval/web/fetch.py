@@ -15,6 +15,7 @@ research can fall back to the provider's snippet and say why.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -149,7 +150,7 @@ class PageFetcher:
                 truncated = True
                 break
         raw = b"".join(chunks)[: self.max_bytes]
-        encoding = r.encoding or "utf-8"
+        encoding = r.charset_encoding or sniff_charset(raw) or "utf-8"
         try:
             body = raw.decode(encoding, errors="replace")
         except LookupError:
@@ -157,3 +158,19 @@ class PageFetcher:
         return FetchedPage(
             url, current, body, ctype or "text/html", now, r.status_code, None, truncated
         )
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.I)
+
+
+def sniff_charset(raw: bytes) -> str | None:
+    """The charset a page declares in its first 4 KiB (``<meta charset>`` or ``http-equiv``),
+    for a server that names none in its Content-Type; None when it declares none.
+
+    >>> sniff_charset(b'<html><head><meta charset="ISO-8859-1"><title>x</title>')
+    'ISO-8859-1'
+    >>> sniff_charset(b"<html><p>no declaration</p>") is None
+    True
+    """
+    m = _META_CHARSET.search(raw[:4096])
+    return m.group(1).decode("ascii") if m else None

@@ -44,6 +44,7 @@ _EVAL = {
     "citations",
     "nuggets",
     "factuality",
+    "extraction",
     "-h",
     "--help",
 }

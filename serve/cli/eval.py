@@ -437,10 +437,51 @@ def _cmd_factuality(args: argparse.Namespace) -> int:
     return interrupted(stop, metrics["done"]) if metrics.get("interrupted") else 0
 
 
+def _add_extraction(esub, common) -> None:
+    p = esub.add_parser(
+        "extraction",
+        help="main-text extraction of saved web pages against a hand check: article kept, "
+        "boilerplate dropped",
+    )
+    p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
+    p.add_argument(
+        "--pages",
+        default=None,
+        help="folder of saved .html pages (default ../shared/data/web/pages)",
+    )
+    p.add_argument(
+        "--check",
+        default=None,
+        help="hand check JSON (default retrieval/web/extraction_check.json)",
+    )
+    p.add_argument("--methods", default=None, help="comma-separated subset of the methods")
+    p.add_argument("--repeats", type=int, default=3, help="timed runs per page (median)")
+    common(p)
+    p.set_defaults(handler=_cmd_extraction)
+
+
+def _cmd_extraction(args: argparse.Namespace) -> int:
+    from training.extraction_eval import CHECK, METHODS, run
+    from training.nli_data import default_data_dir
+
+    if args.repeats < 1:
+        raise ValueError(f"--repeats must be >= 1, got {args.repeats}")
+    pages = Path(args.pages) if args.pages else default_data_dir() / "web" / "pages"
+    methods = tuple(m.strip() for m in args.methods.split(",")) if args.methods else METHODS
+    check = Path(args.check) if args.check else CHECK
+    if not check.is_file():
+        raise ValueError(f"{check}: no such hand-check file")
+    metrics = run(pages, Path(args.out), check, methods, args.repeats)
+    print(json.dumps(metrics, indent=2))
+    return 0
+
+
 def register(sub, common) -> None:
     """``purr eval`` and its evaluations."""
     ev = sub.add_parser(
-        "eval", help="evaluations: edits, attribution, retrieval, slots, citations, nuggets"
+        "eval",
+        help="evaluations: edits, attribution, retrieval, slots, citations, nuggets, "
+        "factuality, extraction",
     )
     esub = ev.add_subparsers(dest="eval_command", required=True)
     _add_edits(esub, common)
@@ -450,3 +491,4 @@ def register(sub, common) -> None:
     _add_citations(esub, common)
     _add_nuggets(esub, common)
     _add_factuality(esub, common)
+    _add_extraction(esub, common)

@@ -195,7 +195,9 @@ class Components:
         fetcher = None
         if w.fetch:
             fetcher = CachedFetcher(cache, **limits) if cache else PageFetcher(**limits)
-        return WebRetriever(provider, fetcher, self.cfg.index.chunking, w.results)
+        # a budget is spent in query order, so that a rerun spends it on the same queries
+        searchers = 1 if budget is not None else min(4, w.concurrency)
+        return WebRetriever(provider, fetcher, self.cfg.index.chunking, w.results, searchers)
 
     @cached_property
     def retriever(self):

@@ -287,6 +287,11 @@ class Pipeline:
             repaired.report(),
         )
 
+    def _web_timings(self, timings: dict[str, float]) -> None:
+        """The web's share of research (``web_search``, ``web_fetch``, ``web_extract``)."""
+        drain = getattr(self.components.researcher.index, "drain_timings", None)
+        timings.update(drain() if drain else {})
+
     def _report(self, text, revised, queries, found, context, warnings, timings):
         """The attribution report under its timeout; a failure is a warning, never an error."""
         t = time.perf_counter()
@@ -341,8 +346,10 @@ class Pipeline:
                 drain = getattr(self.components.researcher.index, "drain_failures", None)
                 warnings.extend(f"web: {w}" for w in (drain() if drain else []))
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
+            self._web_timings(timings)
             return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
         timings["research"] = (time.perf_counter() - t) * 1000
+        self._web_timings(timings)
         t = time.perf_counter()
         try:
             revised, steps = self.stages.run(

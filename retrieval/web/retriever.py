@@ -14,7 +14,10 @@ reciprocal rank (``research.source=both``).
 from __future__ import annotations
 
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from retrieval.config import ChunkingConfig, SearchConfig
@@ -22,6 +25,9 @@ from retrieval.types import Hit, Snippet
 from retrieval.web.extract import PageText, extract_main_text, page_id, page_snippets
 from retrieval.web.fetch import PageFetcher
 from retrieval.web.providers import WebResult, WebSearch
+
+MAX_PAGES = 512
+"""Pages whose windows a ``WebRetriever`` keeps in memory."""
 
 
 class WebRetriever:
@@ -33,43 +39,88 @@ class WebRetriever:
         fetcher: PageFetcher | None,
         chunking: ChunkingConfig | None = None,
         results: int = 5,
+        search_concurrency: int = 4,
     ) -> None:
         self.provider = provider
         self.fetcher = fetcher
         self.chunking = chunking or ChunkingConfig()
         self.results = results
-        self._pages: dict[str, list[Snippet]] = {}
+        self.search_concurrency = max(1, search_concurrency)
+        """queries searched at once (1 where a budget must be spent in query order)"""
+        self._pages: OrderedDict[str, list[Snippet]] = OrderedDict()
+        """the windows of pages seen, most recent last (at most ``MAX_PAGES``: a long-running
+        service does not grow without end)"""
         self._lock = threading.Lock()
         self.failures: list[str] = []
         """why a page fell back to its snippet (``URL: reason``), for the result's warnings"""
+        self.timings_ms: dict[str, float] = {}
+        """milliseconds searching, fetching and extracting since the last ``drain_timings``"""
 
     def search_batch(
         self, queries: Sequence[str], k: int = 10, search: SearchConfig | None = None
     ) -> list[list[Hit]]:
-        return [self.search(q, k) for q in queries]
+        """Every query searched (``search_concurrency`` at once), then every result page not
+        seen yet fetched in one batch (the fetcher's concurrency), extracted and windowed."""
+        t = time.perf_counter()
+        workers = min(self.search_concurrency, len(queries))
+        if workers > 1:
+            with ThreadPoolExecutor(workers, thread_name_prefix="purr-search") as pool:
+                found = list(pool.map(self._search_one, queries))
+        else:
+            found = [self._search_one(q) for q in queries]
+        self._add_time("web_search", t)
+        with self._lock:  # in query order, whatever order the threads finished in
+            self.failures.extend(why for _, why in found if why)
+        unique = list({r.url: r for results, _ in found for r in results}.values())
+        self._pages_of(unique)
+        return [self._hits(results, k) for results, _ in found]
 
     def search(self, query: str, k: int = 10) -> list[Hit]:
+        return self.search_batch([query], k)[0]
+
+    def _search_one(self, query: str) -> tuple[list[WebResult], str | None]:
         from retrieval.web.cache import BudgetSpent, CacheMiss
 
         try:
-            results = self.provider.search(query, n=self.results)
+            return self.provider.search(query, n=self.results), None
         except (BudgetSpent, CacheMiss) as e:  # research goes on with what it has found
-            with self._lock:
-                self.failures.append(str(e))
-            return []
-        pages = self._pages_of(results)
+            return [], str(e)
+
+    def _hits(self, results: Sequence[WebResult], k: int) -> list[Hit]:
         hits: list[Hit] = []
-        for result, snippets in zip(results, pages, strict=True):
-            for n, s in enumerate(snippets):
+        for result in results:
+            for n, s in enumerate(self._pages.get(page_id(result.url), [])):
                 score = 1.0 / (1 + result.rank) - n * 1e-3
                 hits.append(Hit(s, score, len(hits), f"web:{self.provider.name}"))
                 if len(hits) >= k:
                     return hits
         return hits
 
+    def _add_time(self, stage: str, since: float) -> None:
+        with self._lock:
+            ms = (time.perf_counter() - since) * 1000
+            self.timings_ms[stage] = self.timings_ms.get(stage, 0.0) + ms
+
+    def forget_pages(self) -> None:
+        """Drop the pages kept in memory (the next search fetches them again, or asks the
+        cache)."""
+        with self._lock:
+            self._pages.clear()
+
+    def drain_timings(self) -> dict[str, float]:
+        """The milliseconds by web stage (``web_search``, ``web_fetch``, ``web_extract``)
+        since the last call."""
+        with self._lock:
+            out, self.timings_ms = self.timings_ms, {}
+        return out
+
     def _pages_of(self, results: Sequence[WebResult]) -> list[list[Snippet]]:
         todo = [r for r in results if page_id(r.url) not in self._pages]
+        t = time.perf_counter()
         fetched = self.fetcher.fetch_many([r.url for r in todo]) if self.fetcher and todo else []
+        if fetched:
+            self._add_time("web_fetch", t)
+        t = time.perf_counter()
         by_url = {r.url: p for r, p in zip(todo, fetched, strict=True)}
         for r in todo:
             page = by_url.get(r.url)
@@ -94,6 +145,10 @@ class WebRetriever:
                     self.failures.append(f"{r.url}: {reason}; the provider's snippet is used")
             with self._lock:
                 self._pages[page_id(r.url)] = snippets
+                while len(self._pages) > MAX_PAGES:
+                    self._pages.popitem(last=False)
+        if todo:
+            self._add_time("web_extract", t)
         return [self._pages.get(page_id(r.url), []) for r in results]
 
     def document_snippets(self, hit: Hit) -> list[Snippet]:
@@ -122,6 +177,9 @@ class CombinedRetriever:
 
     def drain_failures(self) -> list[str]:
         return self.web.drain_failures()
+
+    def drain_timings(self) -> dict[str, float]:
+        return self.web.drain_timings()
 
     def search_batch(
         self, queries: Sequence[str], k: int = 10, search: SearchConfig | None = None

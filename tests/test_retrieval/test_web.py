@@ -171,6 +171,8 @@ def test_research_then_edit_on_the_web_with_page_urls_in_the_citations(web, tmp_
     assert pages and all(e.fetched_at and e.fetched_at.endswith("+00:00") for e in pages)
     assert all(e.fetched_at is None for e in result.evidence if e.source == "web-snippet")
     assert result.to_json()["evidence"][0].keys() >= {"url", "fetched_at"}
+    web_ms = [result.timings_ms[k] for k in ("web_search", "web_fetch", "web_extract")]
+    assert all(ms > 0 for ms in web_ms) and sum(web_ms) <= result.timings_ms["research"]
     for name in ("brave", "serper", "tavily"):
         comp = _components(tmp_path, name, f"{url}/{name}")
         found = comp.researcher.research(TEXT)

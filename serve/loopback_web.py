@@ -44,15 +44,25 @@ top level's upper platform is 276 metres above the ground.</p>
 </body></html>"""
 
 
-def _result_pages(base: str, query: str = "", saved: int = 0, pages: Path = PAGES):
+def _result_pages(
+    base: str, query: str = "", saved: int = 0, pages: Path = PAGES, faulty: bool = True
+):
     """(url, title, snippet) of the results every provider returns: the article, a redirect to
-    it, a 500 and a PDF; then ``saved`` of the saved real pages, picked by the query."""
+    it, a 500 and a PDF (without ``faulty``: the article only); then ``saved`` of the saved
+    real pages, picked by the query."""
     names = sorted(p.name for p in pages.glob("*.html")) if saved and pages.is_dir() else []
     start = zlib.crc32(query.encode("utf-8"))
     extra = [
         (f"{base}/pages/saved/{names[(start + 7 * i) % len(names)]}", f"Saved page {i}", query)
         for i in range(min(saved, len(names)))
     ]
+    article = (
+        f"{base}/pages/eiffel",
+        "Eiffel Tower - Encyclopedia",
+        "The Eiffel Tower is a wrought-iron lattice tower in Paris, built 1887 to 1889.",
+    )
+    if not faulty:
+        return [article, *extra]
     return [
         (
             f"{base}/pages/eiffel",
@@ -74,29 +84,34 @@ def create_web_app(
     search_delay_s: float = 0.0,
     page_delay_s: float = 0.0,
     search_status: int | None = None,
+    faulty_results: bool = True,
 ) -> FastAPI:
     """The loopback web. ``key``: what the hosted providers accept; ``saved_results``: saved
     pages added to each result list; ``search_delay_s`` / ``page_delay_s``: time before each
-    search answer / page; ``search_status``: 500 (every search fails) or 429 (every other one,
-    with ``Retry-After: 1``)."""
+    search answer / page; ``search_status``: 500 (every search fails) or 429 (a query's first
+    request, with ``Retry-After: 1``); ``faulty_results``: the redirect, the 500 and the PDF among the
+    results."""
     app = FastAPI()
     app.state.requests = []  # (method, path, headers, query or body)
     app.state.statuses = []  # (path, status)
     app.state.rate_hits = 0
     app.state.search_hits = 0
+    app.state.limited = set()  # queries already answered 429 once
 
     def base(request: Request) -> str:
         return str(request.base_url).rstrip("/")
 
     def results(request: Request, query: str) -> list[tuple[str, str, str]]:
-        return _result_pages(base(request), query, saved_results, pages)
+        return _result_pages(base(request), query, saved_results, pages, faulty_results)
 
-    async def search_fault() -> Response | None:
+    async def search_fault(query: str) -> Response | None:
         app.state.search_hits += 1
+        first = query not in app.state.limited  # decided before other requests arrive
+        app.state.limited.add(query)
         await asyncio.sleep(search_delay_s)
         if search_status == 500:
             return PlainTextResponse("search backend error", status_code=500)
-        if search_status == 429 and app.state.search_hits % 2:
+        if search_status == 429 and first:
             return PlainTextResponse("slow down", status_code=429, headers={"Retry-After": "1"})
         return None
 
@@ -123,7 +138,7 @@ def create_web_app(
 
     @app.get("/searxng/search")
     async def searxng(request: Request, q: str, format: str = "html") -> Any:
-        if fault := await search_fault():
+        if fault := await search_fault(q):
             return fault
         if format != "json":
             return HTMLResponse("<html>results</html>")
@@ -137,7 +152,7 @@ def create_web_app(
     async def brave(request: Request, q: str, count: int = 20) -> Any:
         if request.headers.get("x-subscription-token") != key:
             return unauthorised("brave")
-        if fault := await search_fault():
+        if fault := await search_fault(q):
             return fault
         rows = [
             {"title": t, "url": u, "description": s, "page_age": "2024-05-01T00:00:00"}
@@ -153,9 +168,9 @@ def create_web_app(
     async def serper(request: Request) -> Any:
         if request.headers.get("x-api-key") != key:
             return unauthorised("serper")
-        if fault := await search_fault():
-            return fault
         body = await request.json()
+        if fault := await search_fault(body.get("q", "")):
+            return fault
         rows = [
             {"title": t, "link": u, "snippet": s, "position": i + 1}
             for i, (u, t, s) in enumerate(results(request, body["q"])[: body.get("num", 10)])
@@ -166,9 +181,9 @@ def create_web_app(
     async def tavily(request: Request) -> Any:
         if request.headers.get("authorization") != f"Bearer {key}":
             return unauthorised("tavily")
-        if fault := await search_fault():
-            return fault
         body = await request.json()
+        if fault := await search_fault(body.get("query", "")):
+            return fault
         rows = [
             {"title": t, "url": u, "content": s, "score": 0.9 - i / 10}
             for i, (u, t, s) in enumerate(

@@ -308,6 +308,57 @@ def _cmd_crash(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_web(bsub: argparse._SubParsersAction) -> None:
+    p = bsub.add_parser(
+        "web",
+        help="latency of a web-backed edit by stage and fetch concurrency, and how it degrades "
+        "(provider down, slow, failing, rate-limiting, out of budget; pages timing out)",
+    )
+    p.add_argument(
+        "--concurrency", default="1,2,4,8", help="web.concurrency values (default 1,2,4,8)"
+    )
+    p.add_argument("--runs", type=int, default=3, help="timed edits per value after a warm-up")
+    p.add_argument("--text", default=DEFAULT_TEXT, help="the passage (default: the README's)")
+    p.add_argument("--results", type=int, default=6, help="saved real pages per search result list")
+    p.add_argument("--search-delay-ms", type=float, default=150, help="delay of each search answer")
+    p.add_argument("--page-delay-ms", type=float, default=300, help="delay of each page")
+    p.add_argument(
+        "--pages", default=None, help="saved pages folder (default ../shared/data/web/pages)"
+    )
+    p.add_argument("--no-faults", action="store_true", help="skip the degradation cases")
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    _out_flag(p, "web")
+    p.set_defaults(handler=_cmd_web)
+
+
+def _cmd_web(args: argparse.Namespace) -> int:
+    from serve.bench_web import bench_web, plot
+
+    values = [int(c) for c in str(args.concurrency).split(",") if c.strip()]
+    if not values or min(values) < 1 or args.runs < 1 or args.results < 0:
+        raise ValueError("--concurrency values and --runs must be >= 1, --results >= 0")
+    if args.search_delay_ms < 0 or args.page_delay_ms < 0:
+        raise ValueError("--search-delay-ms and --page-delay-ms must be >= 0")
+    report = bench_web(
+        values,
+        args.runs,
+        args.text,
+        args.results,
+        args.search_delay_ms,
+        args.page_delay_ms,
+        args.config,
+        args.overrides,
+        Path(args.pages) if args.pages else None,
+        not args.no_faults,
+    )
+    out = _report_file(args.out, "web")
+    code = _emit(report, out)
+    if out is not None:
+        plot(report, out.with_suffix(".png"))
+    return code
+
+
 def _out_flag(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument(
         "--out",
@@ -336,5 +387,5 @@ def register(sub, common) -> None:
     bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
     bsub = bench.add_subparsers(dest="bench", required=True)
     adders = (_add_retrieval, _add_research, _add_models, _add_serve, _add_cold, _add_batch)
-    for add in (*adders, _add_crash, _add_check):
+    for add in (*adders, _add_crash, _add_check, _add_web):
         add(bsub)

@@ -237,3 +237,30 @@ def test_a_spent_budget_degrades_to_the_evidence_found_with_a_warning(web, tmp_p
     assert searches == 1 and result.status in {"edited", "unchanged"}
     assert any("budget of 1 requests per run is spent" in w for w in result.warnings)
     assert result.evidence  # what the one search found is used
+
+
+def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
+    """``purr bench web`` end to end (its figures are not asserted: only what it reports)."""
+    from serve.bench_web import bench_web, plot
+
+    report = bench_web([1, 4], runs=1, saved_results=2, search_delay_ms=0, page_delay_ms=50)
+    for row in report["concurrency"].values():
+        assert row["status"] == "edited" and "Gustave Eiffel" in row["revised"]
+        assert row["pages_fetched"] >= 3 and all(
+            row["stages_ms_p50"][s] > 0 for s in ("web_search", "web_fetch", "research")
+        )
+    assert report["concurrency"]["1"]["ratio_to_first"] == 1.0
+    faults = report["faults"]
+    assert all(f["text_whole"] for f in faults.values())
+    for name in ("provider down", "provider slow", "provider HTTP 500"):
+        assert (
+            faults[name]["status"] == "degraded"
+            and "research failed" in faults[name]["warnings"][0]
+        )
+    assert faults["provider HTTP 500"]["http_statuses"] == {"500": 4}  # 2 queries, 1 retry each
+    assert faults["provider 429 + Retry-After"]["http_statuses"]["429"] >= 1
+    assert faults["provider 429 + Retry-After"]["status"] == "edited"
+    assert any("budget" in w for w in faults["out of budget"]["warnings"])
+    assert any("timed out" in w for w in faults["pages time out"]["warnings"])
+    plot(report, tmp_path / "bench_web.png")
+    assert (tmp_path / "bench_web.png").stat().st_size > 10_000

@@ -10,7 +10,8 @@ redirect, a PDF and a 500), with ``--search-delay-ms`` before each search answer
    every page lives on one host here), ``--runs`` edits after a warm-up, each with the pages
    forgotten so they are fetched again: the median of ``timings_ms`` by stage (``web_search``,
    ``web_fetch``, ``web_extract`` inside ``research``; ``research``, ``revision``, ``report``)
-   and the ratio of each median total to the first value's (the baseline of the same run).
+   and the ratio of each median total to the first value's and to the same edit researched in
+   the local index (``research.source=index``, same models, same run).
 2. **Faults**, one edit each (results now include the redirect, the 500 and the PDF): the
    provider down (a closed port), slow (its answer later than
    ``web.timeout_s``), failing (HTTP 500), rate-limiting (429 with ``Retry-After: 1`` on every
@@ -75,6 +76,7 @@ def bench_web(
     overrides: list[str] | None = None,
     pages: Path | None = None,
     faults: bool = True,
+    index_baseline: bool = True,
 ) -> dict[str, Any]:
     from tqdm.auto import tqdm
 
@@ -133,9 +135,30 @@ def bench_web(
         base_ms = report["concurrency"][str(concurrency[0])]["total_ms_p50"]
         for row in report["concurrency"].values():
             row["ratio_to_first"] = round(row["total_ms_p50"] / base_ms, 3) if base_ms else None
+    if index_baseline:
+        report["index_baseline"] = _index_baseline(text, config, overrides, runs, shared)
+        local = report["index_baseline"]["total_ms_p50"]
+        for row in report["concurrency"].values():
+            row["ratio_to_index"] = round(row["total_ms_p50"] / local, 3) if local else None
     if faults:
         report["faults"] = _faults(text, config, overrides, pages, web_args, shared)
     return report
+
+
+def _index_baseline(text, config, overrides, runs, shared) -> dict[str, Any]:
+    """The same edit researched in the local index (``research.source=index``), same models."""
+    pipeline = _pipeline("http://127.0.0.1:9", config, overrides, ["research.source=index"], shared)
+    _one(pipeline, text)  # warm-up: opens the index
+    rows = [_one(pipeline, text) for _ in range(runs)]
+    return {
+        "total_ms_p50": round(statistics.median(ms for _, ms in rows), 1),
+        "stages_ms_p50": {
+            s: round(statistics.median(r.timings_ms.get(s, 0.0) for r, _ in rows), 1)
+            for s in ("research", "revision", "report")
+        },
+        "status": rows[-1][0].status,
+        "revised": rows[-1][0].revised,
+    }
 
 
 def _faults(text, config, overrides, pages, web_args, shared) -> dict[str, Any]:

@@ -39,7 +39,7 @@ class WebCache:
     def __init__(self, root: str | Path, mode: CacheMode = "rw") -> None:
         if mode not in MODES:
             raise ValueError(f"web cache mode '{mode}' unknown; choose rw, ro or refresh")
-        self.root = Path(root)
+        self.root = Path(root).expanduser()
         self.mode = mode
         if mode == "ro" and not self.root.is_dir():
             raise ValueError(

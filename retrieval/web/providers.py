@@ -216,7 +216,8 @@ class BraveSearch:
 
     def search(self, query, n=10, site=None, recency_days=None, language=None):
         key = _need_key(self.name, self.key)
-        params: dict[str, Any] = {"q": f"site:{site} {query}" if site else query, "count": n}
+        q = f"site:{site} {query}" if site else query
+        params: dict[str, Any] = {"q": q, "count": min(n, 20)}  # Brave answers at most 20
         if recency_days is not None:
             params["freshness"] = (
                 "pd"

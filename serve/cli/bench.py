@@ -326,6 +326,9 @@ def _add_web(bsub: argparse._SubParsersAction) -> None:
         "--pages", default=None, help="saved pages folder (default ../shared/data/web/pages)"
     )
     p.add_argument("--no-faults", action="store_true", help="skip the degradation cases")
+    p.add_argument(
+        "--no-index-baseline", action="store_true", help="skip the local-index edit baseline"
+    )
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
     _out_flag(p, "web")
@@ -351,6 +354,7 @@ def _cmd_web(args: argparse.Namespace) -> int:
         args.overrides,
         Path(args.pages) if args.pages else None,
         not args.no_faults,
+        not args.no_index_baseline,
     )
     out = _report_file(args.out, "web")
     code = _emit(report, out)

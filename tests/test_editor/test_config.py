@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from editor.config import ConfigError, PipelineConfig, apply_overrides, dump_config, load_config
@@ -63,10 +65,19 @@ def test_every_preset_loads_and_names_its_editor():
         "default": ("causal", "iterative", "nli"),
         "purr-hub": ("fid", "one-pass", "nli"),
         "rarr-openai": ("prompted", "iterative", "llm"),
+        "web-searxng": ("causal", "iterative", "nli"),
     }
+    presets = {p.stem for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")}
+    assert presets == set(expected)
     for name, (editor, mode, agreement) in expected.items():
         cfg = load_config(name)
         assert (cfg.editor.type, cfg.revision.mode, cfg.agreement.type) == (editor, mode, agreement)
+    web = load_config("web-searxng")
+    assert (web.research.source, web.web.provider, web.web.url) == (
+        "both",
+        "searxng",
+        "http://127.0.0.1:8888",
+    )
 
 
 @pytest.mark.integration

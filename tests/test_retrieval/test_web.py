@@ -243,7 +243,9 @@ def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
     """``purr bench web`` end to end (its figures are not asserted: only what it reports)."""
     from serve.bench_web import bench_web, plot
 
-    report = bench_web([1, 4], runs=1, saved_results=2, search_delay_ms=0, page_delay_ms=50)
+    report = bench_web(
+        [1, 4], runs=1, saved_results=2, search_delay_ms=0, page_delay_ms=50, index_baseline=False
+    )
     for row in report["concurrency"].values():
         assert row["status"] == "edited" and "Gustave Eiffel" in row["revised"]
         assert row["pages_fetched"] >= 3 and all(

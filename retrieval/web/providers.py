@@ -114,8 +114,13 @@ class _Http:
             try:
                 r = self.client.request(method, url, timeout=self.timeout_s, **kw)
             except httpx.HTTPError as e:
+                what = (
+                    f"did not answer within {self.timeout_s:g} s"
+                    if isinstance(e, httpx.TimeoutException)
+                    else "unreachable"
+                )
                 last = WebSearchError(
-                    redact(f"{provider}: {url} unreachable ({type(e).__name__}: {e})", [key])
+                    redact(f"{provider}: {url} {what} ({type(e).__name__}: {e})", [key])
                 )
                 if attempt < self.retries:
                     self.sleep(min(2.0**attempt, self.max_wait_s))

@@ -259,6 +259,7 @@ def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
             faults[name]["status"] == "degraded"
             and "research failed" in faults[name]["warnings"][0]
         )
+    assert "did not answer within 2 s" in faults["provider slow"]["warnings"][0]
     assert faults["provider HTTP 500"]["http_statuses"] == {"500": 4}  # 2 queries, 1 retry each
     assert faults["provider 429 + Retry-After"]["http_statuses"]["429"] >= 1
     assert faults["provider 429 + Retry-After"]["status"] == "edited"

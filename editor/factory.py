@@ -190,7 +190,7 @@ class Components:
             "max_bytes": w.max_bytes,
             "concurrency": w.concurrency,
             "per_host": w.per_host,
-            "retries": w.retries,
+            "retries": w.page_retries,
         }
         fetcher = None
         if w.fetch:

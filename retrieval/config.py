@@ -154,7 +154,16 @@ class WebConfig(_Cfg):
     max_bytes: int = Field(2_000_000, ge=1000, description="Largest page body read.")
     concurrency: int = Field(8, ge=1, description="Page fetches in flight at once.")
     per_host: int = Field(2, ge=1, description="Page fetches in flight to one host.")
-    retries: int = Field(2, ge=0, le=10, description="Retries on 429 and 5xx (Retry-After kept).")
+    retries: int = Field(
+        2, ge=0, le=10, description="Retries of a search on 429 and 5xx (Retry-After kept)."
+    )
+    page_retries: int = Field(
+        1,
+        ge=0,
+        le=10,
+        description="Retries of a page on 429 and 5xx (one page of many: its provider snippet "
+        "stands in when it fails).",
+    )
     cache_dir: str | None = Field(
         None, description="Folder of the search and page cache (--web-cache); None: no cache."
     )

@@ -174,13 +174,14 @@ class CachedFetcher(PageFetcher):
     def fetch(self, url: str) -> FetchedPage:
         key = WebCache.key(kind="page", url=url)
         hit = self.cache.get("page", key)
-        if hit is not None:
+        # a page that failed is kept too, so that a read-only rerun replays the same fallback;
+        # read-write asks again for it
+        if hit is not None and (hit.get("body") is not None or self.cache.mode == "ro"):
             return FetchedPage(**hit)
         if self.cache.mode == "ro":
             return FetchedPage(url, url, None, "", "", error="not in the read-only web cache")
         with self._lock:
             self.requests += 1
         page = super().fetch(url)
-        if page.body is not None:
-            self.cache.put("page", key, asdict(page))
+        self.cache.put("page", key, asdict(page))
         return page

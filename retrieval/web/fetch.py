@@ -121,14 +121,14 @@ class PageFetcher:
                             url, current, None, "", now, r.status_code, f"HTTP {r.status_code}"
                         )
                         if r.status_code == 429 or r.status_code >= 500:
-                            wait = retry_after(r.headers.get("retry-after"), 2.0**attempt)
+                            wait = retry_after(r.headers.get("retry-after"), 0.5 * 2**attempt)
                             last = failed
                         elif r.status_code >= 400:
                             return failed, None
                         else:
                             return self._read(url, current, now, r), None
                 except httpx.HTTPError as e:
-                    wait = 2.0**attempt
+                    wait = 0.5 * 2**attempt
                     last = FetchedPage(
                         url, current, None, "", now, error=f"{type(e).__name__}: {e}"
                     )

@@ -246,6 +246,9 @@ def show(result: EditResult, console=None) -> None:
                 continue
             title = f"{e.title}: " if e.title else ""
             console.print(f"[{i}] [cyan]{escape(title)}[/]{escape(e.text)}", highlight=False)
+            if e.url:
+                fetched = f" (fetched {e.fetched_at})" if e.fetched_at else ""
+                console.print(f"    [dim]{escape(e.url)}{fetched}[/]", highlight=False)
     for st in result.steps:
         if st.accepted:
             console.print(f"[dim]edit: {escape(st.reason)}[/]")

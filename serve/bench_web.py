@@ -77,6 +77,7 @@ def bench_web(
     pages: Path | None = None,
     faults: bool = True,
     index_baseline: bool = True,
+    fault_timeout_s: float = 2.0,
 ) -> dict[str, Any]:
     from tqdm.auto import tqdm
 
@@ -141,7 +142,9 @@ def bench_web(
         for row in report["concurrency"].values():
             row["ratio_to_index"] = round(row["total_ms_p50"] / local, 3) if local else None
     if faults:
-        report["faults"] = _faults(text, config, overrides, pages, web_args, shared)
+        report["faults"] = _faults(
+            text, config, overrides, pages, web_args, shared, fault_timeout_s
+        )
     return report
 
 
@@ -161,18 +164,19 @@ def _index_baseline(text, config, overrides, runs, shared) -> dict[str, Any]:
     }
 
 
-def _faults(text, config, overrides, pages, web_args, shared) -> dict[str, Any]:
+def _faults(text, config, overrides, pages, web_args, shared, timeout_s) -> dict[str, Any]:
+    """One edit per fault; ``timeout_s`` is ``web.timeout_s``, and "slow" is twice that."""
     from serve.loopback_web import create_web_app, serve_app
 
-    quick = ["web.retries=1", "web.timeout_s=2"]
+    quick = ["web.retries=1", "web.page_retries=1", f"web.timeout_s={timeout_s}"]
     cases = {
         "provider down": (None, []),
-        "provider slow": ({"search_delay_s": 4.0}, []),
+        "provider slow": ({"search_delay_s": 2 * timeout_s}, []),
         "provider HTTP 500": ({"search_status": 500}, []),
         "provider 429 + Retry-After": ({"search_status": 429}, []),
         "out of budget": ({}, ["web.max_requests=1"]),
         "pages fail (500, PDF, redirect)": ({}, []),
-        "pages time out": ({"page_delay_s": 4.0}, []),
+        "pages time out": ({"page_delay_s": 2 * timeout_s}, []),
     }
     out = {}
     for name, (knobs, extra) in cases.items():

@@ -329,6 +329,9 @@ def _add_web(bsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--no-index-baseline", action="store_true", help="skip the local-index edit baseline"
     )
+    p.add_argument(
+        "--fault-timeout-s", type=float, default=2.0, help="web.timeout_s of the fault cases"
+    )
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
     _out_flag(p, "web")
@@ -341,6 +344,8 @@ def _cmd_web(args: argparse.Namespace) -> int:
     values = [int(c) for c in str(args.concurrency).split(",") if c.strip()]
     if not values or min(values) < 1 or args.runs < 1 or args.results < 0:
         raise ValueError("--concurrency values and --runs must be >= 1, --results >= 0")
+    if args.fault_timeout_s <= 0:
+        raise ValueError(f"--fault-timeout-s must be > 0, got {args.fault_timeout_s}")
     if args.search_delay_ms < 0 or args.page_delay_ms < 0:
         raise ValueError("--search-delay-ms and --page-delay-ms must be >= 0")
     report = bench_web(
@@ -355,6 +360,7 @@ def _cmd_web(args: argparse.Namespace) -> int:
         Path(args.pages) if args.pages else None,
         not args.no_faults,
         not args.no_index_baseline,
+        args.fault_timeout_s,
     )
     out = _report_file(args.out, "web")
     code = _emit(report, out)

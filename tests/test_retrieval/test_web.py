@@ -263,7 +263,13 @@ def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
     from serve.bench_web import bench_web, plot
 
     report = bench_web(
-        [1, 4], runs=1, saved_results=2, search_delay_ms=0, page_delay_ms=50, index_baseline=False
+        [1, 4],
+        runs=1,
+        saved_results=2,
+        search_delay_ms=0,
+        page_delay_ms=50,
+        index_baseline=False,
+        fault_timeout_s=1.0,
     )
     for row in report["concurrency"].values():
         assert row["status"] == "edited" and "Gustave Eiffel" in row["revised"]
@@ -278,7 +284,7 @@ def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
             faults[name]["status"] == "degraded"
             and "research failed" in faults[name]["warnings"][0]
         )
-    assert "did not answer within 2 s" in faults["provider slow"]["warnings"][0]
+    assert "did not answer within 1 s" in faults["provider slow"]["warnings"][0]
     assert faults["provider HTTP 500"]["http_statuses"] == {"500": 4}  # 2 queries, 1 retry each
     assert faults["provider 429 + Retry-After"]["http_statuses"]["429"] >= 1
     assert faults["provider 429 + Retry-After"]["status"] == "edited"

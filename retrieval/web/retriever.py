@@ -115,13 +115,17 @@ class WebRetriever:
         return out
 
     def _pages_of(self, results: Sequence[WebResult]) -> list[list[Snippet]]:
+        with self._lock:
+            for r in results:  # pages asked for again are the most recent
+                if page_id(r.url) in self._pages:
+                    self._pages.move_to_end(page_id(r.url))
         todo = [r for r in results if page_id(r.url) not in self._pages]
         t = time.perf_counter()
         fetched = self.fetcher.fetch_many([r.url for r in todo]) if self.fetcher and todo else []
         if fetched:
             self._add_time("web_fetch", t)
         t = time.perf_counter()
-        by_url = {r.url: p for r, p in zip(todo, fetched, strict=True)}
+        by_url = {r.url: p for r, p in zip(todo, fetched, strict=True)} if fetched else {}
         for r in todo:
             page = by_url.get(r.url)
             snippets: list[Snippet] = []

@@ -292,3 +292,22 @@ def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
     assert any("timed out" in w for w in faults["pages time out"]["warnings"])
     plot(report, tmp_path / "bench_web.png")
     assert (tmp_path / "bench_web.png").stat().st_size > 10_000
+
+
+def test_the_pages_kept_in_memory_are_bounded_least_recent_first(monkeypatch):
+    """A long-running service keeps at most MAX_PAGES pages; one asked for again stays."""
+    from retrieval.web import retriever as web_retriever
+    from retrieval.web.providers import Features, WebResult
+    from retrieval.web.retriever import WebRetriever
+
+    class Listed:  # a provider whose answers are given: one page per query
+        name, features = "listed", Features()
+
+        def search(self, query, n=10, site=None, recency_days=None, language=None):
+            return [WebResult(f"https://e.org/{query}", query, f"{query} text.", 0, "listed")]
+
+    monkeypatch.setattr(web_retriever, "MAX_PAGES", 2)
+    web = WebRetriever(Listed(), None, search_concurrency=1)
+    for q in ("a", "b", "a", "c"):
+        assert web.search(q)[0].snippet.url == f"https://e.org/{q}"
+    assert [s[0].url for s in web._pages.values()] == ["https://e.org/a", "https://e.org/c"]

@@ -18,7 +18,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -287,10 +288,21 @@ class Pipeline:
             repaired.report(),
         )
 
-    def _web_timings(self, timings: dict[str, float]) -> None:
-        """The web's share of research (``web_search``, ``web_fetch``, ``web_extract``)."""
-        drain = getattr(self.components.researcher.index, "drain_timings", None)
-        timings.update(drain() if drain else {})
+    @contextmanager
+    def _web_notes(self, notes: dict[str, Any]) -> Iterator[None]:
+        """Collect into ``notes`` what the web retriever records on this thread during the
+        block (``failures``; ``timings``: ``web_search``, ``web_fetch``, ``web_extract``)."""
+        web = self.components.researcher.index
+        drain_failures = getattr(web, "drain_failures", None)
+        drain_timings = getattr(web, "drain_timings", None)
+        if drain_failures is None or drain_timings is None:  # a local index records none
+            yield
+            return
+        drain_failures(), drain_timings()  # what an earlier call on this thread left
+        try:
+            yield
+        finally:
+            notes["failures"], notes["timings"] = drain_failures(), drain_timings()
 
     def _report(self, text, revised, queries, found, context, warnings, timings):
         """The attribution report under its timeout; a failure is a warning, never an error."""
@@ -326,11 +338,16 @@ class Pipeline:
         queries: list[Query] = []
         found: list[Evidence] = []
         t = time.perf_counter()
+        # the web's notes of this edit's research: pages that fell back to snippets, budgets
+        # spent, cache misses, and its stage timings (collected on the research thread, so
+        # concurrent edits never see each other's)
+        web_notes: dict[str, Any] = {"failures": [], "timings": {}}
         try:
 
             def research() -> tuple[list[Query], list[Evidence], list[Evidence]]:
                 if evidence is None:
-                    results = self.components.researcher.research(text, context)
+                    with self._web_notes(web_notes):
+                        results = self.components.researcher.research(text, context)
                     pairs = [  # one (query, evidence) step each, even for shared snippets
                         replace(e, query=qe.query.text) for qe in results for e in qe.evidence
                     ]
@@ -342,14 +359,12 @@ class Pipeline:
             queries, found, to_revise = self.stages.run(
                 research, lim.research_timeout_s, "research"
             )
-            if evidence is None:  # pages that fell back to snippets, budgets spent, cache misses
-                drain = getattr(self.components.researcher.index, "drain_failures", None)
-                warnings.extend(f"web: {w}" for w in (drain() if drain else []))
+            warnings.extend(f"web: {w}" for w in web_notes["failures"])
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
-            self._web_timings(timings)
+            timings.update(web_notes["timings"])
             return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
         timings["research"] = (time.perf_counter() - t) * 1000
-        self._web_timings(timings)
+        timings.update(web_notes["timings"])
         t = time.perf_counter()
         try:
             revised, steps = self.stages.run(

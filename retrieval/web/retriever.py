@@ -51,10 +51,24 @@ class WebRetriever:
         """the windows of pages seen, most recent last (at most ``MAX_PAGES``: a long-running
         service does not grow without end)"""
         self._lock = threading.Lock()
-        self.failures: list[str] = []
-        """why a page fell back to its snippet (``URL: reason``), for the result's warnings"""
-        self.timings_ms: dict[str, float] = {}
-        """milliseconds searching, fetching and extracting since the last ``drain_timings``"""
+        self._local = threading.local()  # failures and timings of the calling thread's research
+
+    @property
+    def failures(self) -> list[str]:
+        """Why a page fell back to its snippet (``URL: reason``), budgets spent and cache
+        misses, for the result's warnings: this thread's, since its last ``drain_failures``
+        (a service's concurrent edits each see their own)."""
+        if not hasattr(self._local, "failures"):
+            self._local.failures = []
+        return self._local.failures
+
+    @property
+    def timings_ms(self) -> dict[str, float]:
+        """Milliseconds searching, fetching and extracting: this thread's, since its last
+        ``drain_timings``."""
+        if not hasattr(self._local, "timings"):
+            self._local.timings = {}
+        return self._local.timings
 
     def search_batch(
         self, queries: Sequence[str], k: int = 10, search: SearchConfig | None = None
@@ -69,8 +83,7 @@ class WebRetriever:
         else:
             found = [self._search_one(q) for q in queries]
         self._add_time("web_search", t)
-        with self._lock:  # in query order, whatever order the threads finished in
-            self.failures.extend(why for _, why in found if why)
+        self.failures.extend(why for _, why in found if why)  # in query order
         unique = list({r.url: r for results, _ in found for r in results}.values())
         self._pages_of(unique)
         return [self._hits(results, k) for results, _ in found]
@@ -97,9 +110,8 @@ class WebRetriever:
         return hits
 
     def _add_time(self, stage: str, since: float) -> None:
-        with self._lock:
-            ms = (time.perf_counter() - since) * 1000
-            self.timings_ms[stage] = self.timings_ms.get(stage, 0.0) + ms
+        ms = (time.perf_counter() - since) * 1000
+        self.timings_ms[stage] = self.timings_ms.get(stage, 0.0) + ms
 
     def forget_pages(self) -> None:
         """Drop the pages kept in memory (the next search fetches them again, or asks the
@@ -110,8 +122,7 @@ class WebRetriever:
     def drain_timings(self) -> dict[str, float]:
         """The milliseconds by web stage (``web_search``, ``web_fetch``, ``web_extract``)
         since the last call."""
-        with self._lock:
-            out, self.timings_ms = self.timings_ms, {}
+        out, self._local.timings = self.timings_ms, {}
         return out
 
     def _pages_of(self, results: Sequence[WebResult]) -> list[list[Snippet]]:
@@ -145,8 +156,7 @@ class WebRetriever:
                 reason = page.error or "not fetched"
             if not snippets:
                 snippets = [_snippet_hit(r)] if r.snippet.strip() else []
-                with self._lock:
-                    self.failures.append(f"{r.url}: {reason}; the provider's snippet is used")
+                self.failures.append(f"{r.url}: {reason}; the provider's snippet is used")
             with self._lock:
                 self._pages[page_id(r.url)] = snippets
                 while len(self._pages) > MAX_PAGES:
@@ -161,8 +171,7 @@ class WebRetriever:
 
     def drain_failures(self) -> list[str]:
         """The failures recorded since the last call (for a result's warnings)."""
-        with self._lock:
-            out, self.failures = self.failures, []
+        out, self._local.failures = self.failures, []
         return out
 
 

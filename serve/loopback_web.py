@@ -85,12 +85,13 @@ def create_web_app(
     page_delay_s: float = 0.0,
     search_status: int | None = None,
     faulty_results: bool = True,
+    unresponsive_engines: tuple[tuple[str, str], ...] = (),
 ) -> FastAPI:
     """The loopback web. ``key``: what the hosted providers accept; ``saved_results``: saved
     pages added to each result list; ``search_delay_s`` / ``page_delay_s``: time before each
     search answer / page; ``search_status``: 500 (every search fails) or 429 (a query's first
     request, with ``Retry-After: 1``); ``faulty_results``: the redirect, the 500 and the PDF among the
-    results."""
+    results; ``unresponsive_engines``: the (engine, reason) pairs SearXNG reports."""
     app = FastAPI()
     app.state.requests = []  # (method, path, headers, query or body)
     app.state.statuses = []  # (path, status)
@@ -146,7 +147,12 @@ def create_web_app(
             {"url": u, "title": t, "content": s, "engine": "duckduckgo", "score": 1.0}
             for u, t, s in results(request, q)
         ]
-        return {"query": q, "number_of_results": len(rows), "results": rows}
+        return {
+            "query": q,
+            "number_of_results": len(rows),
+            "results": rows,
+            "unresponsive_engines": [list(e) for e in unresponsive_engines],
+        }
 
     @app.get("/brave/res/v1/web/search")
     async def brave(request: Request, q: str, count: int = 20) -> Any:

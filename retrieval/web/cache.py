@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from retrieval.files import write_text
 from retrieval.web.fetch import FetchedPage, PageFetcher
-from retrieval.web.providers import Features, WebResult, WebSearch, WebSearchError
+from retrieval.web.providers import Features, Results, WebResult, WebSearch, WebSearchError
 
 CacheMode = Literal["rw", "ro", "refresh"]
 MODES = ("rw", "ro", "refresh")
@@ -146,8 +146,9 @@ class CachedSearch:
         )
         if self.cache is not None:
             hit = self.cache.get("search", key)
-            if hit is not None:
-                return [WebResult(**r) for r in hit]
+            if hit is not None:  # {results, notes}; a bare list from before notes existed
+                rows, notes = (hit, []) if isinstance(hit, list) else (hit["results"], hit["notes"])
+                return Results([WebResult(**r) for r in rows], notes)
             if self.cache.mode == "ro":
                 raise CacheMiss(
                     f"{self.name}: '{query}' is not in the read-only web cache; no request sent"
@@ -159,7 +160,8 @@ class CachedSearch:
         self.requests += 1
         results = self.provider.search(query, n, site, recency_days, language)
         if self.cache is not None:
-            self.cache.put("search", key, [asdict(r) for r in results])
+            notes = list(getattr(results, "notes", ()))
+            self.cache.put("search", key, {"results": [asdict(r) for r in results], "notes": notes})
         return results
 
 

@@ -69,6 +69,15 @@ class WebSearchError(RuntimeError):
         self.status = status
 
 
+class Results(list):
+    """A provider's results (a list of ``WebResult``), with ``notes``: what the provider said
+    was missing from them (for example SearXNG's engines that did not answer)."""
+
+    def __init__(self, items=(), notes: Sequence[str] = ()) -> None:
+        super().__init__(items)
+        self.notes: tuple[str, ...] = tuple(notes)
+
+
 class WebSearch(Protocol):
     """A web-search provider."""
 
@@ -209,7 +218,8 @@ class SearxngSearch:
         rows = data.get("results") if isinstance(data, dict) else None
         if not isinstance(rows, list):
             raise WebSearchError("searxng: the answer has no 'results' list (is format=json on?)")
-        return _results(self.name, rows, "url", "title", "content", "publishedDate", n)
+        results = _results(self.name, rows, "url", "title", "content", "publishedDate", n)
+        return Results(results, _unresponsive(data.get("unresponsive_engines")))
 
 
 class BraveSearch:
@@ -304,6 +314,26 @@ class TavilySearch:
         if not isinstance(rows, list):
             raise WebSearchError("tavily: the answer has no 'results' list")
         return _results(self.name, rows, "url", "title", "content", "published_date", n)
+
+
+def _unresponsive(engines: Any) -> list[str]:
+    """SearXNG's ``unresponsive_engines`` (``[[engine, reason], ...]``) as one note.
+
+    >>> print(*_unresponsive([["google", "too many requests"], ["bing", "timeout"]]))
+    engines that did not answer, so results may be missing: google (too many requests), bing (timeout)
+    >>> _unresponsive([])
+    []
+    """
+    if not isinstance(engines, list):
+        return []
+    named = []
+    for e in engines:
+        if isinstance(e, list | tuple) and e:
+            why = f" ({_str(e[1])})" if len(e) > 1 and _str(e[1]) else ""
+            named.append(f"{_str(e[0])}{why}")
+    if not named:
+        return []
+    return ["engines that did not answer, so results may be missing: " + ", ".join(named)]
 
 
 def _results(

@@ -92,12 +92,16 @@ class WebRetriever:
         return self.search_batch([query], k)[0]
 
     def _search_one(self, query: str) -> tuple[list[WebResult], str | None]:
+        """The results of one query, and what to warn about them (None: nothing)."""
         from retrieval.web.cache import BudgetSpent, CacheMiss
 
         try:
-            return self.provider.search(query, n=self.results), None
+            results = self.provider.search(query, n=self.results)
         except (BudgetSpent, CacheMiss) as e:  # research goes on with what it has found
             return [], str(e)
+        notes = getattr(results, "notes", ())
+        why = f"{self.provider.name}: '{query}': {'; '.join(notes)}" if notes else None
+        return results, why
 
     def _hits(self, results: Sequence[WebResult], k: int) -> list[Hit]:
         hits: list[Hit] = []

@@ -343,3 +343,21 @@ def test_concurrent_researches_each_get_their_own_web_warnings():
     assert len(mine) == 1 and mine[0].startswith("https://e.org/a:")
     assert len(theirs) == 1 and theirs[0].startswith("https://e.org/b:")
     assert set(web.drain_timings()) == {"web_search", "web_extract"}
+
+
+def test_searxng_engines_that_did_not_answer_become_a_warning_replayed_by_the_cache(tmp_path):
+    """SearXNG answers even when some of its engines were blocked: the result says so."""
+    from editor.pipeline import Pipeline
+
+    app = create_web_app(unresponsive_engines=(("google", "too many requests"),))
+    cache = tmp_path / "cache"
+    with serve(app) as url:
+        extra = [f"web.cache_dir={cache}"]
+        first = Pipeline(_components(tmp_path, "searxng", f"{url}/searxng", extra=extra)).edit(TEXT)
+        ro = [*extra, "web.cache_mode=ro"]
+        again = Pipeline(_components(tmp_path, "searxng", f"{url}/searxng", extra=ro)).edit(TEXT)
+    notes = [w for w in first.warnings if "did not answer" in w]
+    assert (
+        notes and "google (too many requests)" in notes[0] and notes[0].startswith("web: searxng:")
+    )
+    assert first.status == "edited" and again.warnings == first.warnings

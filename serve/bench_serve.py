@@ -24,14 +24,7 @@ import httpx
 import numpy as np
 
 from retrieval.files import save_png
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from serve.loopback_web import free_port
 
 
 def _peak_rss_mb(pid: int) -> float | None:
@@ -120,7 +113,7 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
 
 
 def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
+    port = free_port()
     cmd = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port)]
     cmd += ["--workers", str(workers), "--config", args.config]
     if args.index:

@@ -248,16 +248,21 @@ def create_web_app(
     return app
 
 
-@contextmanager
-def serve_app(app: FastAPI) -> Iterator[str]:
-    """Run ``app`` with uvicorn on a free loopback port in a background thread; yields its URL."""
+def free_port() -> int:
+    """A loopback port nothing listens on now."""
     import socket
-
-    import uvicorn
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def serve_app(app: FastAPI) -> Iterator[str]:
+    """Run ``app`` with uvicorn on a free loopback port in a background thread; yields its URL."""
+    import uvicorn
+
+    port = free_port()
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)

@@ -169,7 +169,7 @@ def run(
     rows = []
     for path in tqdm(files, desc="eval extraction", unit="page"):
         html = read_page(path)
-        url = "https://" + path.name.removesuffix(".html").replace(".html", "")
+        url = "https://" + path.name.removesuffix(".html")
         visible = len(re.sub(r"\s+", " ", visible_text(html)).strip())
         for name in methods:
             fn = _method(name)

@@ -199,48 +199,63 @@ def _str(x: Any) -> str:
     return x if isinstance(x, str) else ""
 
 
-class SearxngSearch:
-    name = "searxng"
-    features = Features(site_filter=True, recency=True, language=True)
+def _period(days: int) -> str:
+    """The shortest of a day, week, month or year (``d w m y``) that covers ``days``, as the
+    providers' recency filters name them.
+
+    >>> [_period(d) for d in (1, 7, 30, 365)]
+    ['d', 'w', 'm', 'y']
+    """
+    return "d" if days <= 1 else "w" if days <= 7 else "m" if days <= 31 else "y"
+
+
+def _rows(provider: str, data: Any, field: str, hint: str = "") -> list[Any]:
+    """The list of results under ``field`` of a provider's JSON answer, or a clear error."""
+    rows = data.get(field) if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        raise WebSearchError(f"{provider}: the answer has no '{field}' list{hint}")
+    return rows
+
+
+class _Provider:
+    """What every provider holds: its base URL, the HTTP client with retries, its key."""
+
+    name: str
+    features: Features
 
     def __init__(self, url: str, http: _Http, key: str | None = None) -> None:
         self.url, self.http, self.key = url.rstrip("/"), http, key
 
+
+class SearxngSearch(_Provider):
+    name = "searxng"
+    features = Features(site_filter=True, recency=True, language=True)
+
     def search(self, query, n=10, site=None, recency_days=None, language=None):
         params: dict[str, Any] = {"q": f"site:{site} {query}" if site else query, "format": "json"}
         if recency_days is not None:
-            params["time_range"] = (
-                "day" if recency_days <= 1 else "month" if recency_days <= 31 else "year"
-            )
+            # SearXNG's ranges are day, month and year: a week asks for the month
+            params["time_range"] = {"d": "day", "w": "month", "m": "month", "y": "year"}[
+                _period(recency_days)
+            ]
         if language:
             params["language"] = language
         data = self.http.request(self.name, self.key, "GET", f"{self.url}/search", params=params)
-        rows = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(rows, list):
-            raise WebSearchError("searxng: the answer has no 'results' list (is format=json on?)")
+        rows = _rows(self.name, data, "results", " (is format=json on?)")
         results = _results(self.name, rows, "url", "title", "content", "publishedDate", n)
         return Results(results, _unresponsive(data.get("unresponsive_engines")))
 
 
-class BraveSearch:
+class BraveSearch(_Provider):
     name = "brave"
     features = Features(site_filter=True, recency=True, language=True)
-
-    def __init__(self, url: str, http: _Http, key: str | None) -> None:
-        self.url, self.http, self.key = url.rstrip("/"), http, key
 
     def search(self, query, n=10, site=None, recency_days=None, language=None):
         key = _need_key(self.name, self.key)
         q = f"site:{site} {query}" if site else query
         params: dict[str, Any] = {"q": q, "count": min(n, 20)}  # Brave answers at most 20
         if recency_days is not None:
-            params["freshness"] = (
-                "pd"
-                if recency_days <= 1
-                else "pw"
-                if recency_days <= 7
-                else ("pm" if recency_days <= 31 else "py")
-            )
+            params["freshness"] = "p" + _period(recency_days)
         if language:
             params["search_lang"] = language
         data = self.http.request(
@@ -258,41 +273,27 @@ class BraveSearch:
         return _results(self.name, rows, "url", "title", "description", "page_age", n)
 
 
-class SerperSearch:
+class SerperSearch(_Provider):
     name = "serper"
     features = Features(site_filter=True, recency=True, language=True)
-
-    def __init__(self, url: str, http: _Http, key: str | None) -> None:
-        self.url, self.http, self.key = url.rstrip("/"), http, key
 
     def search(self, query, n=10, site=None, recency_days=None, language=None):
         key = _need_key(self.name, self.key)
         body: dict[str, Any] = {"q": f"site:{site} {query}" if site else query, "num": n}
         if recency_days is not None:
-            body["tbs"] = (
-                "qdr:d"
-                if recency_days <= 1
-                else "qdr:w"
-                if recency_days <= 7
-                else ("qdr:m" if recency_days <= 31 else "qdr:y")
-            )
+            body["tbs"] = "qdr:" + _period(recency_days)
         if language:
             body["hl"] = language
         data = self.http.request(
             self.name, key, "POST", f"{self.url}/search", json=body, headers={"X-API-KEY": key}
         )
-        rows = data.get("organic") if isinstance(data, dict) else None
-        if not isinstance(rows, list):
-            raise WebSearchError("serper: the answer has no 'organic' list")
+        rows = _rows(self.name, data, "organic")
         return _results(self.name, rows, "link", "title", "snippet", "date", n)
 
 
-class TavilySearch:
+class TavilySearch(_Provider):
     name = "tavily"
     features = Features(site_filter=True, recency=True, language=False)
-
-    def __init__(self, url: str, http: _Http, key: str | None) -> None:
-        self.url, self.http, self.key = url.rstrip("/"), http, key
 
     def search(self, query, n=10, site=None, recency_days=None, language=None):
         key = _need_key(self.name, self.key)
@@ -310,9 +311,7 @@ class TavilySearch:
             json=body,
             headers={"Authorization": f"Bearer {key}"},
         )
-        rows = data.get("results") if isinstance(data, dict) else None
-        if not isinstance(rows, list):
-            raise WebSearchError("tavily: the answer has no 'results' list")
+        rows = _rows(self.name, data, "results")
         return _results(self.name, rows, "url", "title", "content", "published_date", n)
 
 

@@ -15,12 +15,15 @@ from typing import TYPE_CHECKING, Any
 from editor.config import PipelineConfig
 from editor.research.researcher import Researcher
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus
+from retrieval.backends import open_index
 from retrieval.index import CONFIG_FILE, Index
+from retrieval.milvus_client import is_milvus
 from retrieval.prebuilt import packaged_vectors_fit
 from retrieval.rerank import Reranker, build_reranker
 from retrieval.settings import Settings
 
 if TYPE_CHECKING:
+    from retrieval.milvus import MilvusIndex
     from editor.revision.reviser import Reviser
 
 log = logging.getLogger(__name__)
@@ -112,12 +115,16 @@ class Components:
     ):
         self.cfg = cfg
         self.settings = settings or Settings()
-        self._index_path = Path(index_path) if index_path else None
+        # a Milvus URI stays a string: Path() would fold its '//'
+        self._index_path: Path | str | None = (
+            None if not index_path else str(index_path) if is_milvus(index_path) else Path(index_path)
+        )
         self.progress = progress
 
     @property
-    def index_path(self) -> Path | None:
-        """The index folder given, or None for the default-corpus index."""
+    def index_path(self) -> Path | str | None:
+        """The index given (a folder, a Milvus Lite file or a Milvus URI), or None for the
+        default-corpus index."""
         return self._index_path
 
     def load_research_models(self) -> None:
@@ -131,9 +138,15 @@ class Components:
                 load()
 
     @cached_property
-    def index(self) -> Index:
+    def index(self) -> Index | MilvusIndex:
         path = self._index_path or ensure_default_index(self.cfg, self.settings, self.progress)
-        return Index.open(path)
+        return open_index(path, dense=self.cfg.index.dense if self.dense_override else None)
+
+    @property
+    def dense_override(self) -> bool:
+        """Whether this config names its own encoder (``index.dense`` differs from the default),
+        which a Milvus collection built with another one must refuse."""
+        return self.cfg.index.dense != PipelineConfig().index.dense
 
     @cached_property
     def reranker(self) -> Reranker | None:

@@ -104,6 +104,25 @@ class BM25Index:
         return out
 
 
+def analyse(texts: list[str], cfg: BM25Config) -> list[list[str]]:
+    """The terms BM25 indexes for each text: words of two or more characters, lower-cased,
+    stop words dropped, stemmed; the same analysis ``BM25Index`` applies, so another engine fed
+    these terms scores the same vocabulary.
+
+    >>> analyse(["The towers were running"], BM25Config())
+    [['tower', 'run']]
+    """
+    import bm25s
+
+    stem = _stemmer(cfg)
+    stop = set(bm25s.stopwords.STOPWORDS_EN) if cfg.stopwords == "en" else set()
+    out = []
+    for text in texts:
+        words = [w for w in _split_words(text) if w not in stop]
+        out.append(stem.stemWords(words) if stem is not None else words)
+    return out
+
+
 def _split_words(text: str) -> list[str]:
     """Lower-cased words of two or more characters (bm25s' default splitter)."""
     return _WORD.findall(text.lower())

@@ -47,6 +47,14 @@ class Settings(BaseSettings):
     searxng_api_key: str | None = Field(
         default=None, description="Optional key for a SearXNG behind an authenticating proxy."
     )
+    milvus_token: str | None = Field(
+        default=None,
+        description="Token for a Milvus server (--index http(s)://HOST:PORT): 'user:password' "
+        "or an API key. Never needed for a Milvus Lite file.",
+    )
+    milvus_timeout_s: float = Field(
+        default=10.0, gt=0, description="How long to wait for a Milvus server to answer."
+    )
     threads: int = Field(
         default=0,
         ge=0,

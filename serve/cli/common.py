@@ -58,7 +58,8 @@ def add_common(p: argparse.ArgumentParser, index: bool = True) -> None:
         p.add_argument(
             "--index",
             default=None,
-            help="index directory (default: the packaged Wikipedia index, built on first use)",
+            help="index: a folder, a Milvus Lite FILE.db or a Milvus http(s):// URI (default: the "
+            "packaged Wikipedia index, built on first use)",
         )
         p.add_argument(
             "--web-cache",

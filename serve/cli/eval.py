@@ -189,7 +189,7 @@ def _add_retrieval(esub, common) -> None:
 
 def run_eval_retrieval(args: argparse.Namespace) -> int:
     from editor.config import load_config
-    from retrieval.index import Index
+    from retrieval.backends import open_index
 
     cfg = load_config(args.config, args.overrides)
     if args.clapnq:
@@ -203,7 +203,7 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
     bad = [r for r in runs if r not in RUNS]
     if bad:
         raise ValueError(f"unknown run(s) {bad}; choose from {', '.join(RUNS)}")
-    index = Index.open(args.index)
+    index = open_index(args.index)
     if args.calibrate:
         result = calibrate_reranker(index, queries, cfg, Path(args.out), args.rerank_depth)
         print(json.dumps(result, indent=2))

@@ -11,23 +11,46 @@ from serve.cli.common import check_query, config_from
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from retrieval.backends import build_index, open_index
     from retrieval.corpus import read_corpus
-    from retrieval.index import Index
+    from retrieval.milvus_client import is_milvus
 
     cfg = config_from(args)
-    out = Path(args.out)
+    out = args.out if is_milvus(args.out) else Path(args.out)
+    if args.backend == "local" and is_milvus(args.out) and "://" in args.out:
+        raise ValueError(f"--backend local writes a folder, not {args.out}; use --backend milvus")
+    if bool(args.corpus) == bool(args.delete):
+        raise ValueError(
+            "pass corpus files to index, or --delete DOC_ID ... to remove documents (not both)"
+        )
     t = time.perf_counter()
+    dense = cfg.index.dense if any(o.startswith("index.dense") for o in args.overrides) else None
+    if args.delete:
+        index = open_index(out)
+        if not hasattr(index, "delete"):
+            raise ValueError(
+                f"{out} is a local index, which cannot delete documents; rebuild it without them "
+                "(purr index CORPUS --out DIR --overwrite), or keep the corpus in Milvus "
+                "(--backend milvus --out FILE.db)"
+            )
+        removed = index.delete(args.delete)
+        print(
+            f"deleted {removed} passages of {len(set(args.delete))} document id(s) from {out} "
+            f"({len(index)} left) in {time.perf_counter() - t:.1f} s"
+        )
+        return 0
     if args.append:
-        index = Index.open(out)
+        index = open_index(out, dense=dense)
         added = index.append(read_corpus(args.corpus))
         print(
             f"appended {added} passages to {out} ({len(index)} in total) in {time.perf_counter() - t:.1f} s"
         )
         return 0
-    index = Index.build(
+    index = build_index(
         read_corpus(args.corpus),
         out,
         cfg.index,
+        backend=args.backend,
         overwrite=args.overwrite,
         extra_config=cfg.model_dump(mode="json"),
     )
@@ -91,10 +114,29 @@ def register(sub, common) -> None:
     p = sub.add_parser("index", help="build (or extend) an index from corpus files")
     p.add_argument(
         "corpus",
-        nargs="+",
+        nargs="*",
         help="JSONL files {id,title,text,url?}, .txt/.md/.html files or folders, or packaged:wiki-summaries",
     )
-    p.add_argument("--out", required=True, help="index directory to write")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="index to write: a folder (local), FILE.db (Milvus Lite) or http(s)://HOST:PORT "
+        "(a Milvus server; token in PURR_MILVUS_TOKEN); add #NAME for a collection other than purr",
+    )
+    p.add_argument(
+        "--backend",
+        choices=("auto", "local", "milvus"),
+        default="auto",
+        help="local: bm25s + FAISS files; milvus: BM25, dense and hybrid inside Milvus "
+        "(pip install 'purr-edit[milvus]'); auto: milvus for FILE.db or a URI",
+    )
+    p.add_argument(
+        "--delete",
+        nargs="+",
+        metavar="DOC_ID",
+        default=None,
+        help="remove these documents from a Milvus index",
+    )
     g = p.add_mutually_exclusive_group()
     g.add_argument("--append", action="store_true", help="add documents to an existing index")
     g.add_argument("--overwrite", action="store_true", help="replace an existing index")

@@ -1,0 +1,141 @@
+"""The purr collection in Milvus: its schema and indexes, and the three search modes (BM25 with
+Milvus's built-in function, dense, and hybrid fused inside the engine by RRF or weights)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from retrieval.config import IndexConfig, SearchConfig
+
+_VARCHAR = {"passage_id": 1024, "doc_id": 1024, "title": 4096, "url": 4096, "source": 1024}
+
+
+def dense_index(cfg: IndexConfig, n_rows: int) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """(index type, build params, search params) for the dense field, as the local index
+    chooses: exact up to ``exact_max`` passages, approximate above."""
+    d = cfg.dense
+    kind = d.index_type
+    if kind == "auto":
+        kind = "flat" if n_rows <= d.exact_max else "hnsw"
+    if kind == "flat":
+        return "FLAT", {}, {}
+    if kind == "ivf":
+        nlist = max(1, min(65536, int(4 * math.sqrt(max(n_rows, 1)))))
+        return "IVF_FLAT", {"nlist": nlist}, {"nprobe": d.ivf_nprobe}
+    return "HNSW", {"M": d.hnsw_m, "efConstruction": 200}, {"ef": d.hnsw_ef_search}
+
+
+def create_collection(client, name: str, cfg: IndexConfig, dim: int | None, n_rows: int) -> str:
+    """Create the collection ``name``; returns the dense index type (or 'none')."""
+    from pymilvus import DataType, Function, FunctionType
+
+    schema = client.create_schema(auto_id=False, description="purr snippets")
+    schema.add_field("row", DataType.INT64, is_primary=True)
+    schema.add_field("gen", DataType.INT64)
+    for field, size in _VARCHAR.items():
+        schema.add_field(field, DataType.VARCHAR, max_length=size)
+    schema.add_field("text", DataType.VARCHAR, max_length=65535)
+    schema.add_field("start", DataType.INT64)
+    schema.add_field("end", DataType.INT64)
+    # already analysed (retrieval.bm25.analyse), so the engine only splits on spaces
+    schema.add_field(
+        "terms",
+        DataType.VARCHAR,
+        max_length=65535,
+        enable_analyzer=True,
+        analyzer_params={"tokenizer": "standard"},
+    )
+    schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+    schema.add_function(
+        Function(
+            name="bm25",
+            function_type=FunctionType.BM25,
+            input_field_names=["terms"],
+            output_field_names=["sparse"],
+        )
+    )
+    params = client.prepare_index_params()
+    params.add_index(
+        "sparse",
+        index_type="SPARSE_INVERTED_INDEX",
+        metric_type="BM25",
+        params={"bm25_k1": cfg.bm25.k1, "bm25_b": cfg.bm25.b},
+    )
+    kind = "none"
+    if dim is not None:
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
+        kind, build, _ = dense_index(cfg, n_rows)
+        params.add_index("dense", index_type=kind, metric_type="IP", params=build)
+    client.create_collection(name, schema=schema, index_params=params)
+    return kind
+
+
+def search_collection(
+    client,
+    name: str,
+    meta: dict[str, Any],
+    terms: list[str],
+    vectors: list | None,
+    k: int,
+    cfg: SearchConfig,
+    fields: list[str],
+) -> list[list[tuple[dict, float, dict[str, float]]]]:
+    """Per query, best first: (entity fields, fused score, per-retriever scores)."""
+    from pymilvus import AnnSearchRequest, RRFRanker, WeightedRanker
+
+    expr = f"gen <= {int(meta['committed'])}"
+    n_cand = max(k, cfg.candidates)
+    index_cfg = IndexConfig.model_validate(meta["config"])
+    _, _, dense_params = dense_index(index_cfg, int(meta["stats"].get("passages", 0)))
+    bm25_param = {"metric_type": "BM25"}
+    dense_param = {"metric_type": "IP", "params": dense_params}
+    out: list[list[tuple[dict, float, dict[str, float]]]] = [[] for _ in terms]
+    for qi, words in enumerate(terms):
+        has_terms = bool(words.strip())
+        vec = vectors[qi] if vectors is not None else None
+        if cfg.mode == "bm25" or (cfg.mode == "hybrid" and vec is None):
+            if not has_terms:
+                continue
+            res = client.search(
+                name,
+                data=[words],
+                anns_field="sparse",
+                limit=k,
+                filter=expr,
+                output_fields=fields,
+                search_params=bm25_param,
+            )[0]
+            out[qi] = [(h["entity"], abs(h["distance"]), {"bm25": abs(h["distance"])}) for h in res]
+        elif cfg.mode == "dense" or not has_terms:
+            if vec is None:
+                continue
+            res = client.search(
+                name,
+                data=[vec.tolist()],
+                anns_field="dense",
+                limit=k,
+                filter=expr,
+                output_fields=fields,
+                search_params=dense_param,
+            )[0]
+            out[qi] = [(h["entity"], float(h["distance"]), {"dense": float(h["distance"])}) for h in res]
+        else:
+            requests = [
+                AnnSearchRequest(
+                    data=[words], anns_field="sparse", param=bm25_param, limit=n_cand, expr=expr
+                ),
+                AnnSearchRequest(
+                    data=[vec.tolist()], anns_field="dense", param=dense_param, limit=n_cand, expr=expr
+                ),
+            ]
+            ranker = (
+                RRFRanker(cfg.rrf_k)
+                if cfg.fusion == "rrf"
+                else WeightedRanker(1 - cfg.dense_weight, cfg.dense_weight)
+            )
+            res = client.hybrid_search(
+                name, requests, ranker=ranker, limit=k, output_fields=fields
+            )[0]
+            out[qi] = [(h["entity"], float(h["distance"]), {}) for h in res]
+    return out

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from editor.config import PipelineConfig
 from editor.research.researcher import Researcher
-from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.backends import open_index
+from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.index import CONFIG_FILE, Index
 from retrieval.milvus_client import is_milvus
 from retrieval.prebuilt import packaged_vectors_fit
@@ -23,8 +23,8 @@ from retrieval.rerank import Reranker, build_reranker
 from retrieval.settings import Settings
 
 if TYPE_CHECKING:
-    from retrieval.milvus import MilvusIndex
     from editor.revision.reviser import Reviser
+    from retrieval.milvus import MilvusIndex
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +117,11 @@ class Components:
         self.settings = settings or Settings()
         # a Milvus URI stays a string: Path() would fold its '//'
         self._index_path: Path | str | None = (
-            None if not index_path else str(index_path) if is_milvus(index_path) else Path(index_path)
+            None
+            if not index_path
+            else str(index_path)
+            if is_milvus(index_path)
+            else Path(index_path)
         )
         self.progress = progress
 

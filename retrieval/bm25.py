@@ -109,7 +109,7 @@ def analyse(texts: list[str], cfg: BM25Config) -> list[list[str]]:
     stop words dropped, stemmed; the same analysis ``BM25Index`` applies, so another engine fed
     these terms scores the same vocabulary.
 
-    >>> analyse(["The towers were running"], BM25Config())
+    >>> analyse(["The towers are running"], BM25Config())
     [['tower', 'run']]
     """
     import bm25s

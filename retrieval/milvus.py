@@ -164,7 +164,9 @@ class MilvusIndex:
                     client.drop_collection(stale)  # left by a build that was killed
         rows, t_chunk = _chunk_all(docs, cfg, progress)
         if not rows:
-            raise ValueError("the corpus produced no snippets (all documents empty?); nothing to index")
+            raise ValueError(
+                "the corpus produced no snippets (all documents empty?); nothing to index"
+            )
         enc = None
         if cfg.dense_enabled:
             from retrieval.prebuilt import passage_encoder
@@ -263,7 +265,9 @@ class MilvusIndex:
     def _query(self, expr: str, fields: list[str]) -> list[dict]:
         expr = f"({expr}) and gen <= {self.meta['committed']}"
         return list(
-            self.client.query(self.target.collection, filter=expr, output_fields=fields, limit=16384)
+            self.client.query(
+                self.target.collection, filter=expr, output_fields=fields, limit=16384
+            )
         )
 
     # ------------------------------------------------------------------ searching
@@ -290,7 +294,9 @@ class MilvusIndex:
             live = [i for i, q in enumerate(queries) if q.strip()]
             vectors = [None] * len(queries)
             if live:
-                for i, v in zip(live, self.encoder.encode_queries([queries[i] for i in live]), strict=True):
+                for i, v in zip(
+                    live, self.encoder.encode_queries([queries[i] for i in live]), strict=True
+                ):
                     vectors[i] = v
         with milvus_errors(self.target):
             found = search_collection(
@@ -337,7 +343,9 @@ def _chunk_all(
 def _insert(client, name, rows, cfg, encoder, gen, first_row, progress) -> dict[str, float]:
     """Embed and insert ``rows`` in batches; seconds spent embedding and inserting."""
     t_embed = t_insert = 0.0
-    with tqdm(total=len(rows), desc="indexing into milvus", unit="passage", disable=not progress) as bar:
+    with tqdm(
+        total=len(rows), desc="indexing into milvus", unit="passage", disable=not progress
+    ) as bar:
         for i in range(0, len(rows), _INSERT_BATCH):
             part = rows[i : i + _INSERT_BATCH]
             t = time.perf_counter()

@@ -135,7 +135,10 @@ def milvus_errors(target: MilvusTarget) -> Iterator[None]:
         message = " ".join(str(getattr(e, "message", None) or e).split())[:300]
         cause = e.__cause__
         code = getattr(cause, "code", None)
-        if callable(code) and getattr(code(), "name", "") in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
+        if callable(code) and getattr(code(), "name", "") in (
+            "UNAUTHENTICATED",
+            "PERMISSION_DENIED",
+        ):
             message = f"{code().name}: {getattr(cause, 'details', lambda: '')()}"
         low = message.lower()
         if any(w in low for w in ("auth", "token", "credential", "password", "permission")):
@@ -143,7 +146,9 @@ def milvus_errors(target: MilvusTarget) -> Iterator[None]:
                 f"Milvus at {target.where} refused the token ({message}); set PURR_MILVUS_TOKEN "
                 "to 'user:password' or the cluster's API key"
             ) from None
-        if any(w in low for w in ("fail connecting", "unavailable", "timeout", "deadline", "connect")):
+        if any(
+            w in low for w in ("fail connecting", "unavailable", "timeout", "deadline", "connect")
+        ):
             raise MilvusUnavailableError(
                 f"cannot reach Milvus at {target.where} ({message}); check the URI and that the "
                 "server is running, or index into a local file with --out FILE.db"

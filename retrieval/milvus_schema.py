@@ -119,14 +119,20 @@ def search_collection(
                 output_fields=fields,
                 search_params=dense_param,
             )[0]
-            out[qi] = [(h["entity"], float(h["distance"]), {"dense": float(h["distance"])}) for h in res]
+            out[qi] = [
+                (h["entity"], float(h["distance"]), {"dense": float(h["distance"])}) for h in res
+            ]
         else:
             requests = [
                 AnnSearchRequest(
                     data=[words], anns_field="sparse", param=bm25_param, limit=n_cand, expr=expr
                 ),
                 AnnSearchRequest(
-                    data=[vec.tolist()], anns_field="dense", param=dense_param, limit=n_cand, expr=expr
+                    data=[vec.tolist()],
+                    anns_field="dense",
+                    param=dense_param,
+                    limit=n_cand,
+                    expr=expr,
                 ),
             ]
             ranker = (

@@ -86,11 +86,19 @@ def test_every_mode_ranks_like_the_local_index(milvus_copy, tiny_index):
 def test_append_delete_and_reopen_keep_the_config(milvus_copy):
     path = milvus_copy.path
     before = len(milvus_copy)
-    doc = Document("kilimanjaro", "Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania. "
-                   "It is the highest mountain in Africa at 5,895 metres.")
-    added = milvus_copy.append([doc, Document("eiffel-tower", "Eiffel Tower", "a duplicate id")], progress=False)
+    doc = Document(
+        "kilimanjaro",
+        "Kilimanjaro",
+        "Kilimanjaro is a dormant volcano in Tanzania. "
+        "It is the highest mountain in Africa at 5,895 metres.",
+    )
+    added = milvus_copy.append(
+        [doc, Document("eiffel-tower", "Eiffel Tower", "a duplicate id")], progress=False
+    )
     assert added == 1
-    assert _docs(milvus_copy.search("dormant volcano in Tanzania", 1, SearchConfig(mode="bm25"))) == ["kilimanjaro"]
+    assert _docs(
+        milvus_copy.search("dormant volcano in Tanzania", 1, SearchConfig(mode="bm25"))
+    ) == ["kilimanjaro"]
     assert len(milvus_copy) == before + 1
     milvus_copy.close()
     reopened = MilvusIndex.open(path)
@@ -107,12 +115,27 @@ def test_append_delete_and_reopen_keep_the_config(milvus_copy):
 def test_rows_of_a_killed_writer_stay_invisible_and_are_removed(milvus_copy):
     """An append killed before its commit left rows under the next generation."""
     committed = milvus_copy.meta["committed"]
-    row = {"row": 10_000, "gen": committed + 1, "passage_id": "ghost#0", "doc_id": "ghost",
-           "title": "Ghost", "text": "Eiffel Tower ghost row", "start": 0, "end": 10, "url": "",
-           "source": "", "terms": "eiffel tower ghost", "dense": [0.05] * 384}
+    row = {
+        "row": 10_000,
+        "gen": committed + 1,
+        "passage_id": "ghost#0",
+        "doc_id": "ghost",
+        "title": "Ghost",
+        "text": "Eiffel Tower ghost row",
+        "start": 0,
+        "end": 10,
+        "url": "",
+        "source": "",
+        "terms": "eiffel tower ghost",
+        "dense": [0.05] * 384,
+    }
     milvus_copy.client.insert("purr", [row])
-    assert "ghost" not in _docs(milvus_copy.search("eiffel tower ghost", 10, SearchConfig(mode="bm25")))
-    assert milvus_copy.append([Document("x", "X", "Something new about ghosts.")], progress=False) == 1
+    assert "ghost" not in _docs(
+        milvus_copy.search("eiffel tower ghost", 10, SearchConfig(mode="bm25"))
+    )
+    assert (
+        milvus_copy.append([Document("x", "X", "Something new about ghosts.")], progress=False) == 1
+    )
     left = milvus_copy.client.query("purr", filter='doc_id == "ghost"', output_fields=["row"])
     assert list(left) == []
 
@@ -120,10 +143,14 @@ def test_rows_of_a_killed_writer_stay_invisible_and_are_removed(milvus_copy):
 def test_a_changed_encoder_and_a_foreign_collection_are_refused(milvus_copy, tiny_index):
     path = milvus_copy.path
     with pytest.raises(EncoderMismatchError, match="index.dense override"):
-        milvus_copy.check_encoder(tiny_index.cfg.dense.model_copy(update={"model": "packaged:all-minilm-l6-v2"}))
+        milvus_copy.check_encoder(
+            tiny_index.cfg.dense.model_copy(update={"model": "packaged:all-minilm-l6-v2"})
+        )
     meta = dict(milvus_copy.meta)
     meta["encoder"] = {**meta["encoder"], "fingerprint": [0.5] * 8}  # another model's vectors
-    milvus_copy.client.alter_collection_properties("purr", properties={"purr.meta": json.dumps(meta)})
+    milvus_copy.client.alter_collection_properties(
+        "purr", properties={"purr.meta": json.dumps(meta)}
+    )
     milvus_copy.close()
     tampered = MilvusIndex.open(path)
     assert tampered.search(EIFFEL, 1, SearchConfig(mode="bm25"))  # BM25 needs no encoder
@@ -145,7 +172,9 @@ def test_a_changed_encoder_and_a_foreign_collection_are_refused(milvus_copy, tin
 @pytest.mark.integration
 def test_cli_index_search_append_delete_and_refusals(tmp_path, resources):
     db = tmp_path / "corpus.db"
-    built = run_purr("index", str(resources / "tiny_corpus.jsonl"), "--backend", "milvus", "--out", str(db))
+    built = run_purr(
+        "index", str(resources / "tiny_corpus.jsonl"), "--backend", "milvus", "--out", str(db)
+    )
     assert built.returncode == 0, built.stderr
     assert "passages into" in built.stdout
     again = run_purr("index", str(resources / "tiny_corpus.jsonl"), "--out", str(db))
@@ -155,8 +184,13 @@ def test_cli_index_search_append_delete_and_refusals(tmp_path, resources):
         assert r.returncode == 0, r.stderr
         assert json.loads(r.stdout)["hits"][0]["doc_id"] == "eiffel-tower"
     other = run_purr(
-        "index", str(resources / "docs"), "--append", "--out", str(db),
-        "--set", "index.dense.model=packaged:all-minilm-l6-v2",
+        "index",
+        str(resources / "docs"),
+        "--append",
+        "--out",
+        str(db),
+        "--set",
+        "index.dense.model=packaged:all-minilm-l6-v2",
     )
     assert other.returncode == 2
     assert other.stderr.count("\n") == 1 and "Drop the index.dense override" in other.stderr
@@ -175,9 +209,20 @@ def test_cli_index_search_append_delete_and_refusals(tmp_path, resources):
 def test_a_milvus_server_by_uri_and_the_errors_naming_the_fix(tmp_path, resources):
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "milvus_lite", "server", "--data-dir", str(tmp_path / "srv"),
-         "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "milvus_lite",
+            "server",
+            "--data-dir",
+            str(tmp_path / "srv"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         uri = f"http://127.0.0.1:{port}#news"
@@ -206,7 +251,10 @@ def test_a_refused_token_names_the_variable_to_set():
     class Refuse(grpc.GenericRpcHandler):
         def service(self, handler_call_details):
             def deny(request, context):
-                context.abort(grpc.StatusCode.UNAUTHENTICATED, "auth check failure, please check username and password are correct")
+                context.abort(
+                    grpc.StatusCode.UNAUTHENTICATED,
+                    "auth check failure, please check username and password are correct",
+                )
 
             return grpc.unary_unary_rpc_method_handler(deny)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from retrieval.extras import MissingExtraError
 from retrieval.index import IndexNotFoundError
 
 DEFAULT_COLLECTION = "purr"
@@ -71,7 +72,7 @@ def _pymilvus():
     try:
         import pymilvus
     except ImportError as e:
-        raise ImportError(
+        raise MissingExtraError(
             f"a Milvus index needs the pymilvus and milvus-lite packages ({e.name} is missing): "
             f"{INSTALL}"
         ) from None
@@ -94,7 +95,7 @@ def connect(target: MilvusTarget, token: str | None = None):
         try:
             import milvus_lite  # noqa: F401 - the embedded engine behind FILE.db
         except ImportError:
-            raise ImportError(
+            raise MissingExtraError(
                 f"a Milvus Lite file ({target.uri}) needs the milvus-lite package: {INSTALL}"
             ) from None
     # Milvus Lite answers in this process; pymilvus asks it for a timestamp it does not serve

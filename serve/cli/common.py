@@ -12,6 +12,7 @@ import sys
 from editor.config import ConfigError, PipelineConfig, load_config
 from retrieval.assets import AssetNotFoundError
 from retrieval.corpus import CorpusError
+from retrieval.extras import MissingExtraError
 from retrieval.files import OutputError
 from retrieval.index import IndexNotFoundError
 
@@ -21,6 +22,7 @@ USER_ERRORS = (
     ConfigError,
     CorpusError,
     IndexNotFoundError,
+    MissingExtraError,
     AssetNotFoundError,
     FileExistsError,
     FileNotFoundError,

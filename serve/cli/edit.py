@@ -63,8 +63,34 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "config's, causal+substitute)",
     )
     p.add_argument("--json", action="store_true", help="print the result contract as JSON")
+    add_ray_args(p)
     common(p)
     p.set_defaults(handler=cmd_edit)
+
+
+def add_ray_args(p: argparse.ArgumentParser) -> None:
+    """``--ray [ADDRESS]``, ``--ray-workers``, ``--ray-batch-size`` of the batch commands."""
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="with --input: run the rows on a pool of Ray actors, each loading the pipeline "
+        "once (HOST:PORT or ray://HOST:10001 of a cluster; none: a local cluster). "
+        "pip install 'purr-edit[ray]'",
+    )
+    p.add_argument("--ray-workers", type=int, default=2, help="actors in the pool (with --ray)")
+    p.add_argument("--ray-batch-size", type=int, default=4, help="rows per actor call (with --ray)")
+
+
+def ray_job(args: argparse.Namespace):
+    """The ``RayJob`` of ``--ray`` (None without it)."""
+    if getattr(args, "ray", None) is None:
+        return None
+    from training.ray_jobs import RayJob
+
+    return RayJob(args.ray or None, args.ray_workers, args.ray_batch_size)
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
@@ -85,8 +111,13 @@ def cmd_edit(args: argparse.Namespace) -> int:
         overrides = [*editor_overrides(args.editor), *overrides]
     cfg = load_config(args.config, overrides)
     pipeline = Pipeline(Components(cfg, index_path=args.index))
+    job = ray_job(args)
+    if job is not None and args.input is None:
+        raise ValueError("--ray runs batches: pass --input FILE --output FILE")
     if args.input is not None:
-        return edit_file(pipeline, Path(args.input), Path(args.output), args.retry_degraded)
+        return edit_file(
+            pipeline, Path(args.input), Path(args.output), args.retry_degraded, job, args.index
+        )
     sources: list[Any] | None = None
     if args.source or args.sources:
         from serve.cli.check import read_sources_file
@@ -134,13 +165,72 @@ def _row(raw: Any, lineno: int) -> dict[str, Any]:
     }
 
 
-def edit_file(pipeline, src: Path, dst: Path, retry_degraded: bool = False) -> int:
+def edit_rows_worker(cfg_json: dict[str, Any], index: str | None):
+    """A Ray worker: one pipeline, built once, editing batches of parsed rows into
+    ``("ok", result json)`` or ``("error", reason)``."""
+    from editor.config import PipelineConfig
+    from editor.factory import Components
+    from editor.pipeline import InputError, Pipeline
+
+    pipeline = Pipeline(
+        Components(PipelineConfig.model_validate(cfg_json), index_path=index, progress=False)
+    )
+    pipeline.prepare()
+
+    def run(rows: list[dict[str, Any]]) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        for row in rows:
+            try:
+                result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
+                out.append(("ok", result.to_json()))
+            except InputError as e:
+                out.append(("error", str(e)))
+        return out
+
+    return run
+
+
+def _edit_results(pipeline, todo, stop, job, index):
+    """(row, raw, ("ok", result json) | ("error", reason)) for every pending row, in order:
+    in this process, or on Ray actors with ``job``."""
+    from editor.pipeline import InputError
+
+    if job is None:
+        for row, raw in todo:
+            if stop.requested:
+                return
+            try:
+                result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
+                yield row, raw, ("ok", result.to_json())
+            except InputError as e:
+                yield row, raw, ("error", str(e))
+        return
+    from functools import partial
+
+    from training.ray_jobs import ray_map
+
+    make = partial(edit_rows_worker, pipeline.cfg.model_dump(mode="json"), index)
+    batches = (todo[i : i + job.batch_size] for i in range(0, len(todo), job.batch_size))
+    rows_only = lambda batch: [row for row, _ in batch]  # noqa: E731
+    for batch, results in ray_map(job, make, batches, lambda: stop.requested, payload=rows_only):
+        for (row, raw), outcome in zip(batch, results, strict=True):
+            yield row, raw, outcome
+
+
+def edit_file(
+    pipeline,
+    src: Path,
+    dst: Path,
+    retry_degraded: bool = False,
+    job=None,
+    index: str | None = None,
+) -> int:
     """Edit every row of ``src`` into ``dst`` through the row journal: rows already there are
     skipped, a cut last line is moved aside and redone, ``retry_degraded`` redoes rows that came
-    back degraded. SIGTERM or Ctrl-C finishes the row in hand and prints how to resume."""
+    back degraded. SIGTERM or Ctrl-C finishes the row in hand and prints how to resume. With a
+    ``RayJob``, the rows run on Ray actors and this process alone writes them, in order."""
     from tqdm.auto import tqdm
 
-    from editor.pipeline import InputError
     from retrieval.corpus import read_utf8
     from retrieval.files import GracefulStop, RowJournal, write_text
     from serve.cli.common import interrupted
@@ -161,21 +251,37 @@ def edit_file(pipeline, src: Path, dst: Path, retry_degraded: bool = False) -> i
             errors.append({"line": lineno, "error": str(e)})
     counts = {"edited": 0, "unchanged": 0, "degraded": 0}
     redo = (lambda r: r.get("status") == "degraded") if retry_degraded else None
-    with RowJournal(dst, redo=redo) as journal, GracefulStop() as stop:
-        todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
-        for row, raw in tqdm(todo, desc="edit", unit="row"):
-            if stop.requested:
-                break
-            try:
-                result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
-            except InputError as e:
-                errors.append({"line": None, "id": row["id"], "error": str(e)})
-                continue
-            counts[result.status] += 1
-            extra = {
-                k: v for k, v in raw.items() if k not in {"text", "context", "evidence", "sources"}
-            }
-            journal.write({**extra, "id": row["id"], **result.to_json()})
+    started = False
+    if job is not None:
+        from editor.factory import first_use_work
+        from training.ray_jobs import start
+
+        started = start(job)  # an address that does not answer fails here, before any write
+    try:
+        if job is not None:
+            for item in first_use_work(pipeline.components):  # once here, not once per actor
+                item.run()
+        with RowJournal(dst, redo=redo) as journal, GracefulStop() as stop:
+            todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
+            bar = tqdm(total=len(todo), desc="edit", unit="row")
+            for row, raw, (kind, value) in _edit_results(pipeline, todo, stop, job, index):
+                bar.update(1)
+                if kind == "error":
+                    errors.append({"line": None, "id": row["id"], "error": value})
+                    continue
+                counts[value["status"]] += 1
+                extra = {
+                    k: v
+                    for k, v in raw.items()
+                    if k not in {"text", "context", "evidence", "sources"}
+                }
+                journal.write({**extra, "id": row["id"], **value})
+            bar.close()
+    finally:
+        if job is not None:
+            from training.ray_jobs import stop as stop_ray
+
+            stop_ray(started)
     if errors:
         write_text(errors_path, "".join(json.dumps(f, ensure_ascii=False) + "\n" for f in errors))
     summary = {

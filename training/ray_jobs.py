@@ -1,0 +1,173 @@
+"""Batch jobs on Ray: a pool of actors, each building its worker (a pipeline, a data maker) once,
+fed batches of rows; results come back to the caller in submission order, so the caller, the
+only writer of the output, keeps the row order and its resume journal.
+
+A worker's process that dies (killed, out of memory, its node lost) is restarted by Ray and its
+unfinished batches are run again (``max_restarts=-1``, ``max_task_retries=-1``); a batch's
+result reaches the caller once, when it finishes, so no row is lost or written twice.
+
+Ray is the optional extra ``purr-edit[ray]``, imported only here and only when used.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import socket
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from retrieval.extras import MissingExtraError
+
+log = logging.getLogger(__name__)
+
+INSTALL = "pip install 'purr-edit[ray]'"
+T = TypeVar("T")
+Worker = Callable[[list[Any]], list[Any]]
+
+
+class RayUnavailableError(ValueError):
+    """No Ray cluster answers at the address given, or Ray is not installed."""
+
+
+@dataclass(frozen=True)
+class RayJob:
+    """Where and how wide a batch job runs. ``address`` None starts a local cluster."""
+
+    address: str | None = None
+    workers: int = 2
+    batch_size: int = 4
+    cpus_per_worker: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.workers < 1:
+            raise ValueError(f"--ray-workers must be >= 1, got {self.workers}")
+        if self.batch_size < 1:
+            raise ValueError(f"--ray-batch-size must be >= 1, got {self.batch_size}")
+
+
+def _ray():
+    try:
+        import ray
+    except ImportError:
+        raise MissingExtraError(f"--ray needs Ray: {INSTALL}") from None
+    return ray
+
+
+def _check_address(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast, in one line, when nothing listens at ``address`` (ray.init would wait)."""
+    if address == "auto":
+        return
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit():
+        raise RayUnavailableError(
+            f"--ray {address}: give the cluster as HOST:PORT (the head's GCS, 6379 by default) "
+            "or ray://HOST:10001, or 'auto' for the cluster this machine belongs to"
+        )
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise RayUnavailableError(
+            f"no Ray cluster answers at {address} ({e.strerror or e}); start one with "
+            f"`ray start --head --port={port}`, or pass --ray without an address to run a local "
+            "cluster"
+        ) from None
+
+
+def start(job: RayJob) -> bool:
+    """Connect to ``job.address`` or start a local cluster; True when this call started Ray."""
+    ray = _ray()
+    if ray.is_initialized():
+        return False
+    passthrough = {k: v for k, v in os.environ.items() if k.startswith(("PURR_", "HF_"))}
+    kwargs: dict[str, Any] = dict(
+        include_dashboard=False,
+        log_to_driver=False,
+        configure_logging=False,
+        runtime_env={"env_vars": passthrough},
+    )
+    if job.address:
+        _check_address(job.address)
+        ray.init(address=job.address, **kwargs)
+    else:
+        cpus = max(os.cpu_count() or 1, int(job.workers * job.cpus_per_worker + 0.999))
+        ray.init(num_cpus=cpus, **kwargs)
+    return True
+
+
+def stop(started: bool) -> None:
+    if started:
+        _ray().shutdown()
+
+
+class _Actor:
+    """One worker process: builds its worker once, then runs batches."""
+
+    def __init__(self, make_worker: Callable[[], Worker], threads: int):
+        os.environ["PURR_THREADS"] = str(threads)  # ONNX Runtime reads it per session
+        try:
+            import torch
+
+            torch.set_num_threads(threads)
+        except ImportError:
+            pass
+        self.worker = make_worker()
+
+    def run(self, batch: list[Any]) -> list[Any]:
+        return self.worker(batch)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+def actor_pool(job: RayJob, make_worker: Callable[[], Worker]) -> list[Any]:
+    """``job.workers`` restartable actors, each building ``make_worker()`` once."""
+    ray = _ray()
+    remote = ray.remote(max_restarts=-1, max_task_retries=-1, num_cpus=job.cpus_per_worker)(_Actor)
+    threads = max(1, int(job.cpus_per_worker))
+    return [remote.remote(make_worker, threads) for _ in range(job.workers)]
+
+
+def ray_map(
+    job: RayJob,
+    make_worker: Callable[[], Worker],
+    batches: Iterable[list[T]],
+    stop_requested: Callable[[], bool] = lambda: False,
+    actors: list[Any] | None = None,
+    payload: Callable[[list[T]], list[Any]] = list,
+) -> Iterator[tuple[list[T], list[Any]]]:
+    """(batch, results) for every batch, in the order given, computed on the actor pool
+    (``payload(batch)`` is what an actor receives).
+
+    At most two batches per actor are in flight; the caller's pace (and ``stop_requested``)
+    bounds how far ahead the pool runs. Batches still in flight when the caller stops are
+    dropped, never returned."""
+    ray = _ray()
+    pool = actors if actors is not None else actor_pool(job, make_worker)
+    window = 2 * len(pool)
+    pending: collections.deque[tuple[list[T], Any]] = collections.deque()
+    source = iter(batches)
+    turn = 0
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(pending) < window and not stop_requested():
+                batch = next(source, None)
+                if batch is None:
+                    exhausted = True
+                    break
+                pending.append((batch, pool[turn % len(pool)].run.remote(payload(batch))))
+                turn += 1
+            if not pending:
+                return
+            batch, ref = pending.popleft()
+            yield batch, ray.get(ref)
+    finally:
+        for _, ref in pending:
+            ray.cancel(ref, force=False)
+        if actors is None:
+            for actor in pool:
+                ray.kill(actor)

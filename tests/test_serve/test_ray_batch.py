@@ -48,7 +48,7 @@ def test_results_come_back_in_order_and_a_killed_actor_loses_nothing(local_ray):
     pids = {ray.get(a.pid.remote()) for a in pool}
     batches = [list(range(i, i + 2)) for i in range(0, 40, 2)]
     out, killed = [], None
-    for n, (batch, results) in enumerate(ray_map(job, None, batches, actors=pool)):
+    for n, (_batch, results) in enumerate(ray_map(job, None, batches, actors=pool)):
         out.extend(results)
         if n == 3:  # mid-run: kill one worker process outright
             killed = ray.get(pool[1].pid.remote())
@@ -66,7 +66,9 @@ def test_stopping_drops_the_batches_in_flight(local_ray):
     job = RayJob(workers=2, batch_size=1)
     seen = []
     batches = ([i] for i in range(100))
-    for batch, results in ray_map(job, partial(slow_double, 0.05), batches, lambda: len(seen) >= 5):
+    for _batch, results in ray_map(
+        job, partial(slow_double, 0.05), batches, lambda: len(seen) >= 5
+    ):
         seen.append(results[0][1])
     assert seen[:5] == [0, 2, 4, 6, 8] and len(seen) <= 5 + 4  # the window, no more
 

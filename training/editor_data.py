@@ -323,8 +323,17 @@ def previous_run(out: Path, skipped: Path) -> tuple[list[dict[str, Any]], set[st
     return written, done
 
 
+def batch_outcomes(
+    maker: EditorDataMaker, batch: list[Seed], seed: int, variants: int
+) -> list[list[tuple[dict[str, Any] | None, str]]]:
+    """``maker.make_many`` on one batch, each seed with its own seeded random generator (the
+    same rows wherever the batch runs)."""
+    rngs = [random.Random(f"{seed}:{s.id}") for s in batch]
+    return maker.make_many(batch, rngs, variants)
+
+
 def make_file(
-    maker: EditorDataMaker,
+    maker: EditorDataMaker | None,
     seeds: Iterable[Seed],
     out: Path,
     n: int,
@@ -334,14 +343,20 @@ def make_file(
     batch_size: int = 1,
     exclude: Iterable[Path] = (),
     stop: Any = None,
+    run_batches: Callable[[Iterator[list[Seed]]], Iterator[tuple[list[Seed], list[Any]]]]
+    | None = None,
 ) -> dict[str, Any]:
     """Write up to ``n`` rows to ``out`` (appending to a previous run), up to ``variants``
     corruptions per seed, ``batch_size`` seeds at a time (one corruptor call and one attribution
     batch each: an LLM corruptor wants 16 or more); seeds of the ``exclude`` files (earlier runs'
     rows, with their ``.skipped.jsonl``) are not redone; counts and the rate. Both files are
-    ``RowJournal``s (a killed run resumes); ``stop`` (a ``GracefulStop``) ends it between batches."""
+    ``RowJournal``s (a killed run resumes); ``stop`` (a ``GracefulStop``) ends it between batches.
+    ``run_batches`` computes the batches elsewhere (Ray actors, ``batch_outcomes`` on each),
+    returning them in order; rows another worker already made are then skipped here."""
     if variants < 1:
         raise ValueError(f"variants must be >= 1, got {variants}")
+    if maker is None and run_batches is None:
+        raise ValueError("make_file needs a maker, or run_batches that computes the batches")
     if batch_size < 1:
         raise ValueError(f"batch size must be >= 1, got {batch_size}")
     skipped_path = out.with_name(out.name + ".skipped.jsonl")
@@ -354,7 +369,7 @@ def make_file(
         for path in exclude:
             done |= previous_run(path, path.with_name(path.name + ".skipped.jsonl"))[1]
         made = len(written)
-        for old in written:
+        for old in written if maker is not None else ():
             maker.remember(old["clean"], old["corrupted"])
         reasons: Counter[str] = Counter()
         types: Counter[str] = Counter()
@@ -364,20 +379,36 @@ def make_file(
             total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress
         )
         todo = (s for s in seeds if s.id not in done)
-        while made < n and not (stop is not None and stop.requested):
-            batch = list(itertools.islice(todo, batch_size))
-            if not batch:
-                break
+        seen = {(r["clean"], r["corrupted"]) for r in written}
+
+        def batches() -> Iterator[list[Seed]]:
+            while True:
+                batch = list(itertools.islice(todo, batch_size))
+                if not batch:
+                    return
+                yield batch
+
+        def stopped() -> bool:
+            return made >= n or (stop is not None and stop.requested)
+
+        results = (
+            run_batches(batches())
+            if run_batches is not None
+            else ((b, batch_outcomes(maker, b, seed, variants)) for b in batches())
+        )
+        for batch, outcomes_of_batch in results if not stopped() else ():
             done.update(s.id for s in batch)
             seeds_tried += len(batch)
-            rngs = [random.Random(f"{seed}:{s.id}") for s in batch]
-            for s, outcomes in zip(batch, maker.make_many(batch, rngs, variants), strict=True):
+            for s, outcomes in zip(batch, outcomes_of_batch, strict=True):
                 kept = []
                 for row, why in outcomes:
+                    if row is not None and (row["clean"], row["corrupted"]) in seen:
+                        row, why = None, "duplicate"  # made by another worker
                     reasons[why] += 1
                     if row is None or made + len(kept) >= n:
                         continue
                     kept.append(row)
+                    seen.add((row["clean"], row["corrupted"]))
                 f.write_many(kept)  # a seed's variants in one write: all of them or none
                 for row in kept:
                     types.update(row["corruption_types"])
@@ -388,6 +419,8 @@ def make_file(
                     sk.write({"id": s.id, "reason": outcomes[0][1]})
             f.sync()
             sk.sync()
+            if stopped():
+                break
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     return {

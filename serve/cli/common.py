@@ -126,3 +126,28 @@ def limit_threads() -> None:
 
         torch.set_num_threads(threads)
         torch.set_num_interop_threads(threads)
+
+
+def add_ray_args(p: argparse.ArgumentParser, batch_size: bool = False) -> None:
+    """``--ray [ADDRESS]``, ``--ray-workers`` (and ``--ray-batch-size``) of the batch commands."""
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="with --input: run the rows on a pool of Ray actors, each loading the pipeline "
+        "once (HOST:PORT or ray://HOST:10001 of a cluster; none: a local cluster). "
+        "pip install 'purr-edit[ray]'",
+    )
+    p.add_argument("--ray-workers", type=int, default=2, help="actors in the pool (with --ray)")
+    p.add_argument("--ray-batch-size", type=int, default=4, help="rows per actor call (with --ray)")
+
+
+def ray_job(args: argparse.Namespace):
+    """The ``RayJob`` of ``--ray`` (None without it)."""
+    if getattr(args, "ray", None) is None:
+        return None
+    from training.ray_jobs import RayJob
+
+    return RayJob(args.ray or None, args.ray_workers, getattr(args, "ray_batch_size", 1))

@@ -8,9 +8,10 @@ import argparse
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 from retrieval.files import GracefulStop, write_text
-from serve.cli.common import interrupted
+from serve.cli.common import add_ray_args, interrupted, ray_job
 from training.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
@@ -83,18 +84,67 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
+    add_ray_args(p)
     p.set_defaults(handler=_cmd_make)
 
 
-def _cmd_make(args: argparse.Namespace) -> int:
+_MAKER_OPTIONS = (
+    "corruptor", "summarizer", "relevance", "max_supported", "max_edit_chars", "include_dev",
+    "index",
+)  # fmt: skip
+
+
+def build_maker(options: dict[str, Any], cfg_json: dict[str, Any]):
+    """The ``EditorDataMaker`` of ``purr data make``'s options, in this process or a Ray actor."""
     from editor.attribution.base import build as build_attribution
-    from editor.config import load_config
+    from editor.config import PipelineConfig
     from editor.factory import Components
     from editor.text.nlp import get_nlp
-    from retrieval.corpus import DEFAULT_CORPUS, read_corpus, read_wiki_summaries
+    from retrieval.corpus import read_wiki_summaries
     from training.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
+    from training.editor_data import EditorDataMaker
+    from training.nli_data import is_dev
+    from training.planted import entity_pool
+
+    cfg = PipelineConfig.model_validate(cfg_json)
+    comp = Components(cfg, index_path=options["index"], progress=False)
+    nlp = get_nlp()
+    corruptor: LLMCorruptor | RuleCorruptor = (
+        LLMCorruptor(comp.llm, nlp=nlp)
+        if options["corruptor"] == "llm"
+        else RuleCorruptor(nlp, entity_pool(list(read_wiki_summaries()), nlp))
+    )
+    summarizer = LLMSummarizer(comp.llm) if options["summarizer"] == "llm" else None
+    return EditorDataMaker(
+        comp.researcher,
+        build_attribution(cfg.attribution, comp.settings),
+        corruptor,
+        summarizer,
+        relevance=options["relevance"],
+        max_supported=options["max_supported"],
+        max_edit_chars=options["max_edit_chars"],
+        # the dev split's articles (the planted dev set) stay out of rows from any seed source
+        held_out=None
+        if options["include_dev"] or options["index"]
+        else (lambda doc_id: is_dev(f"wiki-synthetic:{doc_id}")),
+    )
+
+
+def make_rows_worker(options: dict[str, Any], cfg_json: dict[str, Any], seed: int, variants: int):
+    """A Ray worker of ``purr data make --ray``: one maker, built once, making seed batches."""
+    from training.editor_data import batch_outcomes
+
+    maker = build_maker(options, cfg_json)
+    return lambda batch: batch_outcomes(maker, batch, seed, variants)
+
+
+def _cmd_make(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from editor.config import load_config
+    from editor.factory import Components, first_use_work
+    from retrieval.corpus import DEFAULT_CORPUS, read_corpus
     from training.editor_data import (
-        EditorDataMaker,
         corpus_seeds,
         make_file,
         parse_shard,
@@ -103,16 +153,17 @@ def _cmd_make(args: argparse.Namespace) -> int:
         shard,
     )
     from training.nli_data import is_dev
-    from training.planted import entity_pool
 
     for flag in ("n", "variants", "per_doc", "batch_size"):
         if getattr(args, flag) < 1:
             raise ValueError(f"--{flag.replace('_', '-')} must be >= 1, got {getattr(args, flag)}")
     if args.shard:
         parse_shard(args.shard)  # a bad spec fails before any model loads
+    job = ray_job(args)
+    if job is not None and args.shard:
+        raise ValueError("--ray spreads the seeds over its workers itself; drop --shard")
     overrides = list(args.overrides) + ([f"llm.model={args.llm}"] if args.llm else [])
     cfg = load_config(args.config, overrides)
-    comp = Components(cfg, index_path=args.index)
     if args.from_rows:
         seed_iter = iter(row_seeds(Path(args.from_rows)))
     elif args.seeds:
@@ -127,39 +178,38 @@ def _cmd_make(args: argparse.Namespace) -> int:
         seed_iter = corpus_seeds(docs, per_doc=args.per_doc, seed=args.seed)
     if args.shard:
         seed_iter = shard(seed_iter, *parse_shard(args.shard))
-    nlp = get_nlp()
-    corruptor: LLMCorruptor | RuleCorruptor = (
-        LLMCorruptor(comp.llm, nlp=nlp)
-        if args.corruptor == "llm"
-        else RuleCorruptor(nlp, entity_pool(list(read_wiki_summaries()), nlp))
-    )
-    summarizer = LLMSummarizer(comp.llm) if args.summarizer == "llm" else None
-    attribution = build_attribution(cfg.attribution, comp.settings)
-    maker = EditorDataMaker(
-        comp.researcher,
-        attribution,
-        corruptor,
-        summarizer,
-        relevance=args.relevance,
-        max_supported=args.max_supported,
-        max_edit_chars=args.max_edit_chars,
-        # the dev split's articles (the planted dev set) stay out of rows from any seed source
-        held_out=None
-        if args.include_dev or args.index
-        else (lambda doc_id: is_dev(f"wiki-synthetic:{doc_id}")),
-    )
-    with GracefulStop() as stop:
-        report = make_file(
-            maker,
-            seed_iter,
-            Path(args.out),
-            args.n,
-            args.seed,
-            variants=args.variants,
-            batch_size=args.batch_size,
-            exclude=[Path(x) for x in args.exclude],
-            stop=stop,
-        )
+    options = {name: getattr(args, name) for name in _MAKER_OPTIONS}
+    cfg_json = cfg.model_dump(mode="json")
+    run_batches, maker, started = None, None, False
+    if job is None:
+        maker = build_maker(options, cfg_json)
+    else:
+        from training.ray_jobs import ray_map, start
+        from training.ray_jobs import stop as stop_ray
+
+        started = start(job)  # an address that does not answer fails here, before any write
+        for item in first_use_work(Components(cfg, index_path=args.index)):
+            item.run()  # the default index and model conversions once, not once per actor
+        make = partial(make_rows_worker, options, cfg_json, args.seed, args.variants)
+    try:
+        with GracefulStop() as stop:
+            if job is not None:
+                run_batches = partial(ray_map, job, make, stop_requested=lambda: stop.requested)
+            report = make_file(
+                maker,
+                seed_iter,
+                Path(args.out),
+                args.n,
+                args.seed,
+                variants=args.variants,
+                batch_size=args.batch_size,
+                exclude=[Path(x) for x in args.exclude],
+                stop=stop,
+                run_batches=run_batches,
+            )
+    finally:
+        if job is not None:
+            stop_ray(started)
     print(json.dumps({"out": args.out, **report}, indent=2))
     return interrupted(stop, report["new_rows"]) if stop.requested else 0
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from editor.result import EditResult
 from serve.chat.citations import cited_text
+from serve.cli.common import add_ray_args, ray_job
 
 
 def register(sub: argparse._SubParsersAction, common) -> None:
@@ -63,34 +64,9 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "config's, causal+substitute)",
     )
     p.add_argument("--json", action="store_true", help="print the result contract as JSON")
-    add_ray_args(p)
+    add_ray_args(p, batch_size=True)
     common(p)
     p.set_defaults(handler=cmd_edit)
-
-
-def add_ray_args(p: argparse.ArgumentParser) -> None:
-    """``--ray [ADDRESS]``, ``--ray-workers``, ``--ray-batch-size`` of the batch commands."""
-    p.add_argument(
-        "--ray",
-        nargs="?",
-        const="",
-        default=None,
-        metavar="ADDRESS",
-        help="with --input: run the rows on a pool of Ray actors, each loading the pipeline "
-        "once (HOST:PORT or ray://HOST:10001 of a cluster; none: a local cluster). "
-        "pip install 'purr-edit[ray]'",
-    )
-    p.add_argument("--ray-workers", type=int, default=2, help="actors in the pool (with --ray)")
-    p.add_argument("--ray-batch-size", type=int, default=4, help="rows per actor call (with --ray)")
-
-
-def ray_job(args: argparse.Namespace):
-    """The ``RayJob`` of ``--ray`` (None without it)."""
-    if getattr(args, "ray", None) is None:
-        return None
-    from training.ray_jobs import RayJob
-
-    return RayJob(args.ray or None, args.ray_workers, args.ray_batch_size)
 
 
 def cmd_edit(args: argparse.Namespace) -> int:
@@ -263,20 +239,19 @@ def edit_file(
                 item.run()
         with RowJournal(dst, redo=redo) as journal, GracefulStop() as stop:
             todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
-            bar = tqdm(total=len(todo), desc="edit", unit="row")
-            for row, raw, (kind, value) in _edit_results(pipeline, todo, stop, job, index):
-                bar.update(1)
-                if kind == "error":
-                    errors.append({"line": None, "id": row["id"], "error": value})
-                    continue
-                counts[value["status"]] += 1
-                extra = {
-                    k: v
-                    for k, v in raw.items()
-                    if k not in {"text", "context", "evidence", "sources"}
-                }
-                journal.write({**extra, "id": row["id"], **value})
-            bar.close()
+            with tqdm(total=len(todo), desc="edit", unit="row") as bar:
+                for row, raw, (kind, value) in _edit_results(pipeline, todo, stop, job, index):
+                    bar.update(1)
+                    if kind == "error":
+                        errors.append({"line": None, "id": row["id"], "error": value})
+                        continue
+                    counts[value["status"]] += 1
+                    extra = {
+                        k: v
+                        for k, v in raw.items()
+                        if k not in {"text", "context", "evidence", "sources"}
+                    }
+                    journal.write({**extra, "id": row["id"], **value})
     finally:
         if job is not None:
             from training.ray_jobs import stop as stop_ray

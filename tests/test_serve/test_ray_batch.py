@@ -129,3 +129,19 @@ def test_a_ray_address_that_does_not_answer_is_one_line_and_writes_nothing(tmp_p
     assert r.stderr.count("\n") == 1 and f"no Ray cluster answers at 127.0.0.1:{port}" in r.stderr
     assert "ray start --head" in r.stderr
     assert not out.exists() and not Path(str(out) + ".errors.jsonl").exists()
+
+
+@pytest.mark.slow  # each actor builds the rule corruptor's entity pool: about 80 s on 2 cores
+@pytest.mark.integration
+def test_purr_data_make_on_ray_makes_the_rows_the_plain_run_makes(tmp_path, built_index, resources):
+    common = ["--corpus", str(resources / "tiny_corpus.jsonl"), "--index", str(built_index)]
+    common += ["--n", "4", "--batch-size", "2"]
+    plain = run_purr("data", "make", *common, "--out", str(tmp_path / "plain.jsonl"))
+    assert plain.returncode == 0, plain.stderr
+    on_ray = run_purr(
+        "data", "make", *common, "--out", str(tmp_path / "ray.jsonl"), "--ray", "--ray-workers", "2"
+    )
+    assert on_ray.returncode == 0, on_ray.stderr
+    assert json.loads(on_ray.stdout)["rows"] == 4
+    want = (tmp_path / "plain.jsonl").read_text().splitlines()
+    assert (tmp_path / "ray.jsonl").read_text().splitlines() == want  # same rows, same order

@@ -30,6 +30,7 @@ from retrieval.config import DenseConfig, IndexConfig, SearchConfig
 from retrieval.encoders import Encoder, build_encoder
 from retrieval.index import IndexNotFoundError, passage_text
 from retrieval.milvus_client import DEFAULT_COLLECTION, MilvusTarget, connect, milvus_errors
+from retrieval.milvus_schema import create_collection, insert_rows, search_collection
 from retrieval.types import Document, Hit, Snippet
 
 log = logging.getLogger(__name__)
@@ -38,8 +39,6 @@ FORMAT_VERSION = 1
 META = "purr.meta"
 FINGERPRINT_TEXT = "purr encoder check: the Eiffel Tower was finished in 1889."
 _FIELDS = ["row", "passage_id", "doc_id", "title", "text", "start", "end", "url", "source"]
-_INSERT_BATCH = 512
-_MAX_BYTES = 65_535
 
 
 class EncoderMismatchError(IndexNotFoundError):
@@ -49,11 +48,6 @@ class EncoderMismatchError(IndexNotFoundError):
 def fingerprint(encoder: Encoder) -> list[float]:
     """The first 8 components of the encoder's vector for a fixed passage."""
     return [round(float(x), 5) for x in encoder.encode_passages([FINGERPRINT_TEXT])[0][:8]]
-
-
-def _clip(text: str, limit: int = _MAX_BYTES) -> str:
-    raw = text.encode("utf-8")
-    return text if len(raw) <= limit else raw[:limit].decode("utf-8", "ignore")
 
 
 class MilvusIndex:
@@ -147,8 +141,6 @@ class MilvusIndex:
         token: str | None = None,
     ) -> MilvusIndex:
         """Chunk, embed and insert ``docs`` into a new collection, renamed into place when whole."""
-        from retrieval.milvus_schema import create_collection
-
         cfg = cfg or IndexConfig()
         target = MilvusTarget.parse(ref)
         client = connect(target, token)
@@ -183,7 +175,9 @@ class MilvusIndex:
             meta["pipeline"] = extra_config
         with milvus_errors(target):
             dense_kind = create_collection(client, tmp, cfg, enc.dim if enc else None, len(rows))
-            timings = _insert(client, tmp, rows, cfg, enc, gen=0, first_row=0, progress=progress)
+            timings = insert_rows(
+                client, tmp, rows, cfg, enc, gen=0, first_row=0, progress=progress
+            )
             meta["encoder"] = (
                 {"model": cfg.dense.model, "dim": enc.dim, "fingerprint": fingerprint(enc)}
                 if enc is not None
@@ -225,7 +219,7 @@ class MilvusIndex:
             gen = self.meta["committed"] + 1
             stats = self.meta["stats"]
             enc = self.encoder if self.dense else None
-            _insert(self.client, name, rows, self.cfg, enc, gen, stats["next_row"], progress)
+            insert_rows(self.client, name, rows, self.cfg, enc, gen, stats["next_row"], progress)
             stats["passages"] += len(rows)
             stats["documents"] += len({r[0].doc_id for r in rows})
             stats["next_row"] += len(rows)
@@ -240,10 +234,15 @@ class MilvusIndex:
         name = self.target.collection
         with milvus_errors(self.target):
             self._drop_uncommitted()
-            rows = self._query(f"doc_id in {json.dumps(ids)}", ["row", "doc_id"])
+            rows = [
+                r
+                for part in _chunks(ids)
+                for r in self._query(f"doc_id in {json.dumps(part)}", ["row", "doc_id"])
+            ]
             if not rows:
                 return 0
-            self.client.delete(name, filter=f"doc_id in {json.dumps(ids)}")
+            for part in _chunks(ids):
+                self.client.delete(name, filter=f"doc_id in {json.dumps(part)}")
             stats = self.meta["stats"]
             stats["passages"] -= len(rows)
             stats["documents"] -= len({r["doc_id"] for r in rows})
@@ -257,9 +256,8 @@ class MilvusIndex:
 
     def _known_docs(self, doc_ids: list[str]) -> set[str]:
         known: set[str] = set()
-        for i in range(0, len(doc_ids), 500):
-            part = json.dumps(doc_ids[i : i + 500])
-            known |= {r["doc_id"] for r in self._query(f"doc_id in {part}", ["doc_id"])}
+        for part in _chunks(doc_ids):
+            known |= {r["doc_id"] for r in self._query(f"doc_id in {json.dumps(part)}", ["doc_id"])}
         return known
 
     def _query(self, expr: str, fields: list[str]) -> list[dict]:
@@ -278,8 +276,6 @@ class MilvusIndex:
     def search_batch(
         self, queries: list[str], k: int = 10, search: SearchConfig | None = None
     ) -> list[list[Hit]]:
-        from retrieval.milvus_schema import search_collection
-
         cfg = search or SearchConfig()
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
@@ -317,6 +313,12 @@ class MilvusIndex:
         return [_snippet(r) for r in sorted(rows, key=lambda r: r["row"])]
 
 
+def _chunks(ids: list[str], size: int = 50) -> list[list[str]]:
+    """Document ids a few at a time, so that one query's passages stay under Milvus's 16,384
+    result limit."""
+    return [ids[i : i + size] for i in range(0, len(ids), size)]
+
+
 def _snippet(e: dict) -> Snippet:
     return Snippet(
         id=e["passage_id"],
@@ -338,46 +340,6 @@ def _chunk_all(
     for doc in tqdm(docs, desc="chunking", unit="doc", disable=not progress):
         rows.extend((s, passage_text(s, cfg)) for s in chunk(doc, cfg.chunking))
     return rows, time.perf_counter() - t
-
-
-def _insert(client, name, rows, cfg, encoder, gen, first_row, progress) -> dict[str, float]:
-    """Embed and insert ``rows`` in batches; seconds spent embedding and inserting."""
-    t_embed = t_insert = 0.0
-    with tqdm(
-        total=len(rows), desc="indexing into milvus", unit="passage", disable=not progress
-    ) as bar:
-        for i in range(0, len(rows), _INSERT_BATCH):
-            part = rows[i : i + _INSERT_BATCH]
-            t = time.perf_counter()
-            vecs = encoder.encode_passages([p for _, p in part]) if encoder is not None else None
-            t_embed += time.perf_counter() - t
-            terms = analyse([p for _, p in part], cfg.bm25)
-            data = []
-            for j, ((s, _), words) in enumerate(zip(part, terms, strict=True)):
-                row = {
-                    "row": first_row + i + j,
-                    "gen": gen,
-                    "passage_id": _clip(s.id, 1024),
-                    "doc_id": _clip(s.doc_id, 1024),
-                    "title": _clip(s.title, 4096),
-                    "text": _clip(s.text),
-                    "start": s.start,
-                    "end": s.end,
-                    "url": _clip(s.url or "", 4096),
-                    "source": _clip(s.source, 1024),
-                    "terms": _clip(" ".join(words)),
-                }
-                if vecs is not None:
-                    row["dense"] = vecs[j].astype(np.float32).tolist()
-                data.append(row)
-            t = time.perf_counter()
-            client.insert(name, data)
-            t_insert += time.perf_counter() - t
-            bar.update(len(part))
-    t = time.perf_counter()
-    client.flush(name)
-    t_insert += time.perf_counter() - t
-    return {"dense": round(t_embed, 2), "insert": round(t_insert, 2)}
 
 
 def _read_meta(client, target: MilvusTarget) -> dict[str, Any]:

@@ -39,7 +39,15 @@ class RayJob:
     address: str | None = None
     workers: int = 2
     batch_size: int = 4
-    cpus_per_worker: float = 1.0
+    cpus_per_worker: float | None = None
+    """CPUs each actor reserves (and its inference threads); None: this machine's cores shared
+    out among the workers, at least 1."""
+
+    @property
+    def cpus(self) -> float:
+        if self.cpus_per_worker is not None:
+            return self.cpus_per_worker
+        return float(max(1, (os.cpu_count() or 1) // self.workers))
 
     def __post_init__(self) -> None:
         if self.workers < 1:
@@ -93,7 +101,7 @@ def start(job: RayJob) -> bool:
         _check_address(job.address)
         ray.init(address=job.address, **kwargs)
     else:
-        cpus = max(os.cpu_count() or 1, int(job.workers * job.cpus_per_worker + 0.999))
+        cpus = max(os.cpu_count() or 1, int(job.workers * job.cpus + 0.999))
         ray.init(num_cpus=cpus, **kwargs)
     return True
 
@@ -126,8 +134,8 @@ class _Actor:
 def actor_pool(job: RayJob, make_worker: Callable[[], Worker]) -> list[Any]:
     """``job.workers`` restartable actors, each building ``make_worker()`` once."""
     ray = _ray()
-    remote = ray.remote(max_restarts=-1, max_task_retries=-1, num_cpus=job.cpus_per_worker)(_Actor)
-    threads = max(1, int(job.cpus_per_worker))
+    remote = ray.remote(max_restarts=-1, max_task_retries=-1, num_cpus=job.cpus)(_Actor)
+    threads = max(1, int(job.cpus))
     return [remote.remote(make_worker, threads) for _ in range(job.workers)]
 
 

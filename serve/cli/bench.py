@@ -369,6 +369,83 @@ def _cmd_web(args: argparse.Namespace) -> int:
     return code
 
 
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+
+def _add_milvus(bsub) -> None:
+    p = bsub.add_parser(
+        "milvus",
+        help="the Milvus backend against the local index: SciFact quality per mode, build "
+        "throughput, disk size and query latency at several sizes",
+    )
+    p.add_argument("--sizes", default="10000,100000", help="synthetic corpus sizes ('' to skip)")
+    p.add_argument("--queries", type=int, default=100, help="timed queries per mode and size")
+    p.add_argument(
+        "--index", default=None, help="a local index of --corpus for the quality comparison"
+    )
+    p.add_argument("--corpus", default=str(SHARED / "corpus" / "scifact.jsonl"))
+    p.add_argument("--beir-queries", default=str(SHARED / "raw" / "scifact" / "queries.jsonl"))
+    p.add_argument("--qrels", default=str(SHARED / "raw" / "scifact" / "qrels_test.tsv"))
+    p.add_argument("--limit", type=int, default=None, help="first N quality queries only")
+    _out_flag(p, "milvus")
+    p.set_defaults(handler=_cmd_milvus)
+
+
+def _cmd_milvus(args: argparse.Namespace) -> int:
+    from training.bench_milvus import plot, run
+
+    sizes = [int(x) for x in str(args.sizes).split(",") if x.strip()]
+    if any(n < 100 for n in sizes) or args.queries < 1:
+        raise ValueError("--sizes must each be >= 100 passages and --queries >= 1")
+    quality = None
+    if args.index:
+        quality = {
+            "index": Path(args.index),
+            "corpus": Path(args.corpus),
+            "queries": Path(args.beir_queries),
+            "qrels": Path(args.qrels),
+        }
+        for name, path in quality.items():
+            if not path.exists():
+                raise ValueError(f"--{name} {path}: no such file or folder")
+    report = run(Path(args.out or "."), sizes, args.queries, quality, args.limit)
+    out = _report_file(args.out, "milvus")
+    code = _emit(report, out)
+    if out is not None:
+        plot(report, out.with_suffix(".png"))
+    return code
+
+
+def _add_ray(bsub) -> None:
+    p = bsub.add_parser(
+        "ray",
+        help="purr edit --input on a local Ray cluster (1 and 2 workers) against the plain "
+        "batch, rows per minute, and a run with a worker killed mid-way",
+    )
+    p.add_argument("--input", required=True, help="JSONL rows (e.g. purr data planted --n 200)")
+    p.add_argument("--workers", default="1,2", help="Ray worker counts to run (default 1,2)")
+    p.add_argument("--batch-size", type=int, default=4, help="rows per actor call")
+    _out_flag(p, "ray")
+    p.set_defaults(handler=_cmd_ray)
+
+
+def _cmd_ray(args: argparse.Namespace) -> int:
+    from serve.bench_ray import bench_ray, plot
+
+    workers = [int(x) for x in str(args.workers).split(",") if x.strip()]
+    if not workers or min(workers) < 1 or args.batch_size < 1:
+        raise ValueError("--workers values and --batch-size must be >= 1")
+    if not Path(args.input).is_file():
+        raise ValueError(f"--input {args.input}: no such file")
+    work = Path(args.out or ".") / "outputs"
+    report = bench_ray(Path(args.input), work, workers, args.batch_size)
+    out = _report_file(args.out, "ray")
+    code = _emit(report, out)
+    if out is not None:
+        plot(report, out.with_suffix(".png"))
+    return code
+
+
 def _out_flag(p: argparse.ArgumentParser, name: str) -> None:
     p.add_argument(
         "--out",
@@ -397,5 +474,5 @@ def register(sub, common) -> None:
     bench = sub.add_parser("bench", help="benchmarks (speed and memory)")
     bsub = bench.add_subparsers(dest="bench", required=True)
     adders = (_add_retrieval, _add_research, _add_models, _add_serve, _add_cold, _add_batch)
-    for add in (*adders, _add_crash, _add_check, _add_web):
+    for add in (*adders, _add_crash, _add_check, _add_web, _add_milvus, _add_ray):
         add(bsub)

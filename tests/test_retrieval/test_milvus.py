@@ -274,3 +274,22 @@ def test_without_the_extra_the_error_names_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pymilvus", None)
     with pytest.raises(ImportError, match=r"purr-edit\[milvus\]"):
         open_index("nowhere.db")
+
+
+def test_research_and_edit_run_on_a_milvus_index(milvus_copy):
+    from editor.config import editor_overrides, load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    path = milvus_copy.path
+    milvus_copy.close()
+    cfg = load_config("default", editor_overrides("substitute"))
+    pipeline = Pipeline(Components(cfg, index_path=path, progress=False))
+    result = pipeline.edit(
+        "The Eiffel Tower is a lattice tower in Paris. It was designed and built by Thomas "
+        "Edison's company from 1887 to 1889."
+    )
+    assert result.status == "edited", result.warnings
+    assert "Gustave Eiffel" in result.revised and "Edison" not in result.revised
+    assert any(e.url == "https://example.org/eiffel-tower" for e in result.evidence)
+    pipeline.components.index.close()

@@ -421,6 +421,7 @@ def make_file(
             sk.sync()
             if stopped():
                 break
+        results.close()  # batches still in flight elsewhere are dropped now
     bar.close()
     minutes = (time.perf_counter() - started) / 60
     return {

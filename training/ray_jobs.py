@@ -12,9 +12,11 @@ Ray is the optional extra ``purr-edit[ray]``, imported only here and only when u
 from __future__ import annotations
 
 import collections
+import contextlib
 import logging
 import os
 import socket
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -109,6 +111,23 @@ def start(job: RayJob) -> bool:
 def stop(started: bool) -> None:
     if started:
         _ray().shutdown()
+
+
+@contextlib.contextmanager
+def session(job: RayJob | None) -> Iterator[None]:
+    """Ray for the length of a batch job (nothing without a job): joined or started (an address
+    that does not answer fails here, before the job writes anything), shut down after if started
+    here. Ray prints its own notices (a worker died, a task is retried) to stdout; they go to
+    stderr meanwhile, so stdout keeps the command's output."""
+    if job is None:
+        yield
+        return
+    with contextlib.redirect_stdout(sys.stderr):
+        started = start(job)
+        try:
+            yield
+        finally:
+            stop(started)
 
 
 class _Actor:

@@ -94,8 +94,9 @@ _MAKER_OPTIONS = (
 )  # fmt: skip
 
 
-def build_maker(options: dict[str, Any], cfg_json: dict[str, Any]):
-    """The ``EditorDataMaker`` of ``purr data make``'s options, in this process or a Ray actor."""
+def build_maker(options: dict[str, Any], cfg_json: dict[str, Any], progress: bool = False):
+    """The ``EditorDataMaker`` of ``purr data make``'s options, in this process or a Ray actor
+    (``progress``: show the first-use index build's progress)."""
     from editor.attribution.base import build as build_attribution
     from editor.config import PipelineConfig
     from editor.factory import Components
@@ -107,7 +108,7 @@ def build_maker(options: dict[str, Any], cfg_json: dict[str, Any]):
     from training.planted import entity_pool
 
     cfg = PipelineConfig.model_validate(cfg_json)
-    comp = Components(cfg, index_path=options["index"], progress=False)
+    comp = Components(cfg, index_path=options["index"], progress=progress)
     nlp = get_nlp()
     corruptor: LLMCorruptor | RuleCorruptor = (
         LLMCorruptor(comp.llm, nlp=nlp)
@@ -180,36 +181,29 @@ def _cmd_make(args: argparse.Namespace) -> int:
         seed_iter = shard(seed_iter, *parse_shard(args.shard))
     options = {name: getattr(args, name) for name in _MAKER_OPTIONS}
     cfg_json = cfg.model_dump(mode="json")
-    run_batches, maker, started = None, None, False
-    if job is None:
-        maker = build_maker(options, cfg_json)
-    else:
-        from training.ray_jobs import ray_map, start
-        from training.ray_jobs import stop as stop_ray
+    from training.ray_jobs import ray_map, session
 
-        started = start(job)  # an address that does not answer fails here, before any write
-        for item in first_use_work(Components(cfg, index_path=args.index)):
-            item.run()  # the default index and model conversions once, not once per actor
-        make = partial(make_rows_worker, options, cfg_json, args.seed, args.variants)
-    try:
-        with GracefulStop() as stop:
-            if job is not None:
-                run_batches = partial(ray_map, job, make, stop_requested=lambda: stop.requested)
-            report = make_file(
-                maker,
-                seed_iter,
-                Path(args.out),
-                args.n,
-                args.seed,
-                variants=args.variants,
-                batch_size=args.batch_size,
-                exclude=[Path(x) for x in args.exclude],
-                stop=stop,
-                run_batches=run_batches,
-            )
-    finally:
+    run_batches, maker = None, None
+    if job is None:
+        maker = build_maker(options, cfg_json, progress=True)
+    with session(job), GracefulStop() as stop:
         if job is not None:
-            stop_ray(started)
+            for item in first_use_work(Components(cfg, index_path=args.index)):
+                item.run()  # the default index and model conversions once, not once per actor
+            make = partial(make_rows_worker, options, cfg_json, args.seed, args.variants)
+            run_batches = partial(ray_map, job, make, stop_requested=lambda: stop.requested)
+        report = make_file(
+            maker,
+            seed_iter,
+            Path(args.out),
+            args.n,
+            args.seed,
+            variants=args.variants,
+            batch_size=args.batch_size,
+            exclude=[Path(x) for x in args.exclude],
+            stop=stop,
+            run_batches=run_batches,
+        )
     print(json.dumps({"out": args.out, **report}, indent=2))
     return interrupted(stop, report["new_rows"]) if stop.requested else 0
 

@@ -207,9 +207,11 @@ def edit_file(
     ``RayJob``, the rows run on Ray actors and this process alone writes them, in order."""
     from tqdm.auto import tqdm
 
+    from editor.factory import first_use_work
     from retrieval.corpus import read_utf8
     from retrieval.files import GracefulStop, RowJournal, write_text
     from serve.cli.common import interrupted
+    from training.ray_jobs import session
 
     if not src.is_file():
         raise ValueError(f"--input {src}: no such file")
@@ -227,13 +229,7 @@ def edit_file(
             errors.append({"line": lineno, "error": str(e)})
     counts = {"edited": 0, "unchanged": 0, "degraded": 0}
     redo = (lambda r: r.get("status") == "degraded") if retry_degraded else None
-    started = False
-    if job is not None:
-        from editor.factory import first_use_work
-        from training.ray_jobs import start
-
-        started = start(job)  # an address that does not answer fails here, before any write
-    try:
+    with session(job):
         if job is not None:
             for item in first_use_work(pipeline.components):  # once here, not once per actor
                 item.run()
@@ -252,11 +248,6 @@ def edit_file(
                         if k not in {"text", "context", "evidence", "sources"}
                     }
                     journal.write({**extra, "id": row["id"], **value})
-    finally:
-        if job is not None:
-            from training.ray_jobs import stop as stop_ray
-
-            stop_ray(started)
     if errors:
         write_text(errors_path, "".join(json.dumps(f, ensure_ascii=False) + "\n" for f in errors))
     summary = {

@@ -17,8 +17,11 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     cfg = config_from(args)
     out = args.out if is_milvus(args.out) else Path(args.out)
-    if args.backend == "local" and is_milvus(args.out) and "://" in args.out:
-        raise ValueError(f"--backend local writes a folder, not {args.out}; use --backend milvus")
+    if args.backend == "local" and is_milvus(args.out):
+        raise ValueError(
+            f"--backend local writes a folder, and {args.out} (a URI, or a name ending in .db) "
+            "would be read back as Milvus; name the folder otherwise or use --backend milvus"
+        )
     if bool(args.corpus) == bool(args.delete):
         raise ValueError(
             "pass corpus files to index, or --delete DOC_ID ... to remove documents (not both)"

@@ -199,6 +199,11 @@ def run_eval_retrieval(args: argparse.Namespace) -> int:
     else:
         raise ValueError("pass --queries and --qrels (BEIR format) or --clapnq CORPUS.jsonl")
     queries = queries[: args.limit] if args.limit else queries
+    if not queries:
+        raise ValueError(
+            "no query with relevance judgements was read; --clapnq needs rows with a 'question', "
+            "--queries/--qrels BEIR files whose query ids match"
+        )
     runs = [r.strip() for r in args.runs.split(",") if r.strip()]
     bad = [r for r in runs if r not in RUNS]
     if bad:

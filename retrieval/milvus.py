@@ -165,7 +165,7 @@ class MilvusIndex:
 
             enc = encoder or passage_encoder(cfg.dense)
         tmp = f"{name}__building_{os.getpid()}"
-        meta = {
+        meta: dict[str, Any] = {
             "format_version": FORMAT_VERSION,
             "config": cfg.model_dump(mode="json"),
             "committed": 0,
@@ -336,7 +336,7 @@ def _chunk_all(
     docs: Iterable[Document], cfg: IndexConfig, progress: bool
 ) -> tuple[list[tuple[Snippet, str]], float]:
     t = time.perf_counter()
-    rows = []
+    rows: list[tuple[Snippet, str]] = []
     for doc in tqdm(docs, desc="chunking", unit="doc", disable=not progress):
         rows.extend((s, passage_text(s, cfg)) for s in chunk(doc, cfg.chunking))
     return rows, time.perf_counter() - t

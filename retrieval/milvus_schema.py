@@ -130,6 +130,7 @@ def search_collection(
                 (h["entity"], float(h["distance"]), {"dense": float(h["distance"])}) for h in res
             ]
         else:
+            assert vec is not None  # hybrid without a query vector went to BM25 above
             requests = [
                 AnnSearchRequest(
                     data=[words], anns_field="sparse", param=bm25_param, limit=n_cand, expr=expr

@@ -95,6 +95,7 @@ def bench_size(
     for backend in ("local", "milvus"):
         target = workdir / (f"{backend}-{n}" + (".db" if backend == "milvus" else ""))
         t = time.perf_counter()
+        index: Index | MilvusIndex
         if backend == "local":
             index = Index.build(docs, target, cfg, encoder=encoder, progress=False)
         else:
@@ -138,7 +139,9 @@ def bench_quality(
         else load_beir(queries_path, qrels_path)
     )
     export_vectors(index_dir, workdir / "vectors")
-    encoder = CachedEncoder(build_encoder(local.cfg.dense), VectorCache.load(workdir / "vectors"))
+    encoder: Any = CachedEncoder(
+        build_encoder(local.cfg.dense), VectorCache.load(workdir / "vectors")
+    )
     t = time.perf_counter()
     milvus = MilvusIndex.build(
         read_corpus([corpus]), str(workdir / "quality.db"), local.cfg, encoder=encoder

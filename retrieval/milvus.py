@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 
 FORMAT_VERSION = 1
 META = "purr.meta"
+REFRESH_S = 10.0
 FINGERPRINT_TEXT = "purr encoder check: the Eiffel Tower was finished in 1889."
 _FIELDS = ["row", "passage_id", "doc_id", "title", "text", "start", "end", "url", "source"]
 
@@ -62,6 +63,15 @@ class MilvusIndex:
         self._encoder = encoder
         self._checked = encoder is not None
         self.dense = True if self.cfg.dense_enabled and meta["stats"].get("dense_dim") else None
+        self._read_at = time.monotonic()
+
+    def _refresh(self) -> None:
+        """Re-read the committed generation at most every ``REFRESH_S``, so a long-running
+        reader (a service replica) sees what other writers committed since it opened."""
+        if time.monotonic() - self._read_at < REFRESH_S:
+            return
+        self.meta = _read_meta(self.client, self.target)
+        self._read_at = time.monotonic()
 
     # ------------------------------------------------------------------ opening
     @classmethod
@@ -203,6 +213,7 @@ class MilvusIndex:
         """Add documents whose ids are not in the collection; returns the new passage count."""
         name = self.target.collection
         with milvus_errors(self.target):
+            self.meta = _read_meta(self.client, self.target)  # what other writers committed
             self._drop_uncommitted()
             fresh, seen = [], set()
             for doc in docs:
@@ -233,6 +244,7 @@ class MilvusIndex:
         ids = sorted(set(doc_ids))
         name = self.target.collection
         with milvus_errors(self.target):
+            self.meta = _read_meta(self.client, self.target)
             self._drop_uncommitted()
             rows = [
                 r
@@ -295,6 +307,7 @@ class MilvusIndex:
                 ):
                     vectors[i] = v
         with milvus_errors(self.target):
+            self._refresh()
             found = search_collection(
                 self.client, self.target.collection, self.meta, terms, vectors, k, cfg, _FIELDS
             )
@@ -309,6 +322,7 @@ class MilvusIndex:
     def document_snippets(self, hit: Hit) -> list[Snippet]:
         """Every snippet of the document a hit belongs to, in document order."""
         with milvus_errors(self.target):
+            self._refresh()
             rows = self._query(f"doc_id == {json.dumps(hit.snippet.doc_id)}", _FIELDS)
         return [_snippet(r) for r in sorted(rows, key=lambda r: r["row"])]
 

@@ -112,6 +112,19 @@ def test_append_delete_and_reopen_keep_the_config(milvus_copy):
     reopened.close()
 
 
+def test_a_reader_sees_what_another_writer_committed(milvus_copy, monkeypatch):
+    import retrieval.milvus as milvus_module
+
+    writer = MilvusIndex.open(milvus_copy.path)  # a second handle, as another replica's
+    query = "dormant volcano in Tanzania"
+    assert "kilimanjaro" not in _docs(milvus_copy.search(query, 3, SearchConfig(mode="bm25")))
+    doc = Document("kilimanjaro", "Kilimanjaro", "Kilimanjaro is a dormant volcano in Tanzania.")
+    assert writer.append([doc], progress=False) == 1
+    monkeypatch.setattr(milvus_module, "REFRESH_S", 0.0)  # the reader's next refresh is due
+    assert _docs(milvus_copy.search(query, 1, SearchConfig(mode="bm25"))) == ["kilimanjaro"]
+    assert len(milvus_copy) == len(writer)
+
+
 def test_rows_of_a_killed_writer_stay_invisible_and_are_removed(milvus_copy):
     """An append killed before its commit left rows under the next generation."""
     committed = milvus_copy.meta["committed"]

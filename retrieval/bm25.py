@@ -80,17 +80,11 @@ class BM25Index:
         return self.search_batch([query], k)[0]
 
     def search_batch(self, queries: list[str], k: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        import bm25s
-
         if self._retriever is None or self.size == 0:
             return [(np.zeros(0, np.int64), np.zeros(0, np.float32)) for _ in queries]
         vocab = self._retriever.vocab_dict
-        stop = set(bm25s.stopwords.STOPWORDS_EN) if self.cfg.stopwords == "en" else set()
         out = []
-        for q in queries:
-            words = [w for w in _split_words(q) if w not in stop]
-            if self._stem is not None:
-                words = self._stem.stemWords(words)
+        for words in analyse(queries, self.cfg, self._stem):
             ids = [vocab[w] for w in words if w in vocab]
             if not ids:
                 out.append((np.zeros(0, np.int64), np.zeros(0, np.float32)))
@@ -104,7 +98,7 @@ class BM25Index:
         return out
 
 
-def analyse(texts: list[str], cfg: BM25Config) -> list[list[str]]:
+def analyse(texts: list[str], cfg: BM25Config, stem=None) -> list[list[str]]:
     """The terms BM25 indexes for each text: words of two or more characters, lower-cased,
     stop words dropped, stemmed; the same analysis ``BM25Index`` applies, so another engine fed
     these terms scores the same vocabulary.
@@ -114,7 +108,7 @@ def analyse(texts: list[str], cfg: BM25Config) -> list[list[str]]:
     """
     import bm25s
 
-    stem = _stemmer(cfg)
+    stem = stem if stem is not None else _stemmer(cfg)
     stop = set(bm25s.stopwords.STOPWORDS_EN) if cfg.stopwords == "en" else set()
     out = []
     for text in texts:

@@ -249,12 +249,12 @@ class MilvusIndex:
             rows = [
                 r
                 for part in _chunks(ids)
-                for r in self._query(f"doc_id in {json.dumps(part)}", ["row", "doc_id"])
+                for r in self._query(f"doc_id in {_quote_list(part)}", ["row", "doc_id"])
             ]
             if not rows:
                 return 0
             for part in _chunks(ids):
-                self.client.delete(name, filter=f"doc_id in {json.dumps(part)}")
+                self.client.delete(name, filter=f"doc_id in {_quote_list(part)}")
             stats = self.meta["stats"]
             stats["passages"] -= len(rows)
             stats["documents"] -= len({r["doc_id"] for r in rows})
@@ -269,7 +269,9 @@ class MilvusIndex:
     def _known_docs(self, doc_ids: list[str]) -> set[str]:
         known: set[str] = set()
         for part in _chunks(doc_ids):
-            known |= {r["doc_id"] for r in self._query(f"doc_id in {json.dumps(part)}", ["doc_id"])}
+            known |= {
+                r["doc_id"] for r in self._query(f"doc_id in {_quote_list(part)}", ["doc_id"])
+            }
         return known
 
     def _query(self, expr: str, fields: list[str]) -> list[dict]:
@@ -323,8 +325,23 @@ class MilvusIndex:
         """Every snippet of the document a hit belongs to, in document order."""
         with milvus_errors(self.target):
             self._refresh()
-            rows = self._query(f"doc_id == {json.dumps(hit.snippet.doc_id)}", _FIELDS)
+            rows = self._query(f"doc_id == {_quote(hit.snippet.doc_id)}", _FIELDS)
         return [_snippet(r) for r in sorted(rows, key=lambda r: r["row"])]
+
+
+def _quote(text: str) -> str:
+    """A string literal for a Milvus filter: only ``\\`` and ``"`` escaped, other characters
+    kept as they are (Milvus Lite's parser knows no ``\\u`` escapes).
+
+    >>> _quote('Agnès "AV" Varda')
+    '"Agnès \\\\"AV\\\\" Varda"'
+    """
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + escaped.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t") + '"'
+
+
+def _quote_list(ids: list[str]) -> str:
+    return "[" + ", ".join(_quote(i) for i in ids) + "]"
 
 
 def _chunks(ids: list[str], size: int = 50) -> list[list[str]]:

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from retrieval.extras import MissingExtraError
-from retrieval.index import IndexNotFoundError
+from retrieval.index import CONFIG_FILE, IndexNotFoundError
 
 DEFAULT_COLLECTION = "purr"
 INSTALL = "pip install 'purr-edit[milvus]'"
 _SERVER = re.compile(r"^(https?|tcp|grpc)://", re.IGNORECASE)
+_AUTH = re.compile(r"\bauth|unauthenticated|credential|password|permission|\btoken\b")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,200}$")
 
 
@@ -34,7 +35,11 @@ def is_milvus(ref: str | Path | None) -> bool:
     if ref is None:
         return False
     text = str(ref)
-    return bool(_SERVER.match(text)) or text.split("#", 1)[0].endswith(".db")
+    if _SERVER.match(text):
+        return True
+    path = text.split("#", 1)[0]
+    # a local index folder that happens to be named *.db stays local
+    return path.endswith(".db") and not (Path(path) / CONFIG_FILE).exists()
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,7 @@ def milvus_errors(target: MilvusTarget) -> Iterator[None]:
         ):
             message = f"{code().name}: {getattr(cause, 'details', lambda: '')()}"
         low = message.lower()
-        if any(w in low for w in ("auth", "token", "credential", "password", "permission")):
+        if _AUTH.search(low):
             raise MilvusUnavailableError(
                 f"Milvus at {target.where} refused the token ({message}); set PURR_MILVUS_TOKEN "
                 "to 'user:password' or the cluster's API key"

@@ -33,6 +33,16 @@ def dense_index(cfg: IndexConfig, n_rows: int) -> tuple[str, dict[str, Any], dic
     return "HNSW", {"M": d.hnsw_m, "efConstruction": 200}, {"ef": d.hnsw_ef_search}
 
 
+def search_params(cfg: IndexConfig, stats: dict[str, Any]) -> dict[str, Any]:
+    """The dense search parameters of the index type the collection was built with."""
+    kind = stats.get("dense_index")
+    if kind == "HNSW":
+        return {"ef": cfg.dense.hnsw_ef_search}
+    if kind == "IVF_FLAT":
+        return {"nprobe": cfg.dense.ivf_nprobe}
+    return {}
+
+
 def create_collection(client, name: str, cfg: IndexConfig, dim: int | None, n_rows: int) -> str:
     """Create the collection ``name``; returns the dense index type (or 'none')."""
     from pymilvus import DataType, Function, FunctionType
@@ -93,8 +103,7 @@ def search_collection(
 
     expr = f"gen <= {int(meta['committed'])}"
     n_cand = max(k, cfg.candidates)
-    index_cfg = IndexConfig.model_validate(meta["config"])
-    _, _, dense_params = dense_index(index_cfg, int(meta["stats"].get("passages", 0)))
+    dense_params = search_params(IndexConfig.model_validate(meta["config"]), meta["stats"])
     bm25_param = {"metric_type": "BM25"}
     dense_param = {"metric_type": "IP", "params": dense_params}
     out: list[list[tuple[dict, float, dict[str, float]]]] = [[] for _ in terms]

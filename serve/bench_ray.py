@@ -22,19 +22,23 @@ from typing import Any
 from retrieval.files import save_png
 
 
-def _purr(*args: str) -> subprocess.Popen:
+def _purr(*args: str, log: Path) -> subprocess.Popen:
+    """``purr ARGS``: the summary JSON on a pipe, the progress and notices into ``log`` (a
+    pipe nobody reads while waiting would fill and stall the child)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "serve.cli", *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+    with open(log, "w", encoding="utf-8") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "serve.cli", *args],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            env=env,
+        )
 
 
 def actor_pids() -> list[int]:
-    """Processes of purr's Ray actors on this machine (their title is ``ray::_Actor…``)."""
+    """Processes of purr's Ray actors on this machine (their title is ``ray::_Actor…``); run
+    the bench where no other purr Ray job runs."""
     pids = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -59,7 +63,8 @@ def timed_run(
     many rows are written."""
     dst.unlink(missing_ok=True)
     t = time.perf_counter()
-    proc = _purr("edit", "--input", str(src), "--output", str(dst), *extra)
+    log = dst.with_suffix(".log")
+    proc = _purr("edit", "--input", str(src), "--output", str(dst), *extra, log=log)
     killed = None
     if kill_after is not None:
         while proc.poll() is None and killed is None:
@@ -69,10 +74,11 @@ def timed_run(
             if written >= kill_after and pids:
                 killed = pids[-1]
                 os.kill(killed, signal.SIGKILL)
-    out, err = proc.communicate()
+    out, _ = proc.communicate()
     wall = time.perf_counter() - t
     if proc.returncode != 0:
-        raise RuntimeError(f"purr edit {' '.join(extra)} failed: {err.strip()[-500:]}")
+        tail = log.read_text("utf-8", "replace").strip()[-500:]
+        raise RuntimeError(f"purr edit {' '.join(extra)} failed: {tail}")
     summary = json.loads(out)
     n = summary["written"]
     return {

@@ -323,6 +323,23 @@ def previous_run(out: Path, skipped: Path) -> tuple[list[dict[str, Any]], set[st
     return written, done
 
 
+def _drop_seen(
+    outcomes: list[tuple[dict[str, Any] | None, str]], seen: set[tuple[str, str]]
+) -> list[tuple[dict[str, Any] | None, str]]:
+    """A seed's outcomes with the rows another worker already made turned into duplicates;
+    the rows kept are added to ``seen``."""
+    out: list[tuple[dict[str, Any] | None, str]] = []
+    for row, why in outcomes:
+        if row is not None:
+            pair = (row["clean"], row["corrupted"])
+            if pair in seen:
+                row, why = None, "duplicate"
+            else:
+                seen.add(pair)
+        out.append((row, why))
+    return out
+
+
 def batch_outcomes(
     maker: EditorDataMaker, batch: list[Seed], seed: int, variants: int
 ) -> list[list[tuple[dict[str, Any] | None, str]]]:
@@ -379,7 +396,7 @@ def make_file(
             total=n, initial=min(made, n), desc="editor data", unit="row", disable=not progress
         )
         todo = (s for s in seeds if s.id not in done)
-        seen = {(r["clean"], r["corrupted"]) for r in written}
+        seen = {(r["clean"], r["corrupted"]) for r in written}  # with run_batches only
 
         def batches() -> Iterator[list[Seed]]:
             while True:
@@ -400,15 +417,14 @@ def make_file(
             done.update(s.id for s in batch)
             seeds_tried += len(batch)
             for s, outcomes in zip(batch, outcomes_of_batch, strict=True):
+                if run_batches is not None:  # each worker remembers only its own rows
+                    outcomes = _drop_seen(outcomes, seen)
                 kept = []
                 for row, why in outcomes:
-                    if row is not None and (row["clean"], row["corrupted"]) in seen:
-                        row, why = None, "duplicate"  # made by another worker
                     reasons[why] += 1
                     if row is None or made + len(kept) >= n:
                         continue
                     kept.append(row)
-                    seen.add((row["clean"], row["corrupted"]))
                 f.write_many(kept)  # a seed's variants in one write: all of them or none
                 for row in kept:
                     types.update(row["corruption_types"])

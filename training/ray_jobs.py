@@ -3,8 +3,9 @@ fed batches of rows; results come back to the caller in submission order, so the
 only writer of the output, keeps the row order and its resume journal.
 
 A worker's process that dies (killed, out of memory, its node lost) is restarted by Ray and its
-unfinished batches are run again (``max_restarts=-1``, ``max_task_retries=-1``); a batch's
-result reaches the caller once, when it finishes, so no row is lost or written twice.
+unfinished batches are run again (up to ``TASK_RETRIES`` times each, so a batch that kills every
+worker it meets ends the job with one line instead of looping); a batch's result reaches the
+caller once, when it finishes, so no row is lost or written twice.
 
 Ray is the optional extra ``purr-edit[ray]``, imported only here and only when used.
 """
@@ -15,6 +16,7 @@ import collections
 import contextlib
 import logging
 import os
+import re
 import socket
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -34,6 +36,13 @@ class RayUnavailableError(ValueError):
     """No Ray cluster answers at the address given, or Ray is not installed."""
 
 
+class RayJobError(ValueError):
+    """A worker could not start, or died on the same batch more than ``TASK_RETRIES`` times."""
+
+
+TASK_RETRIES = 3
+
+
 @dataclass(frozen=True)
 class RayJob:
     """Where and how wide a batch job runs. ``address`` None starts a local cluster."""
@@ -42,13 +51,16 @@ class RayJob:
     workers: int = 2
     batch_size: int = 4
     cpus_per_worker: float | None = None
-    """CPUs each actor reserves (and its inference threads); None: this machine's cores shared
-    out among the workers, at least 1."""
+    """CPUs each actor reserves (and its inference threads); None: see ``cpus``."""
 
     @property
     def cpus(self) -> float:
+        """CPUs per actor: as given; on a cluster (an address) 1, since its nodes' size is not
+        this machine's; on a local cluster this machine's cores shared out."""
         if self.cpus_per_worker is not None:
             return self.cpus_per_worker
+        if self.address:
+            return 1.0
         return float(max(1, (os.cpu_count() or 1) // self.workers))
 
     def __post_init__(self) -> None:
@@ -150,10 +162,36 @@ class _Actor:
         return os.getpid()
 
 
+def _get(ray, ref, batch: list[Any]) -> list[Any]:
+    """A batch's results; a worker that failed to start or kept dying becomes one line."""
+    try:
+        return ray.get(ref)
+    except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError) as e:
+        raise RayJobError(
+            f"a Ray worker failed on a batch of {len(batch)} row(s) and was not brought back "
+            f"({_root_cause(e)}); rows written so far are kept, run the same command again to "
+            "resume"
+        ) from None
+
+
+def _root_cause(error: BaseException) -> str:
+    """The last ``SomeError: message`` line of a Ray error's remote traceback, else its first
+    line.
+
+    >>> _root_cause(RuntimeError("The actor died...\\n  File x\\nFileNotFoundError: no index"))
+    'FileNotFoundError: no index'
+    """
+    text = str(error)
+    found = re.findall(r"^\s*(\w+(?:Error|Exception): .+)$", text, flags=re.MULTILINE)
+    if found:
+        return found[-1].strip()[:300]
+    return " ".join(text.split())[:300]
+
+
 def actor_pool(job: RayJob, make_worker: Callable[[], Worker]) -> list[Any]:
     """``job.workers`` restartable actors, each building ``make_worker()`` once."""
     ray = _ray()
-    remote = ray.remote(max_restarts=-1, max_task_retries=-1, num_cpus=job.cpus)(_Actor)
+    remote = ray.remote(max_restarts=-1, max_task_retries=TASK_RETRIES, num_cpus=job.cpus)(_Actor)
     threads = max(1, int(job.cpus))
     return [remote.remote(make_worker, threads) for _ in range(job.workers)]
 
@@ -188,10 +226,10 @@ def ray_map(
                     break
                 pending.append((batch, pool[turn % len(pool)].run.remote(payload(batch))))
                 turn += 1
-            if not pending:
+            if not pending or stop_requested():
                 return
             batch, ref = pending.popleft()
-            yield batch, ray.get(ref)
+            yield batch, _get(ray, ref, batch)
     finally:
         for _, ref in pending:
             ray.cancel(ref, force=False)

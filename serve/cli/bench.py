@@ -369,10 +369,10 @@ def _cmd_web(args: argparse.Namespace) -> int:
     return code
 
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
-
-
 def _add_milvus(bsub) -> None:
+    from training.nli_data import default_data_dir
+
+    shared = default_data_dir()
     p = bsub.add_parser(
         "milvus",
         help="the Milvus backend against the local index: SciFact quality per mode, build "
@@ -383,9 +383,9 @@ def _add_milvus(bsub) -> None:
     p.add_argument(
         "--index", default=None, help="a local index of --corpus for the quality comparison"
     )
-    p.add_argument("--corpus", default=str(SHARED / "corpus" / "scifact.jsonl"))
-    p.add_argument("--beir-queries", default=str(SHARED / "raw" / "scifact" / "queries.jsonl"))
-    p.add_argument("--qrels", default=str(SHARED / "raw" / "scifact" / "qrels_test.tsv"))
+    p.add_argument("--corpus", default=str(shared / "corpus" / "scifact.jsonl"))
+    p.add_argument("--beir-queries", default=str(shared / "raw" / "scifact" / "queries.jsonl"))
+    p.add_argument("--qrels", default=str(shared / "raw" / "scifact" / "qrels_test.tsv"))
     p.add_argument("--limit", type=int, default=None, help="first N quality queries only")
     _out_flag(p, "milvus")
     p.set_defaults(handler=_cmd_milvus)

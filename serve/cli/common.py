@@ -141,13 +141,24 @@ def add_ray_args(p: argparse.ArgumentParser, batch_size: bool = False) -> None:
         "pip install 'purr-edit[ray]'",
     )
     p.add_argument("--ray-workers", type=int, default=2, help="actors in the pool (with --ray)")
-    p.add_argument("--ray-batch-size", type=int, default=4, help="rows per actor call (with --ray)")
+    if batch_size:
+        p.add_argument(
+            "--ray-batch-size", type=int, default=4, help="rows per actor call (with --ray)"
+        )
 
 
 def ray_job(args: argparse.Namespace):
     """The ``RayJob`` of ``--ray`` (None without it)."""
     if getattr(args, "ray", None) is None:
         return None
+    from retrieval.milvus_client import MilvusTarget, is_milvus
     from training.ray_jobs import RayJob
 
+    index = getattr(args, "index", None)
+    if is_milvus(index) and not MilvusTarget.parse(index).server:
+        raise ValueError(
+            f"--ray starts several processes, and the Milvus Lite file {index} serves one; serve "
+            f"it with `milvus-lite server --data-dir {index.split('#')[0]} --port 19530` and pass "
+            "--index http://HOST:19530, or use a Milvus server"
+        )
     return RayJob(args.ray or None, args.ray_workers, getattr(args, "ray_batch_size", 1))

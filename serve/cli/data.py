@@ -188,8 +188,11 @@ def _cmd_make(args: argparse.Namespace) -> int:
         maker = build_maker(options, cfg_json, progress=True)
     with session(job), GracefulStop() as stop:
         if job is not None:
-            for item in first_use_work(Components(cfg, index_path=args.index)):
+            comp = Components(cfg, index_path=args.index)
+            for item in first_use_work(comp):
                 item.run()  # the default index and model conversions once, not once per actor
+            if cfg.research.source != "web" and not args.from_rows:
+                _ = comp.index  # a bad --index fails here, not in every actor
             make = partial(make_rows_worker, options, cfg_json, args.seed, args.variants)
             run_batches = partial(ray_map, job, make, stop_requested=lambda: stop.requested)
         report = make_file(

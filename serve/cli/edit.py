@@ -233,6 +233,8 @@ def edit_file(
         if job is not None:
             for item in first_use_work(pipeline.components):  # once here, not once per actor
                 item.run()
+            if pipeline.cfg.research.source != "web":
+                _ = pipeline.components.index  # a bad --index fails here, not in every actor
         with RowJournal(dst, redo=redo) as journal, GracefulStop() as stop:
             todo = list(journal.pending(rows, key=lambda pair: pair[0]["id"]))
             with tqdm(total=len(todo), desc="edit", unit="row") as bar:

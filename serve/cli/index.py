@@ -27,7 +27,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             "pass corpus files to index, or --delete DOC_ID ... to remove documents (not both)"
         )
     t = time.perf_counter()
-    dense = cfg.index.dense if any(o.startswith("index.dense") for o in args.overrides) else None
+    from editor.config import PipelineConfig
+
+    # a config naming its own encoder must match the collection's (as Components.dense_override)
+    dense = cfg.index.dense if cfg.index.dense != PipelineConfig().index.dense else None
     if args.delete:
         index = open_index(out)
         if not hasattr(index, "delete"):

@@ -100,9 +100,17 @@ def test_append_delete_and_reopen_keep_the_config(milvus_copy):
         milvus_copy.search("dormant volcano in Tanzania", 1, SearchConfig(mode="bm25"))
     ) == ["kilimanjaro"]
     assert len(milvus_copy) == before + 1
+    accented = Document(
+        'agnès-"av"', "Agnès Varda", "Agnès Varda was a Belgian-born French film director."
+    )  # ids with non-ASCII letters and quotes go into filters as they are
+    assert milvus_copy.append([accented], progress=False) == 1
+    hit = milvus_copy.search("Varda film director", 1, SearchConfig(mode="bm25"))[0]
+    assert hit.snippet.doc_id == 'agnès-"av"'
+    assert [s.doc_id for s in milvus_copy.document_snippets(hit)] == ['agnès-"av"']
+    assert milvus_copy.delete(['agnès-"av"']) == 1
     milvus_copy.close()
     reopened = MilvusIndex.open(path)
-    assert len(reopened) == before + 1 and reopened.stats()["appends"] == 1
+    assert len(reopened) == before + 1 and reopened.stats()["appends"] == 2
     assert reopened.cfg == IndexConfig.model_validate(reopened.meta["config"])
     assert reopened.delete(["kilimanjaro", "eiffel-tower", "no-such-doc"]) == 2
     for mode in ("bm25", "dense", "hybrid"):

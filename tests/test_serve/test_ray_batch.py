@@ -129,6 +129,27 @@ def test_a_ray_address_that_does_not_answer_is_one_line_and_writes_nothing(tmp_p
     assert r.stderr.count("\n") == 1 and f"no Ray cluster answers at 127.0.0.1:{port}" in r.stderr
     assert "ray start --head" in r.stderr
     assert not out.exists() and not Path(str(out) + ".errors.jsonl").exists()
+    lite = run_purr(
+        "edit",
+        "--input",
+        str(src),
+        "--output",
+        str(out),
+        "--ray",
+        "--index",
+        str(tmp_path / "c.db"),
+    )
+    assert lite.returncode == 2 and "milvus-lite server" in lite.stderr and not out.exists()
+
+
+def test_a_worker_that_cannot_start_is_one_error(local_ray):
+    from training.ray_jobs import RayJobError
+
+    def broken():
+        raise FileNotFoundError("no purr index at /nowhere")
+
+    with pytest.raises(RayJobError, match="no purr index at /nowhere"):
+        list(ray_map(RayJob(workers=1), broken, [[1], [2]]))
 
 
 @pytest.mark.slow  # each actor builds the rule corruptor's entity pool: about 80 s on 2 cores

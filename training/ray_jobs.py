@@ -116,7 +116,20 @@ def start(job: RayJob) -> bool:
         ray.init(address=job.address, **kwargs)
     else:
         cpus = max(os.cpu_count() or 1, int(job.workers * job.cpus + 0.999))
-        ray.init(num_cpus=cpus, **kwargs)
+        for attempt in (1, 2):
+            try:
+                ray.init(num_cpus=cpus, **kwargs)
+                break
+            except Exception as e:  # noqa: BLE001 - Ray raises a bare Exception on this timeout
+                if "timed out during startup" not in str(e):
+                    raise
+                ray.shutdown()
+                if attempt == 2:
+                    raise RayUnavailableError(
+                        f"the local Ray cluster did not start ({e}); the machine may be "
+                        "overloaded: retry, or run without --ray"
+                    ) from None
+                log.warning("the local Ray cluster did not start in 30 s; trying once more")
     return True
 
 

@@ -181,15 +181,8 @@ class Index:
     def search_batch(
         self, queries: list[str], k: int = 10, search: SearchConfig | None = None
     ) -> list[list[Hit]]:
-        cfg = search or SearchConfig()
-        if k < 1:
-            raise ValueError(f"k must be >= 1, got {k}")
+        cfg = check_search(search, k, self.dense is not None, f"index at {self.path}")
         mode = cfg.mode
-        if mode != "bm25" and self.dense is None:
-            raise IndexNotFoundError(
-                f"index at {self.path} has no dense vectors, so mode '{mode}' is unavailable; use "
-                f"--mode bm25 or rebuild with dense vectors (purr index ... --set index.dense_enabled=true)"
-            )
         n_cand = max(k, cfg.candidates)
         sparse = self.bm25.search_batch(queries, n_cand) if mode in ("bm25", "hybrid") else None
         dense = None
@@ -250,6 +243,20 @@ class Index:
 
     def stats(self) -> dict[str, Any]:
         return dict(self.meta.get("stats", {}))
+
+
+def check_search(search: SearchConfig | None, k: int, dense: bool, where: str) -> SearchConfig:
+    """The search settings to use, refusing ``k`` < 1 and a dense mode on an index without
+    vectors (any backend)."""
+    cfg = search or SearchConfig()
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if cfg.mode != "bm25" and not dense:
+        raise IndexNotFoundError(
+            f"{where} has no dense vectors, so mode '{cfg.mode}' is unavailable; use --mode bm25 "
+            "or rebuild with dense vectors (purr index ... --set index.dense_enabled=true)"
+        )
+    return cfg
 
 
 def passage_text(snippet: Snippet, cfg: IndexConfig) -> str:

@@ -28,7 +28,7 @@ from retrieval.bm25 import analyse
 from retrieval.chunking import chunk
 from retrieval.config import DenseConfig, IndexConfig, SearchConfig
 from retrieval.encoders import Encoder, build_encoder
-from retrieval.index import IndexNotFoundError, passage_text
+from retrieval.index import IndexNotFoundError, check_search, passage_text
 from retrieval.milvus_client import DEFAULT_COLLECTION, MilvusTarget, connect, milvus_errors
 from retrieval.milvus_schema import create_collection, insert_rows, search_collection
 from retrieval.types import Document, Hit, Snippet
@@ -290,14 +290,7 @@ class MilvusIndex:
     def search_batch(
         self, queries: list[str], k: int = 10, search: SearchConfig | None = None
     ) -> list[list[Hit]]:
-        cfg = search or SearchConfig()
-        if k < 1:
-            raise ValueError(f"k must be >= 1, got {k}")
-        if cfg.mode != "bm25" and not self.dense:
-            raise IndexNotFoundError(
-                f"the collection at {self.path} has no dense vectors, so mode '{cfg.mode}' is "
-                "unavailable; use --mode bm25 or rebuild it with dense vectors"
-            )
+        cfg = check_search(search, k, bool(self.dense), f"the collection at {self.path}")
         terms = [" ".join(t) for t in analyse(queries, self.cfg.bm25)]
         vectors = None
         if cfg.mode != "bm25":

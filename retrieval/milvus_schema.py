@@ -88,6 +88,21 @@ def create_collection(client, name: str, cfg: IndexConfig, dim: int | None, n_ro
     return kind
 
 
+def _one(client, name, data, field, param, k, expr, fields, score):
+    """One retriever's hits for one query: (entity, score, {retriever: score})."""
+    label = "bm25" if field == "sparse" else field
+    res = client.search(
+        name,
+        data=[data],
+        anns_field=field,
+        limit=k,
+        filter=expr,
+        output_fields=fields,
+        search_params=param,
+    )[0]
+    return [(h["entity"], score(h["distance"]), {label: score(h["distance"])}) for h in res]
+
+
 def search_collection(
     client,
     name: str,
@@ -111,33 +126,14 @@ def search_collection(
         has_terms = bool(words.strip())
         vec = vectors[qi] if vectors is not None else None
         if cfg.mode == "bm25" or (cfg.mode == "hybrid" and vec is None):
-            if not has_terms:
-                continue
-            res = client.search(
-                name,
-                data=[words],
-                anns_field="sparse",
-                limit=k,
-                filter=expr,
-                output_fields=fields,
-                search_params=bm25_param,
-            )[0]
-            out[qi] = [(h["entity"], abs(h["distance"]), {"bm25": abs(h["distance"])}) for h in res]
+            if has_terms:
+                # Milvus Lite returns BM25 scores negated, a server positive: best first either way
+                out[qi] = _one(client, name, words, "sparse", bm25_param, k, expr, fields, abs)
         elif cfg.mode == "dense" or not has_terms:
-            if vec is None:
-                continue
-            res = client.search(
-                name,
-                data=[vec.tolist()],
-                anns_field="dense",
-                limit=k,
-                filter=expr,
-                output_fields=fields,
-                search_params=dense_param,
-            )[0]
-            out[qi] = [
-                (h["entity"], float(h["distance"]), {"dense": float(h["distance"])}) for h in res
-            ]
+            if vec is not None:
+                out[qi] = _one(
+                    client, name, vec.tolist(), "dense", dense_param, k, expr, fields, float
+                )
         else:
             assert vec is not None  # hybrid without a query vector went to BM25 above
             requests = [

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from retrieval.bench import dir_mb, percentiles, sentence_pool, synth_passages
+from retrieval.bench import _time_queries, dir_mb, percentiles, sentence_pool, synth_passages
 from retrieval.config import ChunkingConfig, IndexConfig, SearchConfig
 from retrieval.files import save_png
 from retrieval.types import Document
@@ -62,13 +62,7 @@ class TableEncoder:
 
 def _time(index, queries: list[str], mode: str) -> list[float]:
     cfg = SearchConfig(mode=mode)
-    index.search(queries[0], 10, cfg)  # warm-up
-    out = []
-    for q in queries:
-        t = time.perf_counter()
-        index.search(q, 10, cfg)
-        out.append((time.perf_counter() - t) * 1000)
-    return out
+    return _time_queries(lambda q: index.search(q, 10, cfg), queries)
 
 
 def bench_size(

@@ -141,12 +141,23 @@ def _row(raw: Any, lineno: int) -> dict[str, Any]:
     }
 
 
+def _edit_one(pipeline, row: dict[str, Any]) -> tuple[str, Any]:
+    """``("ok", result json)`` for a parsed row, or ``("error", reason)`` for unusable input."""
+    from editor.pipeline import InputError
+
+    try:
+        result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
+    except InputError as e:
+        return "error", str(e)
+    return "ok", result.to_json()
+
+
 def edit_rows_worker(cfg_json: dict[str, Any], index: str | None):
     """A Ray worker: one pipeline, built once, editing batches of parsed rows into
     ``("ok", result json)`` or ``("error", reason)``."""
     from editor.config import PipelineConfig
     from editor.factory import Components
-    from editor.pipeline import InputError, Pipeline
+    from editor.pipeline import Pipeline
 
     pipeline = Pipeline(
         Components(PipelineConfig.model_validate(cfg_json), index_path=index, progress=False)
@@ -156,11 +167,7 @@ def edit_rows_worker(cfg_json: dict[str, Any], index: str | None):
     def run(rows: list[dict[str, Any]]) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
         for row in rows:
-            try:
-                result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
-                out.append(("ok", result.to_json()))
-            except InputError as e:
-                out.append(("error", str(e)))
+            out.append(_edit_one(pipeline, row))
         return out
 
     return run
@@ -169,17 +176,12 @@ def edit_rows_worker(cfg_json: dict[str, Any], index: str | None):
 def _edit_results(pipeline, todo, stop, job, index):
     """(row, raw, ("ok", result json) | ("error", reason)) for every pending row, in order:
     in this process, or on Ray actors with ``job``."""
-    from editor.pipeline import InputError
 
     if job is None:
         for row, raw in todo:
             if stop.requested:
                 return
-            try:
-                result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])
-                yield row, raw, ("ok", result.to_json())
-            except InputError as e:
-                yield row, raw, ("error", str(e))
+            yield row, raw, _edit_one(pipeline, row)
         return
     from functools import partial
 

@@ -118,7 +118,13 @@ _PAGE_HEADERS = {
 
 
 def _page() -> str:
-    return files("serve.web").joinpath("index.html").read_text(encoding="utf-8")
+    """The web page as one document: its style and script are inlined (the CSP allows no other
+    source)."""
+    web = files("serve.web")
+    page = web.joinpath("index.html").read_text(encoding="utf-8")
+    for name in ("page.css", "page.js"):
+        page = page.replace(f"/* {name} */\n", web.joinpath(name).read_text(encoding="utf-8"), 1)
+    return page
 
 
 def _ops_router(page_html: str) -> APIRouter:

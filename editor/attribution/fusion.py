@@ -16,7 +16,7 @@ Features of a (claim, evidence) pair (``FEATURES``, in order):
 ``Fusion`` is a multinomial logistic regression over them (weights ``W``: 3 x features, bias
 ``b``), divided by a temperature fitted on dev data afterwards, so its probabilities are
 calibrated. It is stored as JSON (``fusion.json`` beside the NLI model it was fitted with) and
-fitted by ``training.fit_fusion``. Maths only: no model loading here.
+fitted by ``training.fit.fusion``. Maths only: no model loading here.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Both are ``ChunkedNLI`` models (long premises are scored in windows and max-pooled, see
 ``editor.attribution.nli``). They load lazily on the first call, once, from a local folder or the local
 Hugging Face cache (never downloading unless ``local_files_only=False``). A local folder that
-holds a peft adapter (``adapter_config.json``, no full weights; what ``training.train_attribution``
+holds a peft adapter (``adapter_config.json``, no full weights; what ``training.fit.attribution``
 writes with LoRA) is loaded as its base (``base_model_name_or_path``, resolved like any model
 reference) with the folder's config and the adapter merged in.
 """

@@ -107,13 +107,19 @@ def check_query(text: str, what: str = "query") -> str:
 
 def interrupted(stop, written: int) -> int:
     """Say that a batch job stopped on a signal and how to resume; the exit code (128 + signal)."""
+    return resume_hint(stop.name, stop.exit_code, written)
+
+
+def resume_hint(signal: str, exit_code: int, written: int) -> int:
+    """Say that a job stopped on ``signal`` after ``written`` rows and how to resume it; the
+    exit code to end with."""
     command = " ".join(shlex.quote(a) for a in ["purr", *sys.argv[1:]])
     print(
-        f"purr: interrupted by {stop.name} after writing {written} new row(s); everything "
+        f"purr: interrupted by {signal} after writing {written} new row(s); everything "
         f"written is kept. Resume with:\n  {command}",
         file=sys.stderr,
     )
-    return stop.exit_code
+    return exit_code
 
 
 def limit_threads() -> None:
@@ -152,7 +158,7 @@ def ray_job(args: argparse.Namespace):
     if getattr(args, "ray", None) is None:
         return None
     from retrieval.milvus_client import MilvusTarget, is_milvus
-    from training.ray_jobs import RayJob
+    from training.jobs.ray_pool import RayJob
 
     index = getattr(args, "index", None)
     if is_milvus(index) and not MilvusTarget.parse(index).server:

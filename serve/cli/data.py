@@ -12,7 +12,7 @@ from typing import Any
 
 from retrieval.files import GracefulStop, write_text
 from serve.cli.common import add_ray_args, interrupted, ray_job
-from training.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
+from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
 def add_make_parser(dsub: argparse._SubParsersAction) -> None:
@@ -102,10 +102,10 @@ def build_maker(options: dict[str, Any], cfg_json: dict[str, Any], progress: boo
     from editor.factory import Components
     from editor.text.nlp import get_nlp
     from retrieval.corpus import read_wiki_summaries
-    from training.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
-    from training.editor_data import EditorDataMaker
-    from training.nli_data import is_dev
-    from training.planted import entity_pool
+    from training.data.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
+    from training.data.editor_data import EditorDataMaker
+    from training.data.nli import is_dev
+    from training.data.planted import entity_pool
 
     cfg = PipelineConfig.model_validate(cfg_json)
     comp = Components(cfg, index_path=options["index"], progress=progress)
@@ -133,7 +133,7 @@ def build_maker(options: dict[str, Any], cfg_json: dict[str, Any], progress: boo
 
 def make_rows_worker(options: dict[str, Any], cfg_json: dict[str, Any], seed: int, variants: int):
     """A Ray worker of ``purr data make --ray``: one maker, built once, making seed batches."""
-    from training.editor_data import batch_outcomes
+    from training.data.editor_data import batch_outcomes
 
     maker = build_maker(options, cfg_json)
     return lambda batch: batch_outcomes(maker, batch, seed, variants)
@@ -145,15 +145,9 @@ def _cmd_make(args: argparse.Namespace) -> int:
     from editor.config import load_config
     from editor.factory import Components, first_use_work
     from retrieval.corpus import DEFAULT_CORPUS, read_corpus
-    from training.editor_data import (
-        corpus_seeds,
-        make_file,
-        parse_shard,
-        read_seeds,
-        row_seeds,
-        shard,
-    )
-    from training.nli_data import is_dev
+    from training.data.editor_data import make_file
+    from training.data.nli import is_dev
+    from training.data.seeds import corpus_seeds, parse_shard, read_seeds, row_seeds, shard
 
     for flag in ("n", "variants", "per_doc", "batch_size"):
         if getattr(args, flag) < 1:
@@ -181,7 +175,7 @@ def _cmd_make(args: argparse.Namespace) -> int:
         seed_iter = shard(seed_iter, *parse_shard(args.shard))
     options = {name: getattr(args, name) for name in _MAKER_OPTIONS}
     cfg_json = cfg.model_dump(mode="json")
-    from training.ray_jobs import ray_map, session
+    from training.jobs.ray_pool import ray_map, session
 
     run_batches, maker = None, None
     if job is None:
@@ -233,8 +227,8 @@ def _cmd_querygen(args: argparse.Namespace) -> int:
     from editor.factory import Components
     from editor.research.querygen.llm import LLMQueryGenerator
     from retrieval.corpus import DEFAULT_CORPUS, read_corpus
-    from training.nli_data import is_dev
-    from training.querygen_distill import corpus_passages, make_teacher_file, read_passages
+    from training.data.nli import is_dev
+    from training.fit.querygen import corpus_passages, make_teacher_file, read_passages
 
     if args.sentences < 1:
         raise ValueError(f"--sentences must be >= 1, got {args.sentences}")
@@ -304,7 +298,7 @@ def register(sub, common) -> None:
 def _cmd_cited(args) -> int:
     from collections import Counter
 
-    from training.cited_data import DATA, make_cited
+    from training.data.cited import DATA, make_cited
 
     if args.n < 0 or args.wice < 0 or args.n + args.wice < 1:
         raise ValueError("--n and --wice must be >= 0 and not both 0")

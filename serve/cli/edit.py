@@ -185,7 +185,7 @@ def _edit_results(pipeline, todo, stop, job, index):
         return
     from functools import partial
 
-    from training.ray_jobs import ray_map
+    from training.jobs.ray_pool import ray_map
 
     make = partial(edit_rows_worker, pipeline.cfg.model_dump(mode="json"), index)
     batches = (todo[i : i + job.batch_size] for i in range(0, len(todo), job.batch_size))
@@ -213,7 +213,7 @@ def edit_file(
     from retrieval.corpus import read_utf8
     from retrieval.files import GracefulStop, RowJournal, write_text
     from serve.cli.common import interrupted
-    from training.ray_jobs import session
+    from training.jobs.ray_pool import session
 
     if not src.is_file():
         raise ValueError(f"--input {src}: no such file")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from editor.attribution.scoring import score_text
-from training.scoring import read_evidence_arg, score_file
+from training.jobs.scoring import read_evidence_arg, score_file
 
 
 def register(sub, common) -> None:

@@ -16,17 +16,8 @@ import sys
 from pathlib import Path
 
 from retrieval.files import GracefulStop
-from training.train_editor import CLI_FIELDS
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
+from training.args import check_data_dir, positive_int
+from training.fit.editor import CLI_FIELDS
 
 
 def register(sub: argparse._SubParsersAction, common) -> None:
@@ -42,7 +33,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.add_argument(
         "--sources",
         default="shared",
-        help="comma-separated NLI sets or aliases (shared, extra); see training.nli_sources",
+        help="comma-separated NLI sets or aliases (shared, extra); see training.data.nli_sources",
     )
     p.add_argument(
         "--save-splits", default=None, help="write the prepared examples here (.jsonl/.gz/.xz)"
@@ -57,20 +48,20 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         action="store_true",
         help="full fine-tuning with frozen word embeddings; saves only the changed weights (fp16)",
     )
-    p.add_argument("--lora-r", type=_positive_int, default=16, help="LoRA rank")
+    p.add_argument("--lora-r", type=positive_int, default=16, help="LoRA rank")
     p.add_argument(
         "--lora-targets",
         default="all-linear",
         help="'all-linear' or comma-separated module names (e.g. query,value)",
     )
     p.add_argument("--merge-lora", action="store_true", help="save the LoRA model merged")
-    p.add_argument("--max-steps", type=_positive_int, default=None)
+    p.add_argument("--max-steps", type=positive_int, default=None)
     p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--batch-size", type=_positive_int, default=16)
+    p.add_argument("--batch-size", type=positive_int, default=16)
     p.add_argument("--lr", type=float, default=None, help="default 3e-5 (full) / 5e-4 (LoRA)")
-    p.add_argument("--max-length", type=_positive_int, default=256)
-    p.add_argument("--limit-per-source", type=_positive_int, default=None)
-    p.add_argument("--dev-limit-per-source", type=_positive_int, default=600)
+    p.add_argument("--max-length", type=positive_int, default=256)
+    p.add_argument("--limit-per-source", type=positive_int, default=None)
+    p.add_argument("--dev-limit-per-source", type=positive_int, default=600)
     p.add_argument("--wiki-articles", type=int, default=3000, help="synthetic pairs; 0 = none")
     p.add_argument(
         "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
@@ -96,8 +87,8 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "--init-adapter", default=None, help="continue training this saved LoRA adapter folder"
     )
     p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
-    p.add_argument("--eval-every", type=_positive_int, default=200)
-    p.add_argument("--patience", type=_positive_int, default=5)
+    p.add_argument("--eval-every", type=positive_int, default=200)
+    p.add_argument("--patience", type=positive_int, default=5)
     _device_flag(p)
     p.add_argument("--seed", type=int, default=0)
     _resume_flag(p)
@@ -117,9 +108,9 @@ def _add_fusion_parser(tsub: argparse._SubParsersAction) -> None:
         "--splits", required=True, help="examples saved by purr train attribution --save-splits"
     )
     p.add_argument("--out", default=None, help="where fusion.json goes (default: --model)")
-    p.add_argument("--train-per-source", type=_positive_int, default=200)
-    p.add_argument("--dev-per-source", type=_positive_int, default=200)
-    p.add_argument("--max-length", type=_positive_int, default=128)
+    p.add_argument("--train-per-source", type=positive_int, default=200)
+    p.add_argument("--dev-per-source", type=positive_int, default=200)
+    p.add_argument("--max-length", type=positive_int, default=128)
     p.add_argument(
         "--fit-on",
         choices=["train", "dev"],
@@ -134,7 +125,7 @@ def _add_fusion_parser(tsub: argparse._SubParsersAction) -> None:
 def run_train_fusion(args: argparse.Namespace) -> int:
     from editor.attribution.hf import HFSequenceClassificationNLI
     from editor.attribution.verifier import FusedVerifier
-    from training.fit_fusion import fit_fusion
+    from training.fit.fusion import fit_fusion
 
     model = Path(args.model).expanduser()
     if not (model / "config.json").is_file():
@@ -182,15 +173,10 @@ def _device_flag(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
 
 
-def _check_data_dir(path: str | None) -> None:
-    if path is not None and not Path(path).is_dir():
-        raise ValueError(f"--data-dir {path} is not a folder; point it at shared/data")
-
-
 def run_train_attribution(args: argparse.Namespace) -> int:
-    from training.train_attribution import TrainAttributionConfig, train_attribution
+    from training.fit.attribution import TrainAttributionConfig, train_attribution
 
-    _check_data_dir(args.data_dir)
+    check_data_dir(args.data_dir)
     if args.lr is not None and args.lr <= 0:
         raise ValueError(f"--lr must be > 0, got {args.lr}")
     if args.epochs <= 0:
@@ -237,7 +223,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         resume=args.resume,
     )
     if args.prepare_only:
-        from training.train_attribution import prepare_splits
+        from training.fit.attribution import prepare_splits
 
         splits = prepare_splits(cfg)
         json.dump({"train": len(splits.train), "dev": len(splits.dev)}, sys.stdout)
@@ -282,7 +268,7 @@ def _resume_flag(p: argparse.ArgumentParser) -> None:
 
 
 def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
-    from training.train_editor import EditorTrainConfig
+    from training.fit.editor import EditorTrainConfig
 
     fields = EditorTrainConfig.model_fields
     p = tsub.add_parser(
@@ -316,7 +302,7 @@ def _add_editor_parser(tsub: argparse._SubParsersAction) -> None:
 def run_train_editor(args: argparse.Namespace) -> int:
     import json
 
-    from training.train_editor import EditorTrainConfig, train_editor
+    from training.fit.editor import EditorTrainConfig, train_editor
 
     base = args.base or ("packaged:gemma-3-270m" if args.arch == "causal" else None)
     if base is None:
@@ -332,7 +318,7 @@ def run_train_editor(args: argparse.Namespace) -> int:
 
 
 def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
-    from training.querygen_distill import QueryGenTrainConfig
+    from training.fit.querygen import QueryGenTrainConfig
 
     fields = QueryGenTrainConfig.model_fields
     p = tsub.add_parser(
@@ -354,7 +340,7 @@ def _add_querygen_parser(tsub: argparse._SubParsersAction) -> None:
 def run_train_querygen(args: argparse.Namespace) -> int:
     import json
 
-    from training.querygen_distill import QueryGenTrainConfig, train_querygen
+    from training.fit.querygen import QueryGenTrainConfig, train_querygen
 
     cfg = _train_config(QueryGenTrainConfig, args)
     with GracefulStop() as stop:

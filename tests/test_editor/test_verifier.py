@@ -11,8 +11,8 @@ import pytest
 from editor.attribution.fusion import FEATURES, Fusion, feature_row
 from editor.attribution.verifier import FusedVerifier
 from editor.types import EntailmentScores
-from training.fit_fusion import fit_temperature, fit_weights
-from training.nli_metrics import expected_calibration_error
+from training.eval.attribution_metrics import expected_calibration_error
+from training.fit.fusion import fit_temperature, fit_weights
 
 
 class FixedNLI:

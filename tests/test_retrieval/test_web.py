@@ -260,7 +260,7 @@ def test_a_spent_budget_degrades_to_the_evidence_found_with_a_warning(web, tmp_p
 
 def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
     """``purr bench web`` end to end (its figures are not asserted: only what it reports)."""
-    from serve.bench_web import bench_web, plot
+    from serve.bench.web import bench_web, plot
 
     report = bench_web(
         [1, 4],

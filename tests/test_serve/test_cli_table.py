@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from serve.cli import COMMANDS, _modern, build_parser
-from serve.cli.bench import _report_file
+from serve.cli.bench import resolve_report_file
 
 
 def _subcommands(parser) -> dict:
@@ -73,26 +73,38 @@ def test_every_trainer_takes_the_same_lora_and_device_flags(capsys):
 
 
 def test_bench_out_is_a_folder_and_the_old_file_form_warns(capsys):
-    assert _report_file("runs/b", "cold-start") == Path("runs/b/bench_cold_start.json")
-    assert _report_file(None, "batch") is None
+    parser = build_parser()
+
+    def report(*argv: str) -> Path | None:
+        return resolve_report_file(parser.parse_args(["bench", *argv]))
+
+    assert report("cold-start", "--out", "runs/b") == Path("runs/b/bench_cold_start.json")
+    assert report("batch") is None
     assert capsys.readouterr().err == ""
-    assert _report_file("runs/b/x.json", "batch") == Path("runs/b/x.json")
+    assert report("batch", "--out", "runs/b/x.json") == Path("runs/b/x.json")
     assert "deprecated" in capsys.readouterr().err
 
 
-def test_trainer_flags_become_the_trainers_configs():
-    from serve.cli.train import _train_config
-    from training.querygen_distill import QueryGenTrainConfig
-    from training.train_editor import EditorTrainConfig
+def test_one_registry_lists_every_benchmark_and_evaluation():
+    """``purr bench`` and ``purr eval`` offer exactly what their registries list, each module
+    declaring its name, its arguments and ``main``."""
+    import importlib
 
-    parser = build_parser()
-    args = parser.parse_args(["train", "editor", "--data", "d", "--out", "o", "--arch", "causal"])
-    cfg = _train_config(EditorTrainConfig, args, base="packaged:gemma-3-270m")
-    assert cfg.lora and cfg.device in {"cpu", "cuda"} and cfg.base == "packaged:gemma-3-270m"
-    args = parser.parse_args(["train", "querygen", "--data", "d", "--out", "o", "--no-lora"])
-    assert _train_config(QueryGenTrainConfig, args).lora is False
-    args = parser.parse_args(
-        ["train", "editor", "--data", "d", "--out", "o", "--arch", "causal", "--lr", "0"]
-    )
-    with pytest.raises(ValueError, match="lr"):
-        _train_config(EditorTrainConfig, args, base="packaged:gemma-3-270m")
+    from serve.bench import BENCHMARKS
+    from training.eval import EVALUATIONS
+
+    commands = _subcommands(build_parser())
+
+    def offered(group: str) -> list[str]:
+        action = next(a for a in commands[group]._actions if a.choices)
+        return list(action.choices)
+
+    assert offered("bench") == [name for name, _ in BENCHMARKS]
+    assert offered("eval") == list(EVALUATIONS)
+    for name, path in BENCHMARKS:
+        module = importlib.import_module(path)
+        assert module.BENCHMARK.name == name and callable(module.main), path
+    for name in EVALUATIONS:
+        module = importlib.import_module(f"training.eval.{name}")
+        assert module.EVALUATION.name == name and callable(module.main), name
+        assert module.EVALUATION.primary, name

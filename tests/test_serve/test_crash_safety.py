@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from serve.bench_crash import (
+from serve.bench.crash import (
     EDIT_FACTS,
     edit_rows,
     kill_after_rows,

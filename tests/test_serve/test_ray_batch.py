@@ -16,7 +16,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="the Ray extra: pip install 'purr-edit[ray]'")
 
 from tests.helpers import run_purr  # noqa: E402
-from training.ray_jobs import RayJob, actor_pool, ray_map, start, stop  # noqa: E402
+from training.jobs.ray_pool import RayJob, actor_pool, ray_map, start, stop  # noqa: E402
 
 
 def slow_double(delay_s: float):
@@ -143,7 +143,7 @@ def test_a_ray_address_that_does_not_answer_is_one_line_and_writes_nothing(tmp_p
 
 
 def test_a_worker_that_cannot_start_is_one_error(local_ray):
-    from training.ray_jobs import RayJobError
+    from training.jobs.ray_pool import RayJobError
 
     def broken():
         raise FileNotFoundError("no purr index at /nowhere")

@@ -13,9 +13,10 @@ from editor.config import AttributionConfig, load_config
 from editor.factory import Components
 from editor.text.nlp import get_nlp
 from retrieval.corpus import read_corpus
-from training.corrupt import RuleCorruptor
-from training.editor_data import EditorDataMaker, corpus_seeds, make_file
-from training.nli_data import NLI_FILES
+from training.data.corrupt import RuleCorruptor
+from training.data.editor_data import EditorDataMaker, make_file
+from training.data.nli import NLI_FILES
+from training.data.seeds import corpus_seeds
 
 
 @pytest.fixture

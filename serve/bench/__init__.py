@@ -1,0 +1,21 @@
+"""The benchmarks of the service (cold start, crash safety, Ray batches, load, web research).
+
+``BENCHMARKS`` is the one list of every ``purr bench NAME``, here and in ``training.bench``,
+that the CLI and the docs read, in the order ``purr bench --help`` shows them.
+"""
+
+BENCHMARKS = (
+    ("retrieval", "training.bench.retrieval"),
+    ("research", "training.bench.research"),
+    ("attribution", "training.bench.attribution"),
+    ("edit", "training.bench.edit"),
+    ("serve", "serve.bench.serve"),
+    ("cold-start", "serve.bench.cold_start"),
+    ("batch", "training.bench.batch"),
+    ("crash", "serve.bench.crash"),
+    ("check", "training.bench.check"),
+    ("web", "serve.bench.web"),
+    ("milvus", "training.bench.milvus"),
+    ("ray", "serve.bench.ray_batch"),
+)
+"""``(name, module)``: each module has ``BENCHMARK``, ``add_cli_args`` and ``main``."""

@@ -1,0 +1,240 @@
+"""``purr bench serve``: load on loopback against a real ``purr serve`` process.
+
+For each ``--workers`` value a server is started (its own process), warmed up, then driven by
+one client for ``--baseline-s`` seconds (the baseline) and by ``--clients`` concurrent clients
+for ``--duration`` seconds. Every response is checked against its request: status 200, the
+``X-Request-ID`` echoed, ``original`` equal to the text sent. Reported: throughput, latency
+p50/p95/p99, errors, lost (no response), mixed-up responses, degraded results, the server's peak
+memory, and throughput relative to the one-client baseline. JSON to stdout and ``--out``; a PNG
+of the latency distribution beside it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+
+from retrieval.files import save_png
+from serve.loopback_web import free_port
+from training.bench.base import Benchmark, out_flag, write_json
+
+
+def _peak_rss_mb(pid: int) -> float | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+async def drive(
+    url: str, passages: list[str], clients: int, duration_s: float, timeout_s: float
+) -> dict[str, Any]:
+    """``clients`` loops posting passages for ``duration_s``; every answer checked."""
+    counter = 0
+    records: list[dict[str, Any]] = []
+    stop_at = time.monotonic() + duration_s
+
+    async def client(http: httpx.AsyncClient) -> None:
+        nonlocal counter
+        while time.monotonic() < stop_at:
+            i = counter
+            counter += 1
+            text = passages[i % len(passages)]
+            rid = f"bench-{i}"
+            t = time.perf_counter()
+            rec: dict[str, Any] = {"i": i, "started": t}
+            try:
+                r = await http.post(
+                    f"{url}/v1/edit",
+                    json={"text": text},
+                    headers={"X-Request-ID": rid},
+                    timeout=timeout_s,
+                )
+                rec["latency_s"] = time.perf_counter() - t
+                rec["http"] = r.status_code
+                if r.status_code == 200:
+                    body = r.json()
+                    rec["matched"] = (
+                        body.get("original") == text and r.headers.get("x-request-id") == rid
+                    )
+                    rec["status"] = body.get("status")
+            except httpx.HTTPError as e:
+                rec["latency_s"] = time.perf_counter() - t
+                rec["lost"] = f"{type(e).__name__}: {e}"
+            records.append(rec)
+
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(limits=limits) as http:
+        t0 = time.perf_counter()
+        await asyncio.gather(*(client(http) for _ in range(clients)))
+        wall = time.perf_counter() - t0
+    return summarise(records, wall, clients)
+
+
+def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dict[str, Any]:
+    """Throughput and latency percentiles of the answered requests, and every failure kind.
+
+    >>> s = summarise([{"latency_s": 1.0, "http": 200, "matched": True, "status": "edited"}], 2.0, 1)
+    >>> s["throughput_rps"], s["errors"], s["latency_s"]["p50"]
+    (0.5, 0, 1.0)
+    """
+    ok = [r for r in records if r.get("http") == 200]
+    lat = np.array([r["latency_s"] for r in ok]) if ok else np.array([np.nan])
+    statuses: dict[str, int] = {}
+    for r in ok:
+        statuses[r.get("status") or "?"] = statuses.get(r.get("status") or "?", 0) + 1
+    return {
+        "clients": clients,
+        "wall_s": round(wall_s, 2),
+        "requests": len(records),
+        "ok": len(ok),
+        "throughput_rps": round(len(ok) / wall_s, 3),
+        "latency_s": {
+            p: round(float(np.percentile(lat, q)), 3)
+            for p, q in (("p50", 50), ("p95", 95), ("p99", 99))
+        },
+        "errors": sum(1 for r in records if "http" in r and r["http"] != 200),
+        "lost": sum(1 for r in records if "lost" in r),
+        "mixed_up": sum(1 for r in ok if not r.get("matched")),
+        "result_status": statuses,
+        "latencies": [round(float(x), 4) for x in lat if not np.isnan(x)],
+    }
+
+
+def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port)]
+    cmd += ["--workers", str(workers), "--config", args.config]
+    if args.index:
+        cmd += ["--index", args.index]
+    for o in args.overrides:
+        cmd += ["--set", o]
+    env = {**os.environ, "PURR_DEADLINE_S": str(args.deadline_s)}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + args.start_timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
+            raise RuntimeError(f"purr serve exited with {proc.returncode}:\n{err}")
+        try:
+            r = httpx.get(f"{url}/readyz", timeout=2)
+            if r.status_code == 200:
+                return proc, url
+            if "loading" not in r.text:
+                proc.terminate()
+                raise RuntimeError(f"purr serve is not ready: {r.text}")
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(f"purr serve was not ready within {args.start_timeout_s:g} s")
+
+
+def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    from tqdm.auto import tqdm
+
+    report: dict[str, Any] = {
+        "passages": len(passages),
+        "clients": args.clients,
+        "duration_s": args.duration,
+        "baseline_s": args.baseline_s,
+        "cpus": os.cpu_count(),
+        "runs": {},
+    }
+    timeout = args.deadline_s + 30
+    for workers in tqdm(args.workers, desc="server configurations"):
+        proc, url = _start_server(workers, args)
+        try:
+            asyncio.run(drive(url, passages, 1, min(5.0, args.baseline_s), timeout))  # warm
+            base = asyncio.run(drive(url, passages, 1, args.baseline_s, timeout))
+            load = asyncio.run(drive(url, passages, args.clients, args.duration, timeout))
+            ratio = load["throughput_rps"] / base["throughput_rps"] if base["ok"] else None
+            report["runs"][str(workers)] = {
+                "baseline_1_client": base,
+                "load": load,
+                "throughput_vs_baseline": round(ratio, 2) if ratio else None,
+                "server_peak_rss_mb": _peak_rss_mb(proc.pid),
+            }
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    return report
+
+
+def plot(report: dict[str, Any], png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for workers, run in report["runs"].items():
+        for phase, style in (("baseline_1_client", "--"), ("load", "-")):
+            lat = np.sort(run[phase]["latencies"])
+            if len(lat):
+                label = f"workers={workers}, {run[phase]['clients']} client(s)"
+                ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), style, label=label)
+    ax.set_xlabel("latency (s)")
+    ax.set_ylabel("share of requests")
+    ax.set_title("POST /v1/edit latency on loopback (CDF)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    save_png(fig, png)
+    plt.close(fig)
+
+
+def drop_latencies(o: Any) -> Any:
+    if isinstance(o, dict):
+        return {k: drop_latencies(v) for k, v in o.items() if k != "latencies"}
+    return o
+
+
+BENCHMARK = Benchmark("serve", "load test of purr serve on loopback (concurrent clients)")
+
+
+def add_cli_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--duration", type=float, default=60, help="seconds of load")
+    p.add_argument("--baseline-s", type=float, default=20, help="seconds of the 1-client baseline")
+    p.add_argument("--workers", default="2", help="comma-separated server --workers values")
+    p.add_argument("--n", type=int, default=40, help="distinct passages sent in turn")
+    p.add_argument("--data", default=None, help="JSONL with a 'text' field (default: planted set)")
+    p.add_argument("--deadline-s", type=float, default=120, help="server PURR_DEADLINE_S")
+    p.add_argument("--start-timeout-s", type=float, default=900)
+    p.add_argument("--index", default=None)
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+    out_flag(p, "serve")
+
+
+def main(args: argparse.Namespace) -> dict[str, Any]:
+    from training.bench.edit import bench_passages
+
+    if args.clients < 1 or args.duration <= 0 or args.baseline_s <= 0:
+        raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
+    args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
+    report = bench_serve(bench_passages(args.data, args.n), args)
+    write_json(report, args.report_file, indent=None)  # the file keeps every latency
+    if args.report_file is not None:
+        plot(report, args.report_file.with_suffix(".png"))
+    return report
+
+
+def render(report: dict[str, Any]) -> str:
+    """The summary without the per-request latencies (the --out file keeps them)."""
+    return json.dumps(drop_latencies(report), indent=2)

@@ -1,0 +1,53 @@
+"""Argument helpers shared by the modules that declare their own ``purr`` arguments
+(``add_cli_args``): argparse types and checks of the common flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1.
+
+    >>> positive_int("3")
+    3
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def check_data_dir(path: str | None) -> None:
+    """Refuse a ``--data-dir`` that is not a folder."""
+    if path is not None and not Path(path).is_dir():
+        raise ValueError(f"--data-dir {path} is not a folder; point it at shared/data")
+
+
+def read_rows(src: Path, required: tuple[str, ...], what: str) -> list[dict]:
+    """The JSON objects of a JSONL file, each with the ``required`` keys; a clear error naming
+    the line otherwise (``what`` is the command whose ``--help`` describes the rows)."""
+    if not src.is_file():
+        raise ValueError(f"{src}: no such file")
+    rows = []
+    for n, line in enumerate(src.read_text("utf-8").splitlines(), 1):
+        if line.strip():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{src}:{n}: invalid JSON ({e.msg})") from None
+            if not isinstance(row, dict):
+                raise ValueError(f"{src}:{n}: expected a JSON object")
+            missing = [k for k in required if k not in row]
+            if missing:
+                raise ValueError(f"{src}:{n}: missing {missing}; see `{what} --help`")
+            rows.append(row)
+    if not rows:
+        raise ValueError(f"{src}: no rows")
+    return rows

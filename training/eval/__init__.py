@@ -1,0 +1,16 @@
+"""The evaluations, ``purr eval NAME`` → ``training/eval/NAME.py`` (the contract is in
+``base.py``). ``EVALUATIONS`` is the one list the CLI and the docs read, in the order
+``purr eval --help`` shows them.
+"""
+
+EVALUATIONS = (
+    "edits",
+    "attribution",
+    "retrieval",
+    "slots",
+    "citations",
+    "nuggets",
+    "factuality",
+    "extraction",
+)
+"""Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

@@ -1,0 +1,1 @@
+"""Batch jobs: Ray worker pools, resumable row-by-row output, scoring files of texts."""

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.files import save_png
-from training.bench.base import Benchmark, out_flag
+from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 DEFAULT_TEXT = (
     "The Eiffel Tower is a lattice tower in Paris. It was designed and built by "
@@ -112,19 +112,16 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text", default=DEFAULT_TEXT, help="the passage (default: the README's)")
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--index", default=None)
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
+    config_flags(p)
     out_flag(p, "cold-start")
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    from training.bench.batch import write_report
-
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
     extra = ["--config", args.config, *(f"--set={o}" for o in args.overrides)]
     if args.index:
         extra += ["--index", args.index]
     report = bench_cold_start(args.text, args.runs, extra)
-    write_report(report, args.report_file, plot)
+    save_report(report, args.report_file, plot)
     return report

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.files import save_png
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, out_flag, save_report
 
 
 def _purr(*args: str, log: Path) -> subprocess.Popen:
@@ -176,7 +176,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"--input {args.input}: no such file")
     work = Path(args.out or ".") / "outputs"
     report = bench_ray(Path(args.input), work, workers, args.batch_size)
-    write_json(report, args.report_file)
-    if args.report_file is not None:
-        plot(report, args.report_file.with_suffix(".png"))
+    save_report(report, args.report_file, plot)
     return report

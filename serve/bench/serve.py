@@ -26,7 +26,7 @@ import numpy as np
 
 from retrieval.files import save_png
 from serve.loopback_web import free_port
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 
 def _peak_rss_mb(pid: int) -> float | None:
@@ -217,8 +217,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline-s", type=float, default=120, help="server PURR_DEADLINE_S")
     p.add_argument("--start-timeout-s", type=float, default=900)
     p.add_argument("--index", default=None)
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
+    config_flags(p)
     out_flag(p, "serve")
 
 
@@ -229,9 +228,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
     args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
     report = bench_serve(bench_passages(args.data, args.n), args)
-    write_json(report, args.report_file, indent=None)  # the file keeps every latency
-    if args.report_file is not None:
-        plot(report, args.report_file.with_suffix(".png"))
+    save_report(report, args.report_file, plot, indent=None)  # the file keeps every latency
     return report
 
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from serve.bench.cold_start import DEFAULT_TEXT
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 STAGES = ("web_search", "web_fetch", "web_extract", "research", "revision", "report")
 
@@ -280,8 +280,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--fault-timeout-s", type=float, default=2.0, help="web.timeout_s of the fault cases"
     )
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
+    config_flags(p)
     out_flag(p, "web")
 
 
@@ -307,7 +306,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         not args.no_index_baseline,
         args.fault_timeout_s,
     )
-    write_json(report, args.report_file)
-    if args.report_file is not None:
-        plot(report, args.report_file.with_suffix(".png"))
+    save_report(report, args.report_file, plot)
     return report

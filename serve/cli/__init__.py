@@ -12,6 +12,7 @@ import logging
 import sys
 
 from serve.cli.common import USER_ERRORS, add_common, limit_threads, web_cache_overrides
+from training.eval import EVALUATIONS
 
 log = logging.getLogger("purr")
 
@@ -36,18 +37,7 @@ DEPRECATED = {
 """Old spellings that still work for one release, with a warning: ``purr eval FILE`` is
 ``purr eval edits FILE``."""
 
-_EVAL = {
-    "edits",
-    "attribution",
-    "retrieval",
-    "slots",
-    "citations",
-    "nuggets",
-    "factuality",
-    "extraction",
-    "-h",
-    "--help",
-}
+_EVAL = {*EVALUATIONS, "-h", "--help"}
 
 
 def _modern(argv: list[str]) -> list[str]:

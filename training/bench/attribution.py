@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, out_flag, save_report
 
 
 def _cut_premise(tokenizer: Any, premise: str, hyp: str, length: int) -> str:
@@ -182,5 +182,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError("--n, --runs and --batch-size must be >= 1")
     lengths = [int(x) for x in args.lengths.split(",") if x.strip()]
     report = bench_attribution(args.model, lengths, args.n, args.runs, args.batch_size)
-    write_json(report, args.report_file)
+    save_report(report, args.report_file)
     return report

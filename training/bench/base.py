@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,10 +51,24 @@ def report_file(out: str | None, name: str) -> Path | None:
     return Path(out) / f"bench_{name.replace('-', '_')}.json"
 
 
-def write_json(report: dict[str, Any], path: Path | None, indent: int | None = 2) -> None:
-    """With ``path``, write ``report`` there as JSON (its folder made first)."""
+def config_flags(p: argparse.ArgumentParser) -> None:
+    """``--config`` (a preset or YAML file) and ``--set KEY=VALUE`` overrides."""
+    p.add_argument("--config", default="default")
+    p.add_argument("--set", dest="overrides", action="append", default=[])
+
+
+def save_report(
+    report: dict[str, Any],
+    path: Path | None,
+    plot: Callable[[dict[str, Any], Path], None] | None = None,
+    indent: int | None = 2,
+) -> None:
+    """With ``path``, write ``report`` there as JSON (its folder made first) and its ``plot``
+    beside it (.png)."""
     from retrieval.files import write_text
 
     if path:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, json.dumps(report, indent=indent) + "\n")
+        if plot is not None:
+            plot(report, path.with_suffix(".png"))

@@ -11,18 +11,16 @@ Each size is timed ``--runs`` times (median, min-max) and given as a ratio to th
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import statistics
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
-from retrieval.files import save_png, write_text
-from training.bench.base import Benchmark, out_flag
+from retrieval.files import save_png
+from training.bench.base import Benchmark, out_flag, save_report
 
 
 def corpus_snippets(n: int, seed: int = 0) -> list[str]:
@@ -80,17 +78,6 @@ def bench_batch(n: int, sizes: list[int], runs: int) -> dict[str, Any]:
     }
 
 
-def write_report(
-    report: dict[str, Any], out: str | Path | None, plot: Callable[[dict[str, Any], Path], None]
-) -> None:
-    """With ``out``, write ``report`` there as JSON and its plot beside it (.png)."""
-    if out:
-        path = Path(out)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, json.dumps(report, indent=2) + "\n")
-        plot(report, path.with_suffix(".png"))
-
-
 def plot(report: dict[str, Any], png: Path) -> None:
     import matplotlib
 
@@ -128,5 +115,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if not sizes or sizes[0] < 1 or args.n < 1 or args.runs < 1:
         raise ValueError("--sizes must be batch sizes >= 1, and --n, --runs >= 1")
     report = bench_batch(args.n, sizes, args.runs)
-    write_report(report, args.report_file, plot)
+    save_report(report, args.report_file, plot)
     return report

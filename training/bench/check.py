@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 SOURCES = [
     {
@@ -149,8 +149,7 @@ BENCHMARK = Benchmark(
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=int, default=5, help="timed runs after a warm-up (default 5)")
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
+    config_flags(p)
     out_flag(p, "check")
 
 
@@ -158,7 +157,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.runs < 1:
         raise ValueError(f"--runs must be >= 1, got {args.runs}")
     report = bench_check(args.config, args.overrides, args.runs)
-    write_json(report, args.report_file)
-    if args.report_file is not None:
-        plot(report, args.report_file.with_suffix(".png"))
+    save_report(report, args.report_file, plot)
     return report

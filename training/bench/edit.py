@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 
 def bench_edit(
@@ -95,8 +95,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n", type=int, default=20, help="passages")
     p.add_argument("--editors", default="identity,substitute", help="comma-separated editor types")
     p.add_argument("--index", default=None)
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
+    config_flags(p)
     out_flag(p, "edit")
 
 
@@ -106,5 +105,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     passages = bench_passages(args.data, args.n)
     editors = [e.strip() for e in args.editors.split(",") if e.strip()]
     report = bench_edit(passages, editors, args.config, args.overrides, args.index)
-    write_json(report, args.report_file)
+    save_report(report, args.report_file)
     return report

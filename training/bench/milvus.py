@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 from retrieval.config import ChunkingConfig, IndexConfig, SearchConfig
 from retrieval.files import save_png
 from retrieval.types import Document
-from training.bench.base import Benchmark, out_flag, write_json
+from training.bench.base import Benchmark, out_flag, save_report
 from training.bench.retrieval import (
     _time_queries,
     dir_mb,
@@ -282,7 +282,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
             if not path.exists():
                 raise ValueError(f"--{name} {path}: no such file or folder")
     report = run(Path(args.out or "."), sizes, args.queries, quality, args.limit)
-    write_json(report, args.report_file)
-    if args.report_file is not None:
-        plot(report, args.report_file.with_suffix(".png"))
+    save_report(report, args.report_file, plot)
     return report

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from training.bench.base import Benchmark
+from training.bench.base import Benchmark, config_flags
 
 DEFAULT_PASSAGE = (
     "The Eiffel Tower was built from 1887 to 1889 as the entrance to the 1889 World's Fair. "
@@ -71,8 +71,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--generators", default="sentence,entity,llm")
     p.add_argument("--runs", type=int, default=5, help="timed runs per generator (median reported)")
     p.add_argument("--out", default="runs/bench")
-    p.add_argument("--config", default="default")
-    p.add_argument("--set", dest="overrides", action="append", default=[])
+    config_flags(p)
     p.add_argument("-v", "--verbose", action="store_true")
 
 

@@ -113,7 +113,9 @@ def build_maker(options: dict[str, Any], cfg_json: dict[str, Any], progress: boo
     corruptor: LLMCorruptor | RuleCorruptor = (
         LLMCorruptor(comp.llm, nlp=nlp)
         if options["corruptor"] == "llm"
-        else RuleCorruptor(nlp, entity_pool(list(read_wiki_summaries()), nlp))
+        else RuleCorruptor(
+            nlp, entity_pool(list(read_wiki_summaries()), nlp, cache_dir=comp.settings.cache_dir)
+        )
     )
     summarizer = LLMSummarizer(comp.llm) if options["summarizer"] == "llm" else None
     return EditorDataMaker(

@@ -20,19 +20,26 @@ article) are used, so the model that judges the edits never trained on these pas
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import random
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 from tqdm.auto import tqdm
 
 from editor.text.nlp import ner_only
+from retrieval.files import write_text
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.data.nli import is_dev
 from training.data.nli_synthetic import NUMBER_LABELS, SWAP_LABELS, perturb_number
+
+log = logging.getLogger(__name__)
 
 ERROR_TYPES = ("date", "number", "entity", "role")
 """The default rotation; ``negation`` (an auxiliary negated, or its negation dropped) is opt-in."""
@@ -108,14 +115,35 @@ def _plant(sentence: str, ents, pool, rng: random.Random, kind: str) -> tuple[st
     return new, f"{t2} ... {t1}", f"{t1} ... {t2}"
 
 
-def entity_pool(docs: list[Document], nlp: Any, size: int = 1500) -> dict[str, list[str]]:
+def entity_pool(
+    docs: list[Document], nlp: Any, size: int = 1500, cache_dir: Path | None = None
+) -> dict[str, list[str]]:
     """Named entities by spaCy label from every ``len(docs) // size``-th document (the start
-    of its text): the same-type replacements of entity swaps."""
-    pool: dict[str, list[str]] = defaultdict(list)
+    of its text): the same-type replacements of entity swaps. With ``cache_dir``, a pool made
+    once from the same texts by the same spaCy model is read back instead of parsed again
+    (several seconds of NER in every process that corrupts)."""
     step = max(1, len(docs) // max(1, size))
-    for doc in nlp.pipe((d.text[:600] for d in docs[::step]), disable=ner_only(nlp)):
+    texts = [d.text[:600] for d in docs[::step]]
+    cached = None
+    if cache_dir is not None:
+        key = hashlib.sha256(
+            json.dumps([nlp.meta.get("name"), nlp.meta.get("version"), texts]).encode("utf-8")
+        ).hexdigest()[:20]
+        cached = Path(cache_dir) / "entity-pools" / f"{key}.json"
+        try:
+            return json.loads(cached.read_text("utf-8"))
+        except (OSError, ValueError):
+            pass  # not made yet, or unreadable: make it again
+    pool: dict[str, list[str]] = defaultdict(list)
+    for doc in nlp.pipe(texts, disable=ner_only(nlp)):
         for e in doc.ents:
             pool[e.label_].append(e.text)
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            write_text(cached, json.dumps(pool, ensure_ascii=False))
+        except OSError as e:  # a read-only cache only costs the parse next time
+            log.warning("could not cache the entity pool at %s (%s)", cached, e)
     return pool
 
 

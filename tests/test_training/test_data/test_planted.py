@@ -70,3 +70,28 @@ def test_planted_scores_and_the_cli(tmp_path):
     assert json.loads(r.stdout)["rows"] == 4
     bad = run_purr("data", "planted", "--out", str(out), "--n", "0")
     assert bad.returncode == 2 and "--n must be >= 1" in bad.stderr
+
+
+def test_the_entity_pool_is_parsed_once_and_read_back_the_same(tmp_path):
+    from editor.text.nlp import get_nlp
+    from training.data.planted import entity_pool
+
+    docs = list(read_wiki_summaries())[:400]
+    nlp = get_nlp()
+    made = entity_pool(docs, nlp, size=40, cache_dir=tmp_path)
+    assert made == entity_pool(docs, nlp, size=40)  # the same pool as without a cache
+    assert len(list((tmp_path / "entity-pools").glob("*.json"))) == 1
+
+    class NoParse:  # the same model by name and version, but any parse fails the test
+        meta = nlp.meta
+        pipe_names = nlp.pipe_names
+
+        def pipe(self, *a, **k):
+            raise AssertionError("parsed again")
+
+    assert entity_pool(docs, NoParse(), size=40, cache_dir=tmp_path) == made
+    other = entity_pool(docs[:200], nlp, size=40, cache_dir=tmp_path)  # other texts, other key
+    assert len(list((tmp_path / "entity-pools").glob("*.json"))) == 2 and other != made
+    for cached in (tmp_path / "entity-pools").glob("*.json"):
+        cached.write_text("{cut")  # a broken cache file is made again, not an error
+    assert entity_pool(docs, nlp, size=40, cache_dir=tmp_path) == made

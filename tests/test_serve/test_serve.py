@@ -174,7 +174,7 @@ def test_unknown_route_and_method_use_the_error_shape(url):
 
 
 def test_concurrent_requests_each_get_their_own_answer(url):
-    heights = list(range(100, 116))
+    heights = list(range(100, 108))  # as many as run at once
 
     def call(h: int) -> tuple[int, dict]:
         text = f"The Eiffel Tower is {h} metres tall."
@@ -188,7 +188,7 @@ def test_concurrent_requests_each_get_their_own_answer(url):
         assert data["original"] == f"The Eiffel Tower is {h} metres tall."
         assert data["revised"] == alone[h]["revised"], (h, data)  # nothing crossed over
     fixed = [h for h, data in answers if data["revised"] == "The Eiffel Tower is 330 metres tall."]
-    assert len(fixed) >= len(heights) - 2, fixed  # and the answers are real fixes
+    assert len(fixed) >= len(heights) - 1, fixed  # and the answers are real fixes
 
 
 def test_metrics_count_requests_and_stages(url):

@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from editor.config import PipelineConfig, load_config
     from editor.factory import Components
-    from editor.pipeline import InputError, Pipeline
+    from editor.inputs import InputError
+    from editor.pipeline import Pipeline
     from editor.result import EditResult
 
 _EXPORTS = {
     "Pipeline": "editor.pipeline",
-    "InputError": "editor.pipeline",
+    "InputError": "editor.inputs",
     "Components": "editor.factory",
     "EditResult": "editor.result",
     "PipelineConfig": "editor.config",

@@ -1,6 +1,7 @@
 """The builder: everything a ``Pipeline`` composes, made from a ``PipelineConfig``. The research
 components are built once, lazily, and shared; ``build_reviser`` makes the revision stage (the
-agreement gate and the editor, with its fallback); ``first_use_work`` lists the one-time work a
+agreement gate and the editor, with its fallback), ``build_repairer`` citation repair;
+``first_use_work`` lists the one-time work a
 machine still needs."""
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ from retrieval.rerank import Reranker, build_reranker
 from retrieval.settings import Settings
 
 if TYPE_CHECKING:
+    from editor.attribution.base import AttributionModel
+    from editor.citations.repair import CitationRepairer
+    from editor.revision.base import Revises
     from editor.revision.reviser import Reviser
+    from editor.types import Evidence
     from retrieval.milvus import MilvusIndex
 
 log = logging.getLogger(__name__)
@@ -266,3 +271,29 @@ def build_reviser(
     gate = cfg.revision.gate and edits(editor)
     agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
     return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}), acceptance)
+
+
+def build_repairer(
+    components: Components, attribution: AttributionModel, reviser: Revises
+) -> CitationRepairer:
+    """Citation repair as ``cfg.citations`` says: the checker judges with ``attribution`` at
+    ``attribution.threshold``, ``reviser`` revises; with ``citations.research``, a claim no given
+    source settles is researched through the components' researcher."""
+    from editor.citations.check import CitationChecker
+    from editor.citations.repair import CitationRepairer
+
+    cfg = components.cfg
+    researcher = None
+    if cfg.citations.research:
+
+        def researcher(claim: str, ctx: str | None) -> list[Evidence]:
+            results = components.researcher.research(claim, ctx)
+            return [e for qe in results for e in qe.evidence]
+
+    return CitationRepairer(
+        CitationChecker(attribution, cfg.attribution.threshold),
+        reviser,
+        cfg.citations.max_candidates,
+        cfg.citations.remove_below,
+        researcher,
+    )

@@ -18,25 +18,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from tqdm.auto import tqdm
-
 from editor.attribution.base import AttributionModel
-from editor.citations.check import (
-    CheckResult,
-    CitationChecker,
-    Source,
-    premise_of,
-    read_sources,
-)
+from editor.batch import BatchOutcome, edit_batch
+from editor.citations.check import CheckResult, CitationChecker, Source, premise_of
 from editor.citations.mafe import mafe
 from editor.citations.markers import protect, restore
-from editor.citations.repair import CitationRepairer
-from editor.factory import Components, build_reviser, first_use_work
+from editor.factory import Components, build_repairer, build_reviser, first_use_work
+from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
 from editor.research.given import assign_queries, given_evidence
 from editor.research.researcher import unique_evidence
@@ -45,27 +37,8 @@ from editor.revision.base import Revises
 from editor.stages import StageRunner
 from editor.text.nlp import get_nlp, looks_english
 from editor.types import Evidence, Query
-from retrieval.sentences import split
 
 log = logging.getLogger(__name__)
-
-
-class InputError(ValueError):
-    """The caller's input breaks a limit or a type; the message says what to do.
-    ``too_large``: it is over a size limit (HTTP 413) rather than malformed (422)."""
-
-    def __init__(self, message: str, too_large: bool = False) -> None:
-        super().__init__(message)
-        self.too_large = too_large
-
-
-@dataclass(frozen=True)
-class BatchOutcome:
-    """One row of ``edit_batch``: its ``result``, or the ``error`` that kept it from being edited
-    (exactly one of the two is set)."""
-
-    result: EditResult | None
-    error: InputError | None = None
 
 
 class Pipeline:
@@ -150,38 +123,7 @@ class Pipeline:
 
     def check_input(self, text: Any, context: Any = None, evidence: Any = None) -> None:
         """Raise ``InputError`` saying what is wrong with the input and what to do."""
-        lim = self.cfg.limits
-        if not isinstance(text, str):
-            raise InputError(f"text must be a string, got {type(text).__name__}")
-        if not text.strip():
-            raise InputError("text is empty; pass the passage to edit")
-        if len(text) > lim.max_chars:
-            raise InputError(
-                f"text has {len(text):,} characters, over the limit of {lim.max_chars:,}; "
-                "split it into smaller passages or raise limits.max_chars",
-                too_large=True,
-            )
-        n = len(split(text))
-        if n > lim.max_sentences:
-            raise InputError(
-                f"text has {n} sentences, over the limit of {lim.max_sentences}; split it or "
-                "raise limits.max_sentences",
-                too_large=True,
-            )
-        if context is not None:
-            if not isinstance(context, str):
-                raise InputError(f"context must be a string, got {type(context).__name__}")
-            if len(context) > lim.max_context_chars:
-                raise InputError(
-                    f"context has {len(context):,} characters, over the limit of "
-                    f"{lim.max_context_chars:,}; pass the last turns only or raise "
-                    "limits.max_context_chars",
-                    too_large=True,
-                )
-        if evidence is not None and not (
-            isinstance(evidence, (list, tuple)) and all(isinstance(e, str) for e in evidence)
-        ):
-            raise InputError("evidence must be a list of strings")
+        check_input(self.cfg.limits, text, context, evidence)
 
     def edit(
         self,
@@ -203,7 +145,7 @@ class Pipeline:
         if sources is not None:
             if evidence is not None:
                 raise InputError("give either evidence or sources, not both")
-            return self._repair(text, context, self._sources(sources))
+            return self._repair(text, context, given_sources(sources))
         protected = protect(text)
         if not protected.has_markers:
             return self._edit(text, context, evidence)
@@ -214,51 +156,16 @@ class Pipeline:
             status = "edited" if revised != text else "unchanged"
         return replace(result, original=text, revised=revised, status=status)
 
-    def _sources(self, sources: Sequence[Any]) -> list[Source]:
-        if not isinstance(sources, (list, tuple)):
-            raise InputError(
-                f"sources must be a list of {{id, text}} objects, got {type(sources).__name__}"
-            )
-        try:
-            given = list(sources)
-            if not all(isinstance(s, Source) for s in given):
-                given = read_sources(given)
-        except (ValueError, TypeError) as e:
-            raise InputError(str(e)) from None
-        if not given:
-            raise InputError("sources is empty; pass the documents the text cites")
-        return given
-
     def _repair(self, text: str, context: str | None, sources: list[Source]) -> EditResult:
         """Citation repair of a cited text against its own sources, with the report."""
         lim = self.cfg.limits
-        if lim.english_only and not looks_english(text):
-            reason = "the text does not look like English; returned unchanged"
-            return EditResult.untouched(text, context, reason, "unchanged")
         timings: dict[str, float] = {}
-        cit = self.cfg.citations
-        t = time.perf_counter()
-        try:
-            self.prepare(research=cit.research)
-        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
-            return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
-        timings["prepare"] = (time.perf_counter() - t) * 1000
-        researcher = None
-        if cit.research:
-
-            def researcher(claim: str, ctx: str | None) -> list[Evidence]:
-                results = self.components.researcher.research(claim, ctx)
-                return [e for qe in results for e in qe.evidence]
-
+        refused = self._refused(text, context, self.cfg.citations.research, timings)
+        if refused is not None:
+            return refused
         found = tuple(s.evidence("given") for s in sources)
         t = time.perf_counter()
-        repairer = CitationRepairer(
-            CitationChecker(self.attribution, self.cfg.attribution.threshold),
-            self.editor,
-            cit.max_candidates,
-            cit.remove_below,
-            researcher,
-        )
+        repairer = build_repairer(self.components, self.attribution, self.editor)
         try:
             repaired = self.stages.run(
                 lambda: repairer.repair(text, sources, context),
@@ -288,21 +195,22 @@ class Pipeline:
             repaired.report(),
         )
 
-    @contextmanager
-    def _web_notes(self, notes: dict[str, Any]) -> Iterator[None]:
-        """Collect into ``notes`` what the web retriever records on this thread during the
-        block (``failures``; ``timings``: ``web_search``, ``web_fetch``, ``web_extract``)."""
-        web = self.components.researcher.index
-        drain_failures = getattr(web, "drain_failures", None)
-        drain_timings = getattr(web, "drain_timings", None)
-        if drain_failures is None or drain_timings is None:  # a local index records none
-            yield
-            return
-        drain_failures(), drain_timings()  # what an earlier call on this thread left
+    def _refused(
+        self, text: str, context: str | None, research: bool, timings: dict[str, float]
+    ) -> EditResult | None:
+        """The result of a text no stage sees: one that does not look like English (returned
+        unchanged), or any when the first-use work fails (``degraded``); None once prepared,
+        with the time it took in ``timings``."""
+        if self.cfg.limits.english_only and not looks_english(text):
+            reason = "the text does not look like English; returned unchanged"
+            return EditResult.untouched(text, context, reason, "unchanged")
+        t = time.perf_counter()
         try:
-            yield
-        finally:
-            notes["failures"], notes["timings"] = drain_failures(), drain_timings()
+            self.prepare(research=research)
+        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
+            return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
+        timings["prepare"] = (time.perf_counter() - t) * 1000
+        return None
 
     def _report(self, text, revised, queries, found, context, warnings, timings):
         """The attribution report under its timeout; a failure is a warning, never an error."""
@@ -324,16 +232,10 @@ class Pipeline:
     ) -> EditResult:
         self.check_input(text, context, evidence)
         lim = self.cfg.limits
-        if lim.english_only and not looks_english(text):
-            reason = "the text does not look like English; returned unchanged"
-            return EditResult.untouched(text, context, reason, "unchanged")
         timings: dict[str, float] = {}
-        t = time.perf_counter()
-        try:
-            self.prepare(research=evidence is None)
-        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
-            return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
-        timings["prepare"] = (time.perf_counter() - t) * 1000
+        refused = self._refused(text, context, evidence is None, timings)
+        if refused is not None:
+            return refused
         warnings: list[str] = []
         queries: list[Query] = []
         found: list[Evidence] = []
@@ -346,7 +248,7 @@ class Pipeline:
 
             def research() -> tuple[list[Query], list[Evidence], list[Evidence]]:
                 if evidence is None:
-                    with self._web_notes(web_notes):
+                    with self.components.researcher.web_notes(web_notes):
                         results = self.components.researcher.research(text, context)
                     pairs = [  # one (query, evidence) step each, even for shared snippets
                         replace(e, query=qe.query.text) for qe in results for e in qe.evidence
@@ -409,7 +311,7 @@ class Pipeline:
         self.check_input(text)
         if reference is not None and (not isinstance(reference, str) or not reference.strip()):
             raise InputError("reference must be a non-empty string")
-        given = self._sources(sources)
+        given = given_sources(sources)
         try:
             self.prepare(research=False)
             checker = CitationChecker(self.attribution, self.cfg.attribution.threshold)
@@ -434,22 +336,7 @@ class Pipeline:
     ) -> list[BatchOutcome]:
         """``edit`` over many passages, in order: one ``BatchOutcome`` per row, with the result,
         or the ``InputError`` of a row with bad input (which does not stop the batch)."""
-        contexts = contexts if contexts is not None else [None] * len(texts)
-        evidence = evidence if evidence is not None else [None] * len(texts)
-        sources = sources if sources is not None else [None] * len(texts)
-        if not (len(texts) == len(contexts) == len(evidence) == len(sources)):
-            raise InputError("texts, contexts, evidence and sources must have the same length")
-        out: list[BatchOutcome] = []
-        for text, ctx, ev, src in tqdm(
-            list(zip(texts, contexts, evidence, sources, strict=True)),
-            desc="edit",
-            disable=not progress,
-        ):
-            try:
-                out.append(BatchOutcome(self.edit(text, ctx, ev, src)))
-            except InputError as e:
-                out.append(BatchOutcome(None, e))
-        return out
+        return edit_batch(self.edit, texts, contexts, evidence, progress, sources)
 
     @property
     def reporter(self) -> Reporter:
@@ -466,15 +353,6 @@ class Pipeline:
     ) -> EditResult:
         timings[stage] = (time.perf_counter() - started) * 1000
         log.warning("degraded: %s", reason)
-        return EditResult(
-            text,
-            text,
-            context,
-            tuple(q.text for q in queries),
-            tuple(found),
-            (),
-            None,
-            "degraded",
-            (reason,),
-            timings,
-        )
+        asked = tuple(q.text for q in queries)
+        untouched = EditResult.untouched(text, context, reason)
+        return replace(untouched, queries=asked, evidence=tuple(found), timings_ms=timings)

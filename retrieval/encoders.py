@@ -37,7 +37,27 @@ def _normalise(x: np.ndarray) -> np.ndarray:
     return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
 
 
-class OnnxEncoder:
+class _BatchEncoder:
+    """The ``Encoder`` methods over a subclass's ``_run`` (texts -> normalised vectors)."""
+
+    query_prefix: str
+
+    def encode_query(self, text: str) -> np.ndarray:
+        return self.encode_queries([text])[0]
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._run([self.query_prefix + t for t in texts])
+
+    def encode_passages(
+        self, texts: list[str], progress: Callable[[int], None] | None = None
+    ) -> np.ndarray:
+        return self._run(texts, progress)
+
+    def _run(self, texts: list[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        raise NotImplementedError
+
+
+class OnnxEncoder(_BatchEncoder):
     """A BERT-style ONNX encoder with CLS pooling (bge-small-en-v1.5 by default)."""
 
     def __init__(
@@ -82,19 +102,8 @@ class OnnxEncoder:
                 progress(len(batch))
         return _normalise(out)
 
-    def encode_query(self, text: str) -> np.ndarray:
-        return self.encode_queries([text])[0]
 
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        return self._run([self.query_prefix + t for t in texts])
-
-    def encode_passages(
-        self, texts: list[str], progress: Callable[[int], None] | None = None
-    ) -> np.ndarray:
-        return self._run(texts, progress)
-
-
-class SentenceTransformerEncoder:
+class SentenceTransformerEncoder(_BatchEncoder):
     """Any sentence-transformers model by hub id (from the local HF cache) or path."""
 
     def __init__(
@@ -156,17 +165,6 @@ class SentenceTransformerEncoder:
         if not out:
             return np.zeros((0, self.dim), dtype=np.float32)
         return _normalise(np.concatenate(out))
-
-    def encode_query(self, text: str) -> np.ndarray:
-        return self.encode_queries([text])[0]
-
-    def encode_queries(self, texts: list[str]) -> np.ndarray:
-        return self._run([self.query_prefix + t for t in texts])
-
-    def encode_passages(
-        self, texts: list[str], progress: Callable[[int], None] | None = None
-    ) -> np.ndarray:
-        return self._run(texts, progress)
 
 
 def build_encoder(cfg: DenseConfig) -> Encoder:

@@ -18,120 +18,33 @@ the evidence's sentence with a "not" added, or a negated claim against an unnega
 (or the reverse) with the same content, is a polarity flip. Both are contradictions. A claim
 with no contradicted slot and at least one confirmed slot is ``consistent``; anything else is
 ``unknown``: the check only speaks where the evidence does.
+
+The value comparisons are in ``editor.attribution.slot_values``, the role swaps and polarity
+flips in ``editor.attribution.flips``; this module aligns, parses and decides.
 """
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from editor.attribution.slots import (
-    WORD_TOKEN,
-    Slot,
-    approximate,
-    date_range,
-    exchanged_spans,
-    family,
-    negated,
-    norm,
-    quantity,
-    typed_spans,
+from editor.attribution.flips import negation_only, swapped_names
+from editor.attribution.slot_values import (
+    COMPARED_KINDS,
+    NAME_KINDS,
+    comparable,
+    is_year_range,
+    named_in,
+    nested_names,
+    outermost,
+    states_same,
 )
+from editor.attribution.slots import Slot, negated, norm, typed_spans
 from editor.text.words import content_words
 
-_YEARS = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
-_DIGITS = re.compile(r"\d")
-_DIGIT_RUNS = re.compile(r"\d+")
-_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
-
 SlotVerdictKind = Literal["contradicted", "consistent", "unknown"]
-_NAMES = {"person", "org", "place", "norp", "other"}
-
-
-_COMPARED = {"date", "number", "ordinal"} | _NAMES
-
-
-_STAMP = re.compile(r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2})?\b")
-"""A machine timestamp (ISO 8601 date, maybe with a time): metadata more often than a fact."""
-
-
-def _comparable(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
-    """Whether ``other`` states the same kind of thing as ``slot`` (a date, a quantity in the
-    same unit, a name of the same family)."""
-    if family(slot.kind) != family(other.kind):
-        return False
-    if slot.kind == "ordinal":  # "the 16th busiest", not "first"
-        return bool(_ORDINAL.match(slot.text.strip())) and bool(_ORDINAL.match(other.text.strip()))
-    if slot.kind == "date" and bool(_STAMP.search(slot.text)) != bool(_STAMP.search(other.text)):
-        return False  # "2007-05-22" in a page is a timestamp (when it was published), not prose
-    if slot.kind == "date" and date_range(slot.text) is not None:
-        return date_range(other.text) is not None
-    if slot.kind in {"date", "number"}:  # a number, or a date without a year ("27 million years")
-        a = quantity(slot.text, claim_doc.text[slot.end : slot.end + 40])
-        b = quantity(other.text, ev_doc.text[other.end : other.end + 40])
-        return a is not None and b is not None and a[1] == b[1]
-    return True
-
-
-def _same(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
-    """Whether ``other`` states the value ``slot`` states (see the module doc for tolerances)."""
-    if not _comparable(claim_doc, slot, ev_doc, other):
-        return False
-    hedge = _hedged(claim_doc.text, slot)
-    if slot.kind == "date" and date_range(slot.text) is not None:
-        mine, theirs = date_range(slot.text), date_range(other.text)
-        assert mine is not None and theirs is not None
-        lo, hi = mine
-        if hedge:  # "about 1890", "around the 1890s": a year either way
-            lo, hi = lo.replace(year=lo.year - 1), hi.replace(year=hi.year + 1)
-        if len(_DIGIT_RUNS.findall(slot.text)) > 1:  # "from 1887 to 1895" states both ends
-            ends = (theirs[0].year, theirs[1].year) == (mine[0].year, mine[1].year)
-            inside = lo <= theirs[0] and theirs[1] <= hi
-            return ends or (hedge and inside) or (theirs[0] <= mine[0] and mine[1] <= theirs[1])
-        return lo <= theirs[1] and theirs[0] <= hi
-    if slot.kind == "ordinal":
-        return slot.text.strip().lower() == other.text.strip().lower()
-    if slot.kind in {"date", "number"}:
-        a = quantity(slot.text, claim_doc.text[slot.end : slot.end + 40])
-        b = quantity(other.text, ev_doc.text[other.end : other.end + 40])
-        assert a is not None and b is not None
-        if not hedge and a[0].is_integer() and b[0].is_integer() and max(a[0], b[0]) < 1e4:
-            return a[0] == b[0]  # counts and years are exact
-        scale = max(abs(a[0]), abs(b[0]), 1e-9)
-        return abs(a[0] - b[0]) / scale <= (0.1 if hedge else 0.01)
-    return _name(slot.text) == _name(other.text)
-
-
-def _name(text: str) -> str:
-    """A name as compared: no possessive, no leading article ("the Spanish Empire's")."""
-    return norm(re.sub(r"^(?:the|The)\s+|['’]s$", "", text.strip()))
-
-
-def _nested(slot: Slot, other: Slot) -> bool:
-    """Whether one name holds the other ("the Lesser Antilles of the West Indies" and "the West
-    Indies"): a more specific name, not a different one.
-
-    >>> _nested(Slot(0, 5, "the Lesser Antilles of the West Indies", "place"),
-    ...         Slot(0, 5, "the West Indies", "place"))
-    True
-    """
-    if slot.kind not in _NAMES:
-        return False
-    a, b = f" {_name(slot.text)} ", f" {_name(other.text)} "
-    return a.strip() != "" and b.strip() != "" and (a in b or b in a)
-
-
-def _named_in(slot: Slot, everything: str) -> bool:
-    """Whether the evidence mentions the name (a person's surname will do)."""
-    name = _name(slot.text)
-    surname = name.split()[-1] if slot.kind == "person" and name else ""
-    return bool(name) and (
-        f" {name} " in everything or (len(surname) > 3 and f" {surname} " in everything)
-    )
 
 
 @dataclass(frozen=True)
@@ -174,31 +87,6 @@ def _context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
         return set()
     lo, hi = max(0, inside[0] - width), min(len(tokens), inside[-1] + width + 1)
     return {tokens[i].lower_ for i in range(lo, hi) if i not in inside}
-
-
-def _hedged(text: str, slot: Slot) -> bool:
-    """Whether the words before the slot's number hedge it ("about 300 metres")."""
-    m = _YEARS.search(slot.text) or _DIGITS.search(slot.text)
-    cut = slot.start + (m.start() if m else 0)
-    return approximate(text[:cut])
-
-
-def _is_range(slot: Slot) -> bool:
-    """Whether a date slot states two years ("1887 to 1889", "1914-1918")."""
-    return len(_YEARS.findall(slot.text)) > 1
-
-
-def _passive(doc: Any) -> bool:
-    return any(t.dep_ in {"nsubjpass", "auxpass", "agent"} for t in doc)
-
-
-def _outermost(slots: list[Slot]) -> list[Slot]:
-    """Slots not inside a longer slot of the same text ('1887' inside '31 March 1887')."""
-    return [
-        s
-        for s in slots
-        if not any(o is not s and o.start <= s.start and s.end <= o.end for o in slots)
-    ]
 
 
 class SlotChecker:
@@ -304,10 +192,10 @@ class SlotChecker:
             if verdict.verdict == "contradicted":
                 return verdict
             confirmed += 1
-        swap = self._role_swap(claim_doc, best)
+        swap = _role_swap(claim_doc, best)
         if swap is not None:
             return swap
-        flip = _negation_only(claim_doc.text, best.text)
+        flip = negation_only(claim_doc.text, best.text)
         if flip is not None and flip[1] is not None:  # the same sentence with a "not" added
             start, end = flip[1]
             return SlotVerdict(
@@ -358,26 +246,24 @@ class SlotChecker:
         evidence sentence confirms uses up that evidence slot; a claim slot left unconfirmed,
         whose value the evidence never states, is contradicted by the unused evidence slot of
         its kind that stands in its context (or by the only one there is)."""
-        mine = [s for s in _outermost(typed_spans(claim_doc)) if s.kind in _COMPARED]
-        theirs = [s for s in _outermost(typed_spans(ev_doc)) if s.kind in _COMPARED]
+        mine = [s for s in outermost(typed_spans(claim_doc)) if s.kind in COMPARED_KINDS]
+        theirs = [s for s in outermost(typed_spans(ev_doc)) if s.kind in COMPARED_KINDS]
         used: set[Slot] = set()
         out: list[SlotVerdict] = []
         open_slots = []
         for slot in mine:
-            match = next((c for c in theirs if _same(claim_doc, slot, ev_doc, c)), None)
+            match = next((c for c in theirs if states_same(claim_doc, slot, ev_doc, c)), None)
             if match is not None:
                 used.add(match)
                 out.append(SlotVerdict("consistent", f"{slot.text!r} matches {match.text!r}"))
-            elif slot.kind in _NAMES and _named_in(slot, everything):
+            elif slot.kind in NAME_KINDS and named_in(slot, everything):
                 out.append(SlotVerdict("consistent", f"{slot.text!r} is in the evidence"))
             elif f" {norm(slot.text)} " not in everything:
                 open_slots.append(slot)
         for slot in open_slots:
-            rivals = [
-                c for c in theirs if c not in used and _comparable(claim_doc, slot, ev_doc, c)
-            ]
+            rivals = [c for c in theirs if c not in used and comparable(claim_doc, slot, ev_doc, c)]
             rival = self._rival(claim_doc, slot, ev_doc, rivals)
-            if rival is not None and not _nested(slot, rival):
+            if rival is not None and not nested_names(slot, rival):
                 out.append(self._contradiction(slot, rival, ev_doc))
         return sorted(out, key=lambda v: v.verdict != "contradicted")
 
@@ -397,8 +283,8 @@ class SlotChecker:
             return max(scored)[2]
         if len(candidates) == 1:
             return candidates[0]
-        if slot.kind == "date" and _is_range(slot):  # "from 1887 to 1925": the one range there
-            ranges = [c for c in candidates if _is_range(c)]
+        if slot.kind == "date" and is_year_range(slot):  # "from 1887 to 1925": the one range there
+            ranges = [c for c in candidates if is_year_range(c)]
             return ranges[0] if len(ranges) == 1 else None
         return None
 
@@ -411,124 +297,19 @@ class SlotChecker:
             ev_doc.text,
         )
 
-    def _role_swap(self, claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:
-        """Two names that both sentences state, in the other order, around the same words
-        ("Mexico's independence from the Spanish Empire" / "the Spanish Empire's independence
-        from Mexico"). The names come from both parses (NER misses a name on one side as often
-        as not); the words between them must be the same words, so that a paraphrase that merely
-        reorders ("Paris is the capital of France" / "France's capital is Paris") is not a swap."""
-        if _passive(claim_doc) != _passive(ev_doc):  # "A beat B" / "B was beaten by A"
-            return None
-        exchanged = exchanged_spans(claim_doc.text, ev_doc.text)
-        if exchanged is not None:
-            (a0, a1), (b0, b1) = exchanged
-            a_text, b_text = claim_doc.text[a0:a1], claim_doc.text[b0:b1]
-            return SlotVerdict(
-                "contradicted",
-                f"{a_text!r} and {b_text!r} trade places",
-                (a0, b1),
-                None,
-                ev_doc.text,
-            )
-        kinds: dict[str, tuple[str, str]] = {}  # name -> (surface form, kind)
-        for doc in (claim_doc, ev_doc):  # the evidence's labels win: NER labels a swapped
-            for sl in _outermost(typed_spans(doc)):  # name in an odd place oddly
-                if sl.kind in _NAMES and _name(sl.text):
-                    surface = re.sub(r"^(?:the|The)\s+|['’]s$", "", sl.text.strip())
-                    kinds[_name(sl.text)] = (surface, sl.kind)
-        found = []
-        for name, (surface, kind) in kinds.items():
-            c, e = _find_name(surface, claim_doc.text), _find_name(surface, ev_doc.text)
-            if c is not None and e is not None:
-                found.append((name, kind, c, e))
-        found.sort(key=lambda f: f[2][0])  # claim order
-        for i, (na, ka, ca, ea) in enumerate(found):
-            for nb, kb, cb, eb in found[i + 1 :]:
-                if family(ka) != family(kb) or f" {na} " in f" {nb} " or f" {nb} " in f" {na} ":
-                    continue
-                if ca[1] > cb[0] or eb[0] >= ea[0] or eb[1] > ea[0]:
-                    continue  # overlapping, or the same order in the evidence
-                between_claim = _between(claim_doc.text[ca[1] : cb[0]])
-                between_ev = _between(ev_doc.text[eb[1] : ea[0]])
-                if between_claim != between_ev:
-                    continue
-                a_text, b_text = claim_doc.text[ca[0] : ca[1]], claim_doc.text[cb[0] : cb[1]]
-                return SlotVerdict(
-                    "contradicted",
-                    f"{a_text!r} and {b_text!r} trade places",
-                    (ca[0], cb[1]),
-                    None,
-                    ev_doc.text,
-                )
+
+def _role_swap(claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:
+    """Two names that trade places (``editor.attribution.flips.swapped_names``) as a
+    contradiction."""
+    swapped = swapped_names(claim_doc, ev_doc)
+    if swapped is None:
         return None
-
-
-_ARTICLES = frozenset({"the", "a", "an"})
-
-
-def _between(text: str) -> list[str]:
-    """The words and marks between two names, articles left out ("the" goes with a name on one
-    side and not the other: "Bahrain" / "the United Arab Emirates").
-
-    >>> _between(", Iraq, and the "), _between("'s capital is")
-    ([',', 'iraq', ',', 'and'], ["'", 's', 'capital', 'is'])
-    """
-    return [t for t in WORD_TOKEN.findall(text.lower()) if t not in _ARTICLES]
-
-
-_NEGATIONS = frozenset({"not", "n't", "never", "no"})
-_NEG_TOKEN = re.compile(r"\w+?(?=n't\b)|n't|\w+|[^\w\s]", re.I)
-
-
-def _negation_only(claim: str, evidence: str) -> tuple[bool, tuple[int, int] | None] | None:
-    """Whether the claim differs from the evidence sentence only by negation words it adds
-    (True, with the span of the first) or drops (False, None); None when anything else
-    differs.
-
-    >>> _negation_only("It is not closely related, but not equal.", "It is closely related, but not equal.")
-    (True, (6, 9))
-    >>> _negation_only("It is closely related.", "It isn't closely related.")
-    (False, None)
-    >>> _negation_only("It is big.", "It is small.") is None
-    True
-    """
-    a = [(m.group().lower(), m.start(), m.end()) for m in _NEG_TOKEN.finditer(claim)]
-    b = [m.group().lower() for m in _NEG_TOKEN.finditer(evidence)]
-    added: list[tuple[str, int, int]] = []
-    dropped: list[str] = []
-    ops = SequenceMatcher(None, [t for t, _, _ in a], b, autojunk=False).get_opcodes()
-    for tag, i1, i2, j1, j2 in ops:
-        if tag == "equal":
-            continue
-        if tag == "replace":
-            return None
-        added += a[i1:i2]
-        dropped += b[j1:j2]
-    words = {t for t, _, _ in added} | set(dropped)
-    if bool(added) == bool(dropped) or not words <= _NEGATIONS:
-        return None
-    return (True, (added[0][1], added[0][2])) if added else (False, None)
-
-
-def _find_name(name: str, text: str) -> tuple[int, int] | None:
-    """Where a name (its surface form) first stands in ``text``: any punctuation between its
-    words, a possessive after it; names of one or two letters ("N") must match case.
-
-    >>> _find_name("the Spanish Empire", "from the Spanish Empire's rule")
-    (5, 25)
-    >>> _find_name("N", "it has symbol N and"), _find_name("N", "it is not")
-    ((14, 15), None)
-    """
-    words = re.findall(r"\w+", name)
-    if not words:
-        return None
-    pattern = r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?:['’]s)?(?!\w)"
-    m = re.search(pattern, text, 0 if len(name.strip()) <= 2 else re.I)
-    return (m.start(), m.end()) if m else None
-
-
-def states_same(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
-    """Whether slot ``other`` of ``ev_doc`` states the value slot ``slot`` of ``claim_doc``
-    states: the same date or quantity within the checks' tolerances, the same name. Slots of
-    different kinds never do."""
-    return _same(claim_doc, slot, ev_doc, other)
+    (a0, a1), (b0, b1) = swapped
+    a_text, b_text = claim_doc.text[a0:a1], claim_doc.text[b0:b1]
+    return SlotVerdict(
+        "contradicted",
+        f"{a_text!r} and {b_text!r} trade places",
+        (a0, b1),
+        None,
+        ev_doc.text,
+    )

@@ -11,7 +11,7 @@ bracketed word that names no source ("[sic]") is text.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from retrieval.sentences import split_spans
@@ -142,3 +142,14 @@ class CitedDocument:
         known = {str(i) for i in source_ids}
         ids = (i for m in self.markers for i in m.ids)
         return list(dict.fromkeys(i for i in ids if i not in known))
+
+    def with_sentences(self, segments: Sequence[str]) -> str:
+        """The text with each sentence's span replaced by its segment; what lies between
+        sentences is kept as it was."""
+        out, pos = [], 0
+        for s, seg in zip(self.sentences, segments, strict=True):
+            out.append(self.text[pos : s.start])
+            out.append(seg)
+            pos = s.end
+        out.append(self.text[pos:])
+        return "".join(out)

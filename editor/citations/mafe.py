@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from editor.attribution.slot_check import states_same
+from editor.attribution.slot_values import states_same
 from editor.attribution.slots import Slot, family, typed_spans
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words

@@ -7,7 +7,8 @@ character and puts each marker back after the words it followed: inside an uncha
 the same place, after a rewritten stretch at its end. Markers are never edited, renumbered or
 dropped here; an unchanged text comes back byte for byte.
 
-``format_marker`` writes a marker for new ids in the style the text already uses.
+``format_marker`` writes a marker for new ids in the style the text already uses;
+``set_markers`` rewrites a sentence's markers to cite the ids repair chose.
 """
 
 from __future__ import annotations
@@ -185,3 +186,56 @@ def marker_before_period(text: str, markers: Sequence[Marker]) -> bool:
         return True
     after = sum(1 for m in markers if re.search(r"[.!?]\s*$", text[: m.start]) is not None)
     return after * 2 < len(markers)
+
+
+_END = re.compile(r"([.!?…]+[\"')\]]*)?(\s*)$")
+
+
+def _add_marker(segment: str, marker: str, before_period: bool) -> str:
+    """``segment`` with ``marker`` at its end, before or after the closing punctuation."""
+    m = _END.search(segment)
+    assert m is not None
+    core_end = m.start()
+    punct, space = m.group(1) or "", m.group(2)
+    core = segment[:core_end]
+    if before_period:
+        return f"{core} {marker}{punct}{space}"
+    return f"{core}{punct} {marker}{space}"
+
+
+def set_markers(
+    segment: str,
+    keep_ids: Sequence[str],
+    new_ids: Sequence[str],
+    style: str,
+    before: bool,
+    known: Sequence[str],
+) -> str:
+    """``segment`` citing ``keep_ids`` (markers naming only those stay as they are) plus
+    ``new_ids``: the first marker that names none of ``keep_ids`` is rewritten in place to name
+    the new ids (the text's own placement kept), other markers are removed with the space before
+    them, and new ids with no marker to take over are added at the end.
+
+    >>> set_markers("It is tall.[^2] Yes.", [], ["3"], "caret", False, ["2", "3"])
+    'It is tall.[^3] Yes.'
+    """
+    out = segment
+    if new_ids:
+        takeover = next(
+            (m for m in parse_markers(out, known) if not any(i in keep_ids for i in m.ids)), None
+        )
+        if takeover is not None:
+            out = out[: takeover.start] + format_marker(list(new_ids), style) + out[takeover.end :]
+            keep_ids, new_ids = [*keep_ids, *new_ids], ()
+    for m in reversed(parse_markers(out, known)):
+        ids = [i for i in m.ids if i in keep_ids]
+        if len(ids) == len(m.ids):
+            continue
+        start = m.start
+        while start > 0 and out[start - 1] in " \t":
+            start -= 1
+        repl = (" " if start < m.start else "") + format_marker(ids, style) if ids else ""
+        out = out[:start] + repl + out[m.end :]
+    if new_ids:
+        out = _add_marker(out, format_marker(list(new_ids), style), before)
+    return out

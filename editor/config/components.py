@@ -4,15 +4,10 @@ and a default (a stage's ``type`` is checked against that stage's registry), com
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from functools import partial
+from typing import Annotated, Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    field_validator,
-    model_validator,
-)
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from editor.registry import registered
 from retrieval.config import IndexConfig, RerankConfig, SearchConfig, WebConfig
@@ -22,10 +17,15 @@ class _Cfg(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+def _registered(setting: str) -> AfterValidator:
+    """Checks that a field names an implementation registered for ``setting`` (``editor.type``)."""
+    return AfterValidator(partial(registered, setting))
+
+
 class LLMConfig(_Cfg):
     """Which LLM backend serves prompted stages (query generation, later the prompted editor)."""
 
-    backend: str = Field(
+    backend: Annotated[str, _registered("llm.backend")] = Field(
         "transformers",
         description="transformers, openai or vllm, or a backend added with "
         "editor.llm.registry.register().",
@@ -48,16 +48,11 @@ class LLMConfig(_Cfg):
     temperature: float = Field(0.7, ge=0, le=2)
     device: str = Field("cpu", description="transformers backend: torch device.")
 
-    @field_validator("backend")
-    @classmethod
-    def _registered_backend(cls, value: str) -> str:
-        return registered("llm.backend", value)
-
 
 class QueryGenConfig(_Cfg):
     """Question generation (CQGen)."""
 
-    type: str = Field(
+    type: Annotated[str, _registered("querygen.type")] = Field(
         "sentence",
         description="sentence: one decontextualised query per sentence; entity: NER/number-focused "
         "questions; llm: few-shot prompted LLM sampled `samples` times, union of questions; "
@@ -79,11 +74,6 @@ class QueryGenConfig(_Cfg):
     adapter: str | None = Field(
         None, description="trained: the LoRA adapter folder written by `purr train querygen`."
     )
-
-    @field_validator("type")
-    @classmethod
-    def _registered_type(cls, value: str) -> str:
-        return registered("querygen.type", value)
 
 
 class ResearchConfig(_Cfg):
@@ -110,7 +100,7 @@ class ResearchConfig(_Cfg):
 class AttributionConfig(_Cfg):
     """The attribution (NLI) model behind auto-AIS: P(evidence entails sentence)."""
 
-    type: str = Field(
+    type: Annotated[str, _registered("attribution.type")] = Field(
         "purr",
         description="purr: the project's trained attribution model (a local artefact folder); "
         "hf: any Hugging Face sequence-classification NLI model; t5-true: a TRUE-style T5 "
@@ -174,16 +164,11 @@ class AttributionConfig(_Cfg):
             )
         return self
 
-    @field_validator("type")
-    @classmethod
-    def _registered_type(cls, value: str) -> str:
-        return registered("attribution.type", value)
-
 
 class AgreementConfig(_Cfg):
     """Agreement model: does the text imply the same answer to a query as the evidence?"""
 
-    type: str = Field(
+    type: Annotated[str, _registered("agreement.type")] = Field(
         "nli",
         description="nli: question-guided NLI with the attribution model's P(contradicted); "
         "llm: RARR's prompted chain-of-thought check through the LLM backend.",
@@ -204,16 +189,11 @@ class AgreementConfig(_Cfg):
     prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
     max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
 
-    @field_validator("type")
-    @classmethod
-    def _registered_type(cls, value: str) -> str:
-        return registered("agreement.type", value)
-
 
 class EditorConfig(_Cfg):
     """The editor that fixes what the evidence contradicts."""
 
-    type: str = Field(
+    type: Annotated[str, _registered("editor.type")] = Field(
         "causal",
         description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
         "numbers and dates for the evidence's; prompted: RARR's few-shot LLM editor; fid: "
@@ -226,7 +206,7 @@ class EditorConfig(_Cfg):
         "the LLM config's model).",
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
-    fallback: str | None = Field(
+    fallback: Annotated[str, _registered("editor.fallback")] | None = Field(
         "substitute",
         description="Editor asked where `type` returns the text unchanged or an edit over the "
         "revision limits (the default: causal, then substitute); None = no second editor.",
@@ -257,16 +237,6 @@ class EditorConfig(_Cfg):
         le=1,
         description="substitute: how much P(supported) - P(contradicted) must rise to keep a swap.",
     )
-
-    @field_validator("type")
-    @classmethod
-    def _registered_type(cls, value: str) -> str:
-        return registered("editor.type", value)
-
-    @field_validator("fallback")
-    @classmethod
-    def _registered_fallback(cls, value: str | None) -> str | None:
-        return None if value is None else registered("editor.fallback", value)
 
 
 class RevisionConfig(_Cfg):

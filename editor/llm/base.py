@@ -8,6 +8,7 @@ in input order, so ``result[i][j]`` is sample ``j`` for input ``i``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 ChatMessage = dict[str, str]
@@ -50,6 +51,72 @@ class LLMBackend(Protocol):
     ) -> list[list[str]]:
         """``n`` assistant replies to each conversation."""
         ...
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """One call's generation settings, the backend's defaults filled in where none was given."""
+
+    max_new_tokens: int
+    temperature: float
+    n: int
+    stop: list[str] | None
+
+
+class BackendBase:
+    """What every built-in backend does before generating: checks the arguments, fills in the
+    backend's defaults and answers an empty batch with ``[]``.
+
+    A subclass implements ``_complete`` and ``_chat``, which get a non-empty batch.
+    """
+
+    def __init__(self, max_new_tokens: int, temperature: float) -> None:
+        check_generation_args(1, max_new_tokens, temperature, None)
+        self.max_new_tokens = max_new_tokens
+        self.temperature = temperature
+
+    def complete(
+        self,
+        prompts: list[str],
+        *,
+        max_new_tokens: int | None = None,
+        temperature: float | None = None,
+        n: int = 1,
+        stop: list[str] | None = None,
+    ) -> list[list[str]]:
+        sampling = self._sampling(max_new_tokens, temperature, n, stop)
+        return self._complete(list(prompts), sampling) if prompts else []
+
+    def chat(
+        self,
+        conversations: list[list[ChatMessage]],
+        *,
+        max_new_tokens: int | None = None,
+        temperature: float | None = None,
+        n: int = 1,
+        stop: list[str] | None = None,
+    ) -> list[list[str]]:
+        sampling = self._sampling(max_new_tokens, temperature, n, stop)
+        for conversation in conversations:
+            check_conversation(conversation)
+        return self._chat(conversations, sampling) if conversations else []
+
+    def _sampling(
+        self, max_new_tokens: int | None, temperature: float | None, n: int, stop: list[str] | None
+    ) -> Sampling:
+        check_generation_args(n, max_new_tokens, temperature, stop)
+        return Sampling(
+            max_new_tokens=max_new_tokens or self.max_new_tokens,
+            temperature=self.temperature if temperature is None else temperature,
+            n=n,
+            stop=stop,
+        )
+
+    def _complete(self, prompts: list[str], sampling: Sampling) -> list[list[str]]:
+        raise NotImplementedError
+
+    def _chat(self, conversations: list[list[ChatMessage]], sampling: Sampling) -> list[list[str]]:
+        raise NotImplementedError
 
 
 def check_generation_args(

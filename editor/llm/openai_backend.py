@@ -14,13 +14,7 @@ from typing import Any
 import httpx
 
 from editor.config import LLMConfig
-from editor.llm.base import (
-    ChatMessage,
-    LLMError,
-    apply_stop,
-    check_conversation,
-    check_generation_args,
-)
+from editor.llm.base import BackendBase, ChatMessage, LLMError, Sampling, apply_stop
 from retrieval.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -45,7 +39,7 @@ def normalize_base_url(url: str) -> str:
     return url if url.endswith("/v1") else url + "/v1"
 
 
-class OpenAIBackend:
+class OpenAIBackend(BackendBase):
     """``LLMBackend`` over HTTP. ``model`` is the name the server serves the model under."""
 
     def __init__(
@@ -68,13 +62,11 @@ class OpenAIBackend:
             raise ValueError(f"max_concurrency must be >= 1, got {max_concurrency}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
-        check_generation_args(1, max_new_tokens, temperature, None)
+        super().__init__(max_new_tokens, temperature)
         self.model = model
         self.base_url = normalize_base_url(base_url)
         self.max_retries = max_retries
         self.max_concurrency = max_concurrency
-        self.max_new_tokens = max_new_tokens
-        self.temperature = temperature
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -114,54 +106,25 @@ class OpenAIBackend:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def complete(
-        self,
-        prompts: list[str],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        n: int = 1,
-        stop: list[str] | None = None,
-    ) -> list[list[str]]:
-        check_generation_args(n, max_new_tokens, temperature, stop)
-        bodies = [{"prompt": p} for p in prompts]
-        return self._run("/completions", bodies, max_new_tokens, temperature, n, stop)
+    def _complete(self, prompts: list[str], sampling: Sampling) -> list[list[str]]:
+        return self._run("/completions", [{"prompt": p} for p in prompts], sampling)
 
-    def chat(
-        self,
-        conversations: list[list[ChatMessage]],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        n: int = 1,
-        stop: list[str] | None = None,
-    ) -> list[list[str]]:
-        check_generation_args(n, max_new_tokens, temperature, stop)
-        for conversation in conversations:
-            check_conversation(conversation)
+    def _chat(self, conversations: list[list[ChatMessage]], sampling: Sampling) -> list[list[str]]:
         bodies = [{"messages": list(c)} for c in conversations]
-        return self._run("/chat/completions", bodies, max_new_tokens, temperature, n, stop)
+        return self._run("/chat/completions", bodies, sampling)
 
-    def _run(
-        self,
-        path: str,
-        bodies: list[dict[str, Any]],
-        max_new_tokens: int | None,
-        temperature: float | None,
-        n: int,
-        stop: list[str] | None,
-    ) -> list[list[str]]:
+    def _run(self, path: str, bodies: list[dict[str, Any]], sampling: Sampling) -> list[list[str]]:
         common: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": max_new_tokens or self.max_new_tokens,
-            "temperature": self.temperature if temperature is None else temperature,
+            "max_tokens": sampling.max_new_tokens,
+            "temperature": sampling.temperature,
         }
-        if stop:
-            common["stop"] = list(stop)
+        if sampling.stop:
+            common["stop"] = list(sampling.stop)
 
         def one(body: dict[str, Any]) -> list[str]:
-            texts = self._samples(path, {**common, **body}, n)
-            return [apply_stop(t, stop) for t in texts]
+            texts = self._samples(path, {**common, **body}, sampling.n)
+            return [apply_stop(t, sampling.stop) for t in texts]
 
         if len(bodies) <= 1:
             return [one(b) for b in bodies]

@@ -8,6 +8,7 @@ batched with left padding; ``temperature=0`` is greedy decoding, anything above 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import logging
 import threading
 import time
@@ -15,13 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.config import LLMConfig
-from editor.llm.base import (
-    ChatMessage,
-    LLMError,
-    apply_stop,
-    check_conversation,
-    check_generation_args,
-)
+from editor.llm.base import BackendBase, ChatMessage, LLMError, Sampling, apply_stop
 from editor.llm.model_files import ModelLocation, locate_model
 from retrieval.settings import Settings
 
@@ -48,7 +43,7 @@ def format_chat_fallback(conversation: list[ChatMessage]) -> str:
     return "".join(parts) + "Assistant:"
 
 
-class TransformersBackend:
+class TransformersBackend(BackendBase):
     """``LLMBackend`` running a causal LM in this process."""
 
     def __init__(
@@ -62,13 +57,11 @@ class TransformersBackend:
         cache_dir: Path | None = None,
         offline: bool = True,
     ) -> None:
-        check_generation_args(1, max_new_tokens, temperature, None)
+        super().__init__(max_new_tokens, temperature)
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.model_ref = model
         self.device = device
-        self.max_new_tokens = max_new_tokens
-        self.temperature = temperature
         self.batch_size = batch_size
         self.cache_dir = Path(cache_dir) if cache_dir is not None else Settings().cache_dir
         self.offline = offline
@@ -138,81 +131,41 @@ class TransformersBackend:
             time.perf_counter() - started,
         )
 
-    def complete(
-        self,
-        prompts: list[str],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        n: int = 1,
-        stop: list[str] | None = None,
-    ) -> list[list[str]]:
-        check_generation_args(n, max_new_tokens, temperature, stop)
-        return self._generate(list(prompts), True, max_new_tokens, temperature, n, stop)
+    def _complete(self, prompts: list[str], sampling: Sampling) -> list[list[str]]:
+        return self._generate(prompts, True, sampling)
 
-    def chat(
-        self,
-        conversations: list[list[ChatMessage]],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        n: int = 1,
-        stop: list[str] | None = None,
-    ) -> list[list[str]]:
-        check_generation_args(n, max_new_tokens, temperature, stop)
-        for conversation in conversations:
-            check_conversation(conversation)
-        if not conversations:
-            return []
+    def _chat(self, conversations: list[list[ChatMessage]], sampling: Sampling) -> list[list[str]]:
         tokenizer = self.tokenizer
         if getattr(tokenizer, "chat_template", None):
             prompts = [
                 tokenizer.apply_chat_template(c, add_generation_prompt=True, tokenize=False)
                 for c in conversations
             ]
-            return self._generate(prompts, False, max_new_tokens, temperature, n, stop)
+            return self._generate(prompts, False, sampling)
         prompts = [format_chat_fallback(c) for c in conversations]
-        stops = [*(stop or []), FALLBACK_STOP]
-        replies = self._generate(prompts, True, max_new_tokens, temperature, n, stops)
+        stops = [*(sampling.stop or []), FALLBACK_STOP]
+        replies = self._generate(prompts, True, dataclasses.replace(sampling, stop=stops))
         return [[r.strip() for r in samples] for samples in replies]
 
     def _generate(
-        self,
-        prompts: list[str],
-        add_special_tokens: bool,
-        max_new_tokens: int | None,
-        temperature: float | None,
-        n: int,
-        stop: list[str] | None,
+        self, prompts: list[str], add_special_tokens: bool, sampling: Sampling
     ) -> list[list[str]]:
-        if not prompts:
-            return []
-        new_tokens = max_new_tokens or self.max_new_tokens
-        temp = self.temperature if temperature is None else temperature
         with self._lock:
             self.load()
             out: list[list[str]] = []
             for i in range(0, len(prompts), self.batch_size):
                 batch = prompts[i : i + self.batch_size]
-                out.extend(
-                    self._generate_batch(batch, add_special_tokens, new_tokens, temp, n, stop)
-                )
+                out.extend(self._generate_batch(batch, add_special_tokens, sampling))
             return out
 
     def _generate_batch(
-        self,
-        prompts: list[str],
-        add_special_tokens: bool,
-        max_new_tokens: int,
-        temperature: float,
-        n: int,
-        stop: list[str] | None,
+        self, prompts: list[str], add_special_tokens: bool, sampling: Sampling
     ) -> list[list[str]]:
         import torch
 
         tokenizer, model = self._tokenizer, self._model
         limit = getattr(model.config, "max_position_embeddings", None) or 2048
-        max_input = max(8, limit - max_new_tokens)
+        max_input = max(8, limit - sampling.max_new_tokens)
         enc = tokenizer(
             prompts,
             return_tensors="pt",
@@ -225,20 +178,20 @@ class TransformersBackend:
             logger.warning(
                 "a prompt was cut to its last %d tokens (model context %d)", max_input, limit
             )
-        sample = temperature > 0
+        sample = sampling.temperature > 0
         config = copy.deepcopy(model.generation_config)
         config.update(
-            max_new_tokens=max_new_tokens,
+            max_new_tokens=sampling.max_new_tokens,
             do_sample=sample,
-            temperature=temperature if sample else None,
+            temperature=sampling.temperature if sample else None,
             top_p=config.top_p if sample else None,
             top_k=config.top_k if sample else None,
-            num_return_sequences=n if sample else 1,
+            num_return_sequences=sampling.n if sample else 1,
             pad_token_id=tokenizer.pad_token_id,
         )
         kwargs: dict[str, Any] = {"generation_config": config}
-        if stop:
-            config.stop_strings = [s for s in stop if s]
+        if sampling.stop:
+            config.stop_strings = [s for s in sampling.stop if s]
             kwargs["tokenizer"] = tokenizer
         with torch.inference_mode():
             output = model.generate(**enc, **kwargs)
@@ -246,7 +199,7 @@ class TransformersBackend:
         texts = tokenizer.batch_decode(
             output[:, enc["input_ids"].shape[1] :], skip_special_tokens=True
         )
-        texts = [apply_stop(t, stop) for t in texts]
-        per_prompt = n if sample else 1
+        texts = [apply_stop(t, sampling.stop) for t in texts]
+        per_prompt = sampling.n if sample else 1
         grouped = [texts[j * per_prompt : (j + 1) * per_prompt] for j in range(len(prompts))]
-        return grouped if sample else [g * n for g in grouped]
+        return grouped if sample else [g * sampling.n for g in grouped]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.config import LLMConfig
-from editor.llm.base import ChatMessage, apply_stop, check_conversation, check_generation_args
+from editor.llm.base import BackendBase, ChatMessage, Sampling, apply_stop
 from editor.llm.model_files import locate_model
 from retrieval.settings import Settings
 
@@ -34,7 +34,7 @@ def _import_vllm() -> Any:
     return vllm
 
 
-class VLLMBackend:
+class VLLMBackend(BackendBase):
     """``LLMBackend`` over ``vllm.LLM``; the engine starts on the first call."""
 
     def __init__(
@@ -46,11 +46,9 @@ class VLLMBackend:
         cache_dir: Path | None = None,
         **engine_kwargs: Any,
     ) -> None:
-        check_generation_args(1, max_new_tokens, temperature, None)
+        super().__init__(max_new_tokens, temperature)
         self._vllm = _import_vllm()  # fail at build time, not at the first request
         self.model_ref = model
-        self.max_new_tokens = max_new_tokens
-        self.temperature = temperature
         self.cache_dir = Path(cache_dir) if cache_dir is not None else Settings().cache_dir
         self.engine_kwargs = engine_kwargs
         self._engine: Any = None
@@ -74,46 +72,25 @@ class VLLMBackend:
                 self._engine = self._vllm.LLM(model=location.load_id, **self.engine_kwargs)
             return self._engine
 
-    def _params(
-        self, max_new_tokens: int | None, temperature: float | None, n: int, stop: list[str] | None
-    ) -> Any:
+    def _params(self, sampling: Sampling) -> Any:
         return self._vllm.SamplingParams(
-            n=n,
-            temperature=self.temperature if temperature is None else temperature,
-            max_tokens=max_new_tokens or self.max_new_tokens,
-            stop=list(stop) if stop else None,
+            n=sampling.n,
+            temperature=sampling.temperature,
+            max_tokens=sampling.max_new_tokens,
+            stop=list(sampling.stop) if sampling.stop else None,
         )
 
-    def complete(
-        self,
-        prompts: list[str],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        n: int = 1,
-        stop: list[str] | None = None,
-    ) -> list[list[str]]:
-        check_generation_args(n, max_new_tokens, temperature, stop)
-        if not prompts:
-            return []
-        params = self._params(max_new_tokens, temperature, n, stop)
-        outputs = self._llm().generate(list(prompts), params, use_tqdm=False)
-        return [[apply_stop(o.text, stop) for o in out.outputs] for out in outputs]
+    def _complete(self, prompts: list[str], sampling: Sampling) -> list[list[str]]:
+        params = self._params(sampling)
+        outputs = self._llm().generate(prompts, params, use_tqdm=False)
+        return _texts(outputs, sampling.stop)
 
-    def chat(
-        self,
-        conversations: list[list[ChatMessage]],
-        *,
-        max_new_tokens: int | None = None,
-        temperature: float | None = None,
-        n: int = 1,
-        stop: list[str] | None = None,
-    ) -> list[list[str]]:
-        check_generation_args(n, max_new_tokens, temperature, stop)
-        for conversation in conversations:
-            check_conversation(conversation)
-        if not conversations:
-            return []
-        params = self._params(max_new_tokens, temperature, n, stop)
+    def _chat(self, conversations: list[list[ChatMessage]], sampling: Sampling) -> list[list[str]]:
+        params = self._params(sampling)
         outputs = self._llm().chat([list(c) for c in conversations], params, use_tqdm=False)
-        return [[apply_stop(o.text, stop) for o in out.outputs] for out in outputs]
+        return _texts(outputs, sampling.stop)
+
+
+def _texts(outputs: list[Any], stop: list[str] | None) -> list[list[str]]:
+    """The samples of each ``vllm.RequestOutput``, cut before any stop string."""
+    return [[apply_stop(o.text, stop) for o in out.outputs] for out in outputs]

@@ -5,7 +5,9 @@ by the cross-encoder, the top J kept per question (RARR section 3.1).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 from editor.config import ResearchConfig
 from editor.research.base import ResearchRun, ResearchTimings
@@ -60,6 +62,22 @@ class Researcher:
         rerank_ms = sum(ms for _, ms in found)
         timings = ResearchTimings((t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms)
         return ResearchRun([results for results, _ in found], timings)
+
+    @contextmanager
+    def web_notes(self, notes: dict[str, Any]) -> Iterator[None]:
+        """Collect into ``notes`` what the web retriever records on this thread during the
+        block (``failures``; ``timings``: ``web_search``, ``web_fetch``, ``web_extract``)."""
+        web = self.index
+        drain_failures = getattr(web, "drain_failures", None)
+        drain_timings = getattr(web, "drain_timings", None)
+        if drain_failures is None or drain_timings is None:  # a local index records none
+            yield
+            return
+        drain_failures(), drain_timings()  # what an earlier call on this thread left
+        try:
+            yield
+        finally:
+            notes["failures"], notes["timings"] = drain_failures(), drain_timings()
 
     def research_queries(self, queries: list[Query]) -> list[QueryEvidence]:
         """Evidence for given queries; a snippet kept for several queries appears once per query

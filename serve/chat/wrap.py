@@ -20,7 +20,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from editor.pipeline import InputError, Pipeline
+from editor.inputs import InputError
+from editor.pipeline import Pipeline
 from editor.result import EditResult
 from serve.chat.citations import CitationStyle, dialogue_context, message_text, render_reply
 

@@ -73,7 +73,8 @@ def read_sources_file(path: Path) -> list[Any]:
 def cmd_check(args: argparse.Namespace) -> int:
     from editor.config import load_config
     from editor.factory import Components
-    from editor.pipeline import InputError, Pipeline
+    from editor.inputs import InputError
+    from editor.pipeline import Pipeline
 
     if (args.text is None) == (args.input is None):
         raise ValueError('pass a text (purr check "TEXT" --source ...) or --input FILE, not both')
@@ -105,7 +106,7 @@ def check_file(pipeline, src: Path, dst: Path) -> int:
     """Check every row of ``src`` into ``dst`` (a row journal); bad rows get ``{id, error}``."""
     from tqdm.auto import tqdm
 
-    from editor.pipeline import InputError
+    from editor.inputs import InputError
     from retrieval.corpus import read_utf8
     from retrieval.files import GracefulStop, RowJournal
     from serve.cli.common import interrupted

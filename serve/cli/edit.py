@@ -72,7 +72,8 @@ def register(sub: argparse._SubParsersAction, common) -> None:
 def cmd_edit(args: argparse.Namespace) -> int:
     from editor.config import editor_overrides, load_config
     from editor.factory import Components
-    from editor.pipeline import InputError, Pipeline
+    from editor.inputs import InputError
+    from editor.pipeline import Pipeline
 
     if (args.text is None) == (args.input is None):
         raise ValueError('pass a passage (purr edit "TEXT") or --input FILE, not both or neither')
@@ -143,7 +144,7 @@ def _row(raw: Any, lineno: int) -> dict[str, Any]:
 
 def _edit_one(pipeline, row: dict[str, Any]) -> tuple[str, Any]:
     """``("ok", result json)`` for a parsed row, or ``("error", reason)`` for unusable input."""
-    from editor.pipeline import InputError
+    from editor.inputs import InputError
 
     try:
         result = pipeline.edit(row["text"], row["context"], row["evidence"], row["sources"])

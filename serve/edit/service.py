@@ -17,7 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from editor.pipeline import InputError, Pipeline
+from editor.inputs import InputError
+from editor.pipeline import Pipeline
 from editor.result import EditResult
 from serve.edit.protocol import (
     BatchItem,

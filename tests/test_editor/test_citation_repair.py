@@ -11,7 +11,8 @@ import pytest
 from editor.citations.markers import format_marker, protect, restore
 from editor.config import load_config
 from editor.factory import Components
-from editor.pipeline import InputError, Pipeline
+from editor.inputs import InputError
+from editor.pipeline import Pipeline
 from editor.result import EditResult
 
 TOWER = (

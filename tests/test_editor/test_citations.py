@@ -11,7 +11,8 @@ from editor.citations import CitedDocument, parse_markers
 from editor.citations.check import CitationChecker, Source, read_sources
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
-from editor.pipeline import InputError, Pipeline
+from editor.inputs import InputError
+from editor.pipeline import Pipeline
 
 TOWER = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "

@@ -13,7 +13,8 @@ from llm_helpers import free_port, smollm
 from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, RevisionConfig, load_config
 from editor.factory import Components
-from editor.pipeline import InputError, Pipeline
+from editor.inputs import InputError
+from editor.pipeline import Pipeline
 from editor.revision.acceptance import EditAcceptance
 from editor.revision.agreement.llm import LLMAgreement
 from editor.revision.agreement.nli import NLIAgreement

@@ -208,7 +208,7 @@ def evaluate_evidence_row(pipeline: Any, row: dict[str, Any]) -> dict[str, Any]:
     repair): whether the text came back unchanged and every marker kept. A row the pipeline
     refuses (``InputError``) is recorded with its error, unchanged."""
     from editor.citations.document import parse_markers
-    from editor.pipeline import InputError
+    from editor.inputs import InputError
 
     ids = [str(s["id"]) for s in row["sources"]]
     out = {"id": row["id"], "dataset": row.get("dataset"), "fault": row["fault"]}

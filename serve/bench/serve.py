@@ -19,14 +19,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import numpy as np
 
 from retrieval.files import save_png
-from serve.loopback_web import free_port
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
+
+if TYPE_CHECKING:
+    import httpx
 
 
 def _peak_rss_mb(pid: int) -> float | None:
@@ -43,6 +44,8 @@ async def drive(
     url: str, passages: list[str], clients: int, duration_s: float, timeout_s: float
 ) -> dict[str, Any]:
     """``clients`` loops posting passages for ``duration_s``; every answer checked."""
+    import httpx
+
     counter = 0
     records: list[dict[str, Any]] = []
     stop_at = time.monotonic() + duration_s
@@ -115,6 +118,8 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
 
 
 def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
+    from serve.loopback_web import free_port
+
     port = free_port()
     cmd = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port)]
     cmd += ["--workers", str(workers), "--config", args.config]

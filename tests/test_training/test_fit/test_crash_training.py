@@ -79,7 +79,7 @@ def test_training_killed_at_random_moments_keeps_a_whole_checkpoint_and_resumes_
     assert full.returncode == 0, err
     assert not (tmp_path / "full" / "resume").exists()  # a finished run keeps no resume state
     resumed = 0
-    for seed in range(4):
+    for seed in range(2):  # each kill lands mid-run, so two are enough
         rng = random.Random(seed)
         out = tmp_path / f"run{seed}"
         proc = _popen(_train(rows, base, out))

@@ -22,6 +22,7 @@ import numpy as np
 from editor.attribution.nli import LABELS, ChunkedNLI, canonical_label, infer_label_map
 from editor.llm.partial import MANIFEST, is_partial_folder, load_partial
 from retrieval.assets import AssetNotFoundError, resolve
+from retrieval.collector import collector_paused
 
 
 class _HFModel(ChunkedNLI):
@@ -53,7 +54,8 @@ class _HFModel(ChunkedNLI):
         """Load tokenizer and model now (otherwise the first call does); idempotent."""
         with self._lock:
             if self._model is None:
-                self._load()
+                with collector_paused():  # transformers' model code and the weights stay
+                    self._load()
 
     def _from_pretrained(self, model_class: Any) -> tuple[Any, Any]:
         from transformers import AutoTokenizer

@@ -10,6 +10,8 @@ import functools
 import logging
 from typing import TYPE_CHECKING
 
+from retrieval.collector import collector_paused
+
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
@@ -32,10 +34,11 @@ _FIRST_SECOND_PERSON = frozenset("i we you".split())
 @functools.cache
 def get_nlp() -> Language:
     """The shared spaCy pipeline; loaded on the first call (about a second)."""
-    import spacy
-
     try:
-        return spacy.load(SPACY_MODEL)
+        with collector_paused():  # spaCy imports torch: a burst of objects that stay
+            import spacy
+
+            return spacy.load(SPACY_MODEL)
     except OSError as e:
         raise OSError(
             f"spaCy model '{SPACY_MODEL}' is not installed ({e}); "

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.revision.editors.base import FromBatch
+from retrieval.collector import collector_paused
 
 
 class ModelEditor(FromBatch):
@@ -30,7 +31,8 @@ class ModelEditor(FromBatch):
         """Tokenizer and model (loaded on the first call)."""
         with self._lock:
             if self._model is None:
-                self._tokenizer, self._model = self._load()
+                with collector_paused():  # the model's code and weights stay
+                    self._tokenizer, self._model = self._load()
         return self._tokenizer, self._model
 
     def _load(self) -> tuple[Any, Any]:

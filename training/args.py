@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 
@@ -30,24 +29,22 @@ def check_data_dir(path: str | None) -> None:
         raise ValueError(f"--data-dir {path} is not a folder; point it at shared/data")
 
 
-def read_rows(src: Path, required: tuple[str, ...], what: str) -> list[dict]:
-    """The JSON objects of a JSONL file, each with the ``required`` keys; a clear error naming
-    the line otherwise (``what`` is the command whose ``--help`` describes the rows)."""
+def read_rows(src: Path, required: tuple[str, ...], hint: str) -> list[dict]:
+    """The JSON objects of a JSONL file (``retrieval.corpus.jsonl_rows``), each with the
+    ``required`` keys; an error naming the file and line otherwise, ending with ``hint`` (what
+    makes such rows, or where they are described)."""
+    from retrieval.corpus import jsonl_rows
+
     if not src.is_file():
         raise ValueError(f"{src}: no such file")
     rows = []
-    for n, line in enumerate(src.read_text("utf-8").splitlines(), 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{src}:{n}: invalid JSON ({e.msg})") from None
-            if not isinstance(row, dict):
-                raise ValueError(f"{src}:{n}: expected a JSON object")
-            missing = [k for k in required if k not in row]
-            if missing:
-                raise ValueError(f"{src}:{n}: missing {missing}; see `{what} --help`")
-            rows.append(row)
+    for n, row in jsonl_rows(src):
+        if not isinstance(row, dict):
+            raise ValueError(f"{src}:{n}: expected a JSON object")
+        missing = [k for k in required if k not in row]
+        if missing:
+            raise ValueError(f"{src}:{n}: missing {missing}; {hint}")
+        rows.append(row)
     if not rows:
         raise ValueError(f"{src}: no rows")
     return rows

@@ -26,7 +26,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from retrieval.files import RowJournal, save_png
-from training.bench.base import Benchmark
+from training.bench.base import Benchmark, save_report
 
 EDIT_FACTS = [
     ("The Eiffel Tower was completed in 1887.", "The Eiffel Tower was completed in 1889."),
@@ -366,7 +366,6 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     from editor.config import editor_overrides, load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
-    from retrieval.files import write_text
 
     if args.trials < 1 or args.rows < 1 or args.repeats < 1:
         raise ValueError("--trials, --rows and --repeats must be >= 1")
@@ -381,6 +380,5 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     cfg = load_config("default", editor_overrides("substitute"))
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     report["cost"] = durability_cost(pipeline, args.rows, args.repeats)
-    write_text(out / "bench_crash.json", json.dumps(report, indent=2) + "\n")
-    plot(report, out / "bench_crash.png")
+    save_report(report, out / "bench_crash.json", plot)
     return report

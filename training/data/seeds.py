@@ -16,6 +16,7 @@ from typing import Any
 from retrieval.corpus import jsonl_rows, read_utf8
 from retrieval.sentences import split
 from retrieval.types import Document
+from training.args import read_rows
 
 
 @dataclass(frozen=True)
@@ -119,14 +120,5 @@ def shard(seeds: Iterable[Seed], index: int, count: int) -> Iterator[Seed]:
 
 def read_editor_rows(path: Path) -> list[dict[str, Any]]:
     """The rows of a ``purr data make`` file, each checked for the fields training reads."""
-    rows = []
-    need = {"corrupted", "clean", "evidence_pos", "evidence_neg"}
-    for lineno, row in jsonl_rows(path):
-        if not isinstance(row, dict) or not need <= set(row):
-            raise ValueError(
-                f"{path}:{lineno}: a row needs {sorted(need)} (make them with `purr data make`)"
-            )
-        rows.append(row)
-    if not rows:
-        raise ValueError(f"{path}: no rows")
-    return rows
+    need = ("clean", "corrupted", "evidence_neg", "evidence_pos")
+    return read_rows(Path(path), need, "make them with `purr data make`")

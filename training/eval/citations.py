@@ -283,7 +283,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     from retrieval.files import GracefulStop
 
     rows = read_rows(
-        Path(args.data), ("id", "text", "sources", "fault", "truth"), "purr data cited"
+        Path(args.data), ("id", "text", "sources", "fault", "truth"), "see `purr data cited --help`"
     )
     rows = rows[: args.limit] if args.limit else rows
     pipeline, checker = checking_pipeline(args)

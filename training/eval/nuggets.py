@@ -383,7 +383,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     """Run ``purr eval nuggets`` over a file of cited reports with their nuggets."""
     from retrieval.files import GracefulStop
 
-    rows = read_rows(Path(args.data), ("id", "text", "nuggets"), "purr eval nuggets")
+    rows = read_rows(Path(args.data), ("id", "text", "nuggets"), "see `purr eval nuggets --help`")
     for n, row in enumerate(rows, 1):
         if not isinstance(row["nuggets"], list) or not all(_is_nugget(x) for x in row["nuggets"]):
             msg = "'nuggets' must be a list of {question, answers} objects"

@@ -1,13 +1,14 @@
 """The attribution models purr builds by name: ``hf`` (any sequence-classification NLI model),
 ``t5-true`` (TRUE-style seq2seq) and ``purr`` (purr's own trained model, a local folder loaded as
 ``hf``; the shipped one by default, wrapped in the calibrated verifier when its folder holds a
-``fusion.json``)."""
+``fusion.json``; ``large`` or a folder with a ``decoder.json``: the decoder-LM verifier)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.decoder import DecoderNLI, is_decoder_folder
 from editor.attribution.fusion import FUSION_FILE, Fusion
 from editor.attribution.hf import HFSequenceClassificationNLI, T5TrueNLI
 from editor.attribution.verifier import FusedVerifier
@@ -57,10 +58,27 @@ def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     )
 
 
+LARGE_ARTEFACT = "purr-verifier-large"
+"""The large verifier (``attribution.model=large``): Gemma-3-270M with a LoRA adapter and a
+3-way head (``editor.attribution.decoder``)."""
+
+
 def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
-    path = Path(cfg.model).expanduser() if cfg.model else default_purr_path(settings)
+    model = LARGE_ARTEFACT if cfg.model == "large" else cfg.model
+    path = Path(model).expanduser() if model else default_purr_path(settings)
     if not path.exists() and (SHIPPED_MODELS / path / "config.json").is_file():
         path = SHIPPED_MODELS / path  # a shipped artefact by name: purr-attribution-summaries
+    if not path.exists() and is_decoder_folder(SHIPPED_MODELS / path):
+        path = SHIPPED_MODELS / path
+    if is_decoder_folder(path):
+        return DecoderNLI(
+            path,
+            batch_size=cfg.batch_size,
+            overlap=cfg.overlap,
+            device=cfg.device,
+            cache_dir=settings.cache_dir,
+            quantize=cfg.quantize,
+        )
     if not (path / "config.json").is_file():
         raise AssetNotFoundError(
             f"the trained attribution model is not at {path} (no config.json); train it with the "

@@ -86,6 +86,9 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.add_argument(
         "--init-adapter", default=None, help="continue training this saved LoRA adapter folder"
     )
+    p.add_argument("--init-from", default=None, help="start from this trained attribution folder")
+    p.add_argument("--teacher", default=None, help="distil from these probs.npz soft labels")
+    p.add_argument("--distill", type=float, default=0.5, help="weight of the soft labels (0-1)")
     p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
     p.add_argument("--eval-every", type=positive_int, default=200)
     p.add_argument("--patience", type=positive_int, default=5)
@@ -215,6 +218,9 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         same_article_neutrals=args.same_article_neutrals,
         edit_pairs=args.edit_pairs,
         init_adapter=args.init_adapter,
+        init_from=args.init_from,
+        teacher=args.teacher,
+        distill=args.distill,
         balance=args.balance,
         eval_every=args.eval_every,
         patience=args.patience,

@@ -71,6 +71,25 @@ def encoder_flops(config: Any, seq_len: int) -> float:
     return float(n * per_layer)
 
 
+def decoder_flops(config: Any, seq_len: int) -> float:
+    """Multiply-add FLOPs of one pass of a Gemma/Llama-style decoder over ``seq_len`` tokens:
+    the query, key, value and output projections (grouped key-value heads), the gated
+    feed-forward's three layers and the two attention products in every layer.
+
+    >>> from types import SimpleNamespace as C
+    >>> c = C(hidden_size=640, intermediate_size=2048, num_hidden_layers=18,
+    ...       num_attention_heads=4, num_key_value_heads=1, head_dim=256)
+    >>> round(decoder_flops(c, 128) / 1e9, 2)
+    26.88
+    """
+    d, ff, n = config.hidden_size, config.intermediate_size, config.num_hidden_layers
+    q = config.num_attention_heads * config.head_dim
+    kv = config.num_key_value_heads * config.head_dim
+    proj = 2 * d * q + 2 * d * kv + 3 * d * ff
+    per_layer = 2 * seq_len * proj + 2 * 2 * seq_len * seq_len * q
+    return float(n * per_layer)
+
+
 def matmul_peak_gflops(runs: int = 5, size: int = 2048) -> float:
     """This machine's fp32 matrix-multiply rate in GFLOP/s with torch's threads (median of
     ``runs``): the ceiling any encoder's pairs/s on this CPU is measured against."""
@@ -93,11 +112,17 @@ def bench_attribution(
     import torch
 
     from editor.attribution import default_purr_path
+    from editor.attribution.decoder import DecoderNLI, is_decoder_folder
+    from editor.attribution.factories import LARGE_ARTEFACT, SHIPPED_MODELS
     from editor.attribution.fusion import FUSION_FILE, Fusion
     from editor.attribution.hf import HFSequenceClassificationNLI
     from editor.attribution.verifier import FusedVerifier
+    from retrieval.settings import Settings
 
     ref = model_ref or str(default_purr_path())
+    if ref == "large":
+        ref = str(SHIPPED_MODELS / LARGE_ARTEFACT)
+    decoder = is_decoder_folder(Path(ref))
     report: dict[str, Any] = {
         "model": ref,
         "pairs": n,
@@ -107,8 +132,17 @@ def bench_attribution(
         "matmul_peak_gflops": round(matmul_peak_gflops(), 1),
         "lengths": {},
     }
-    models = {
-        q: HFSequenceClassificationNLI(
+    models: dict[str, Any] = {
+        q: DecoderNLI(
+            ref,
+            batch_size=batch_size,
+            overlap=0,
+            device="cpu",
+            cache_dir=Settings().cache_dir,
+            quantize=q,
+        )
+        if decoder
+        else HFSequenceClassificationNLI(
             ref, max_length=max(lengths), batch_size=batch_size, quantize=q
         )
         for q in ("none", "int8")
@@ -157,7 +191,11 @@ def bench_attribution(
             ),
             "mean_abs_diff": round(float(np.mean(np.abs(probs["none"] - probs["int8"]))), 4),
         }
-        flops = encoder_flops(models["none"]._model.config, length)
+        flops = (
+            decoder_flops(models["none"].config, length)
+            if decoder
+            else encoder_flops(models["none"]._model.config, length)
+        )
         row["gflop_per_pair"] = round(flops / 1e9, 2)
         row["fp32_gflops"] = round(row["none"]["pairs_per_s"] * flops / 1e9, 1)
         row["pairs_per_s_at_peak"] = round(report["matmul_peak_gflops"] * 1e9 / flops, 1)
@@ -169,7 +207,11 @@ BENCHMARK = Benchmark("attribution", "NLI throughput (pairs/s) at fixed lengths,
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default=None, help="model folder (default: the shipped one)")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="model folder, or 'large' for the shipped decoder verifier (default: the shipped one)",
+    )
     p.add_argument("--lengths", default="256,128", help="comma-separated pair lengths in tokens")
     p.add_argument("--n", type=int, default=192, help="pairs per run")
     p.add_argument("--runs", type=int, default=3)

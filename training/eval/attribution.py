@@ -26,6 +26,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from editor.attribution.base import CONTRADICTED_MIN, AttributionModel, build
+from editor.attribution.decoder import is_decoder_folder
 from editor.config import AttributionConfig
 from retrieval.files import save_png, write_text
 from retrieval.sentences import split
@@ -63,14 +64,17 @@ def load_dev_sets(
 def build_model(
     ref: str | AttributionConfig, device: str = "auto", max_length: int = 256
 ) -> AttributionModel:
-    """An attribution model from a config, a trained folder (type purr) or an HF reference."""
+    """An attribution model from a config, a trained folder (type purr; ``large`` names the
+    shipped decoder verifier) or an HF reference."""
     if isinstance(ref, AttributionConfig):
         return build(ref)
     if device == "auto":
         import torch
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    kind = "purr" if (Path(ref).expanduser() / "config.json").is_file() else "hf"
+    folder = Path(ref).expanduser()
+    trained = ref == "large" or (folder / "config.json").is_file() or is_decoder_folder(folder)
+    kind = "purr" if trained else "hf"
     return build(AttributionConfig(type=kind, model=ref, device=device, max_length=max_length))
 
 

@@ -116,6 +116,21 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
     return splits
 
 
+def teacher_targets(path: str | None, train: list[NLIExample]) -> dict[int, np.ndarray] | None:
+    """Each train row's teacher probabilities (keyed by the row object), or None."""
+    if not path:
+        return None
+    probs = np.load(Path(path).expanduser())["train"].astype(np.float32)
+    if len(probs) != len(train):
+        raise ValueError(
+            f"teacher {path} scored {len(probs)} train rows but the splits hold {len(train)}; "
+            "use the --splits file the teacher's bundle was made from"
+        )
+    probs = np.clip(probs, 1e-6, 1.0)
+    probs /= probs.sum(1, keepdims=True)
+    return {id(r): p for r, p in zip(train, probs, strict=True)}
+
+
 def train_attribution(
     cfg: TrainAttributionConfig, splits: NLISplits | None = None, stop_signal: Any = None
 ) -> TrainResult:
@@ -149,6 +164,7 @@ def train_attribution(
     loss_fn = torch.nn.CrossEntropyLoss(
         weight=class_w.to(device) if cfg.balance == "loss" else None
     )
+    soft = teacher_targets(cfg.teacher, train)
     use_bf16 = cfg.bf16 and device.startswith("cuda") and torch.cuda.is_bf16_supported()
     gen = torch.Generator().manual_seed(cfg.seed)
 
@@ -237,6 +253,11 @@ def train_attribution(
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
                 logits = model(**enc.to(device)).logits  # (batch, 3)
             loss = loss_fn(logits.float(), y)
+            if soft is not None:  # distillation: the teacher's probabilities as soft labels
+                target = torch.from_numpy(np.stack([soft[id(r)] for r in chunk])).to(device)
+                log_p = torch.log_softmax(logits.float(), -1)
+                kl = torch.nn.functional.kl_div(log_p, target, reduction="batchmean")
+                loss = (1 - cfg.distill) * loss + cfg.distill * kl
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, cfg.grad_clip)
             optim.step()

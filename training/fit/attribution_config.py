@@ -61,6 +61,19 @@ class TrainAttributionConfig(BaseModel):
         None,
         description="A saved LoRA attribution adapter to continue training (lora=True, its r).",
     )
+    init_from: str | None = Field(
+        None,
+        description="A trained attribution folder (full or partial weights over ``base``) whose "
+        "weights start the run, e.g. the shipped model to distil into.",
+    )
+    teacher: str | None = Field(
+        None,
+        description="A teacher's 3-way probabilities of the train rows (``probs.npz`` of "
+        "training.fit.decoder_train, rows in the order of ``splits``): distil from them.",
+    )
+    distill: float = Field(
+        0.5, ge=0, le=1, description="Weight of the teacher's soft labels in the loss."
+    )
     limit_per_source: int | None = Field(None, ge=1, description="Cap on train rows per source.")
     dev_limit_per_source: int | None = Field(600, ge=1, description="Cap on dev rows per source.")
     dev_fraction: float = Field(0.15, gt=0, lt=1, description="Share of documents held out.")

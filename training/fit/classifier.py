@@ -41,6 +41,15 @@ def load_classifier(base: str, cfg: TrainAttributionConfig) -> tuple[Any, Any]:
         label2id={label: i for i, label in enumerate(LABELS)},
         ignore_mismatched_sizes=True,  # a base with another head gets a fresh 3-way head
     )
+    if cfg.init_from:  # start from trained weights (a partial folder loads over its base)
+        from editor.llm.partial import is_partial_folder, load_partial
+
+        init = str(Path(cfg.init_from).expanduser())
+        model = (
+            load_partial(AutoModelForSequenceClassification, init, load_id)
+            if is_partial_folder(init)
+            else AutoModelForSequenceClassification.from_pretrained(init)
+        ).float()
     if cfg.freeze_embeddings:
         model.get_input_embeddings().weight.requires_grad_(False)
     if cfg.lora:

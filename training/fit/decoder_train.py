@@ -1,0 +1,276 @@
+"""Train the decoder verifier (``editor.attribution.decoder_model``) from a bundle, on a GPU.
+
+Reads a bundle made by ``training.fit.decoder_bundle`` (its ``weights.bin`` may come in parts,
+``weights.bin.part*``, joined in name order), fine-tunes LoRA adapters on every linear layer and
+a linear head in bf16 autocast with class-weighted cross-entropy, scores the dev rows every
+``--eval-every`` steps (per source: balanced accuracy of supported vs rest at P >= 0.5 and
+ROC-AUC; the best state by the mean over the four shared sets is kept), then writes to ``--out``:
+
+- ``decoder.json``: the base, the token budget and the LoRA settings (the folder is then an
+  artefact ``attribution.model`` can name);
+- ``adapter.safetensors``: the LoRA weights and the head, fp16 (peft's names under
+  ``backbone.``, the head as ``head.weight``/``head.bias``);
+- ``probs.npz``: the best state's 3-way probabilities of every train, dev and eval row (the
+  teacher's soft labels for distillation);
+- ``metrics.json``: the run's settings, its curve, dev and eval-only scores, speed.
+
+Needs numpy, torch, transformers, peft and gguf only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from editor.attribution.decoder_model import (
+    LORA_TARGETS,
+    TEMPLATE,
+    adapter_state,
+    build_model,
+    hf_name,
+    is_norm,
+    pad_batch,
+)
+
+SHARED = ("scifact", "climate-fever", "wice", "summedits")
+
+
+def read_weights(bundle: Path) -> dict[str, np.ndarray]:
+    from gguf.constants import GGMLQuantizationType
+    from gguf.quants import dequantize
+
+    parts = sorted(bundle.glob("weights.bin.part*")) or [bundle / "weights.bin"]
+    blob = b"".join(p.read_bytes() for p in parts)
+    out = {}
+    for t in json.loads((bundle / "tensors.json").read_text("utf-8")):
+        raw = np.frombuffer(blob, np.uint8, t["nbytes"], t["offset"])
+        qtype = GGMLQuantizationType(t["type"])
+        shape = t["shape"]
+        if qtype == GGMLQuantizationType.F32:
+            values = raw.view(np.float32)
+        else:
+            values = dequantize(raw.reshape(int(np.prod(shape[1:])), -1), qtype)
+        values = values.reshape(list(reversed(shape))).astype(np.float32)
+        out[hf_name(t["name"])] = values - 1.0 if is_norm(t["name"]) else values
+    return out
+
+
+def split(tokens, name: str) -> tuple[list[np.ndarray], np.ndarray, np.ndarray]:
+    ids, offsets = tokens[f"{name}_ids"], tokens[f"{name}_offsets"]
+    rows = [ids[offsets[i] : offsets[i + 1]].astype(np.int64) for i in range(len(offsets) - 1)]
+    return rows, tokens[f"{name}_labels"].astype(np.int64), tokens[f"{name}_sources"]
+
+
+def scores(probs: np.ndarray, labels: np.ndarray, sources: np.ndarray, names: list[str]) -> dict:
+    from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+    out: dict[str, float] = {}
+    for s in sorted(set(sources.tolist())):
+        m = sources == s
+        y = (labels[m] == 0).astype(int)
+        p = probs[m, 0]
+        out[f"{names[s]}/n"] = int(m.sum())
+        out[f"{names[s]}/balanced_accuracy"] = float(balanced_accuracy_score(y, p >= 0.5))
+        out[f"{names[s]}/roc_auc"] = (
+            float(roc_auc_score(y, p)) if 0 < y.sum() < len(y) else math.nan
+        )
+    for metric in ("balanced_accuracy", "roc_auc"):
+        vals = [v for k, v in out.items() if k.endswith(metric) and not math.isnan(v)]
+        shared = [out[f"{s}/{metric}"] for s in SHARED if f"{s}/{metric}" in out]
+        out[f"mean_{metric}"] = float(np.mean(vals)) if vals else math.nan
+        out[f"shared_mean_{metric}"] = float(np.mean(shared)) if shared else math.nan
+    return out
+
+
+def predict(model, rows: list[np.ndarray], device: str, batch_tokens: int = 32768) -> np.ndarray:
+    import torch
+
+    order = np.argsort([len(r) for r in rows])
+    out = np.zeros((len(rows), 3), np.float32)
+    model.eval()
+    i = 0
+    with torch.inference_mode(), torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
+        while i < len(order):
+            width = len(rows[order[min(i + 255, len(order) - 1)]])
+            n = max(1, min(256, batch_tokens // max(width, 1)))
+            idx = order[i : i + n]
+            ids, mask = pad_batch([rows[j] for j in idx])
+            logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))
+            out[idx] = torch.softmax(logits.float(), -1).cpu().numpy()
+            i += n
+    model.train()
+    return out
+
+
+def train(args: argparse.Namespace) -> dict:
+    import torch
+    from peft import LoraConfig, inject_adapter_in_model
+    from safetensors.torch import save_file
+
+    torch.manual_seed(args.seed)
+    rng = np.random.default_rng(args.seed)
+    meta = json.loads((args.bundle / "meta.json").read_text("utf-8"))
+    tokens = np.load(args.bundle / "tokens.npz")
+    names = meta["sources"]
+    train_rows, train_y, _ = split(tokens, "train")
+    dev_rows, dev_y, dev_src = split(tokens, "dev")
+    if args.limit:  # a smoke run: a few rows of each
+        train_rows, train_y = train_rows[: args.limit], train_y[: args.limit]
+        dev_rows, dev_y, dev_src = dev_rows[::40], dev_y[::40], dev_src[::40]
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+
+    model = build_model(meta["config"], meta["kept_rows"])
+    missing = model.backbone.load_state_dict(
+        {k: torch.from_numpy(v) for k, v in read_weights(args.bundle).items()}, strict=False
+    )
+    assert not missing.unexpected_keys and not missing.missing_keys, missing
+    lora = LoraConfig(
+        r=args.rank, lora_alpha=2 * args.rank, lora_dropout=0.05, target_modules=list(LORA_TARGETS)
+    )
+    inject_adapter_in_model(lora, model.backbone)
+    for n, p in model.named_parameters():
+        p.requires_grad = "lora_" in n or n.startswith("head.")
+    model.to(device)
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    counts = np.bincount(train_y, minlength=3)
+    weight = torch.tensor(
+        len(train_y) / (3 * np.maximum(counts, 1)), dtype=torch.float32, device=device
+    )
+    opt = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
+    steps = args.epochs * math.ceil(len(train_rows) / args.batch_size)
+    warm = max(1, int(0.06 * steps))
+    sched = torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    )
+    curve, best, best_state, bad = [], -1.0, None, 0
+    started, seen = time.perf_counter(), 0
+    step = 0
+    for _epoch in range(args.epochs):
+        perm = rng.permutation(len(train_rows))
+        # Length-sorted within chunks of 50 batches: less padding, still shuffled.
+        chunks = [
+            perm[i : i + 50 * args.batch_size] for i in range(0, len(perm), 50 * args.batch_size)
+        ]
+        batches = []
+        for c in chunks:
+            c = c[np.argsort([len(train_rows[j]) for j in c])]
+            batches += [c[i : i + args.batch_size] for i in range(0, len(c), args.batch_size)]
+        rng.shuffle(batches)
+        for b in batches:
+            ids, mask = pad_batch([train_rows[j] for j in b])
+            with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
+                logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))
+            y = torch.from_numpy(train_y[b]).to(device)
+            loss = torch.nn.functional.cross_entropy(logits.float(), y, weight=weight)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
+            opt.step(), sched.step(), opt.zero_grad(set_to_none=True)
+            step += 1
+            seen += len(b)
+            if step % args.eval_every == 0 or step == steps:
+                dev = scores(predict(model, dev_rows, device), dev_y, dev_src, names)
+                primary = dev["shared_mean_balanced_accuracy"]
+                curve.append(
+                    {
+                        "step": step,
+                        "loss": loss.item(),
+                        "shared_bacc": primary,
+                        "shared_auc": dev["shared_mean_roc_auc"],
+                        "mean_bacc": dev["mean_balanced_accuracy"],
+                    }
+                )
+                print(json.dumps(curve[-1]), flush=True)
+                if primary > best:
+                    best, bad = primary, 0
+                    best_state = {
+                        k: v.detach().clone().cpu()
+                        for k, v in model.state_dict().items()
+                        if "lora_" in k or k.startswith("head.")
+                    }
+                else:
+                    bad += 1
+                if bad >= args.patience:
+                    break
+            if args.max_seconds and time.perf_counter() - started > args.max_seconds:
+                bad = args.patience  # out of time: keep the best state so far
+                break
+        if bad >= args.patience:
+            break
+    train_s = time.perf_counter() - started
+    model.load_state_dict(best_state, strict=False)
+    args.out.mkdir(parents=True, exist_ok=True)
+    probs = {
+        k: predict(model, split(tokens, k)[0][:: 40 if args.limit else 1], device)
+        for k in ("train", "dev", "eval")
+        if f"{k}_ids" in tokens
+    }
+    np.savez_compressed(
+        args.out / "probs.npz", **{k: v.astype(np.float16) for k, v in probs.items()}
+    )
+    save_file(adapter_state(model), str(args.out / "adapter.safetensors"))
+    lora_meta = {"r": args.rank, "alpha": 2 * args.rank, "targets": list(LORA_TARGETS)}
+    manifest = {
+        "base": meta.get("base", "packaged:gemma-3-270m"),
+        "max_length": meta["max_length"],
+        "labels": meta["labels"],
+        "lora": lora_meta,
+        "template": list(TEMPLATE),
+    }
+    (args.out / "decoder.json").write_text(json.dumps(manifest, indent=2), "utf-8")
+    result = {
+        "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "lora": {
+            "r": args.rank,
+            "alpha": 2 * args.rank,
+            "dropout": 0.05,
+            "targets": list(LORA_TARGETS),
+        },
+        "steps": step,
+        "best_shared_bacc": best,
+        "curve": curve,
+        "train_seconds": train_s,
+        "examples_per_second": seen / train_s,
+        "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
+        "dev": scores(probs["dev"], *split(tokens, "dev")[1:], names) if not args.limit else {},
+    }
+    if "eval" in probs:
+        _, ev_y, ev_src = split(tokens, "eval")
+        step_ = 40 if args.limit else 1
+        result["eval"] = scores(probs["eval"], ev_y[::step_], ev_src[::step_], names)
+    (args.out / "metrics.json").write_text(json.dumps(result, indent=1), "utf-8")
+    return result
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--bundle", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--rank", type=int, default=32)
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--eval-every", type=int, default=300)
+    p.add_argument("--patience", type=int, default=4)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--max-seconds", type=float, default=0, help="stop training after this long")
+    p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
+    r = train(p.parse_args(argv))
+    print(
+        json.dumps(
+            {k: r[k] for k in ("steps", "best_shared_bacc", "train_seconds", "examples_per_second")}
+        )
+    )
+    print(json.dumps({k: round(v, 3) for k, v in r["dev"].items() if "mean" in k}))
+    if "eval" in r:
+        print(
+            json.dumps({k: round(v, 3) for k, v in r["eval"].items() if "/" in k and "/n" not in k})
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -35,7 +35,8 @@ from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
 from editor.revision.base import Revises
 from editor.stages import StageRunner
-from editor.text.nlp import get_nlp, looks_english
+from editor.text.language import check_language
+from editor.text.nlp import get_nlp
 from editor.types import Evidence, Query
 
 log = logging.getLogger(__name__)
@@ -201,9 +202,11 @@ class Pipeline:
         """The result of a text no stage sees: one that does not look like English (returned
         unchanged), or any when the first-use work fails (``degraded``); None once prepared,
         with the time it took in ``timings``."""
-        if self.cfg.limits.english_only and not looks_english(text):
-            reason = "the text does not look like English; returned unchanged"
-            return EditResult.untouched(text, context, reason, "unchanged")
+        if self.cfg.limits.english_only:
+            verdict = check_language(text)
+            if not verdict.english:
+                reason = f"{verdict.reason}; returned unchanged"
+                return EditResult.untouched(text, context, reason, "unchanged")
         t = time.perf_counter()
         try:
             self.prepare(research=research)

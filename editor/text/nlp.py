@@ -95,35 +95,3 @@ def is_claim(doc: Doc) -> bool:
         ):
             return False
     return True
-
-
-_ENGLISH_MARKERS = frozenset(
-    """the and of to is was that with for it on as are by this which from were has have be at
-    or an not his her they he she their been would will its who also than i you we my your me
-    can how what do does did here there if so just any all some more most""".split()
-)
-
-
-def looks_english(text: str, min_words: int = 5) -> bool:
-    """Whether ``text`` is plausibly English: mostly Latin letters and, from ``min_words`` words
-    on, enough English function words (these are rare in other Latin-script languages).
-
-    >>> looks_english("The Eiffel Tower was built in 1889 by the company of Gustave Eiffel.")
-    True
-    >>> looks_english("Der Eiffelturm wurde von 1887 bis 1889 von Gustave Eiffel gebaut.")
-    False
-    >>> looks_english("東京タワーは1958年に完成した。")
-    False
-    >>> looks_english("OK")
-    True
-    >>> looks_english("Hello! How can I help you today?")
-    True
-    """
-    letters = [c for c in text if c.isalpha()]
-    if letters and sum(c.isascii() for c in letters) / len(letters) < 0.7:
-        return False
-    words = [w.strip(".,;:!?\"'()[]").lower() for w in text.split()]
-    words = [w for w in words if w.isalpha()]
-    if len(words) < min_words:
-        return True
-    return sum(w in _ENGLISH_MARKERS for w in words) / len(words) >= 0.12

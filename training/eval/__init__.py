@@ -12,5 +12,6 @@ EVALUATIONS = (
     "nuggets",
     "factuality",
     "extraction",
+    "language",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

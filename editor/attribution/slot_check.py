@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from editor.attribution.flips import negation_only, swapped_names
+from editor.attribution.granularity import coarser_or_same, named_otherwise
 from editor.attribution.slot_values import (
     COMPARED_KINDS,
     NAME_KINDS,
@@ -51,7 +52,9 @@ SlotVerdictKind = Literal["contradicted", "consistent", "unknown"]
 class SlotVerdict:
     """The slot check of one claim: the verdict, why, and the two spans behind a contradiction
     (``claim_span`` as character offsets into the claim; ``evidence_span`` the evidence's words).
-    ``verbatim``: the evidence contains the whole claim word for word."""
+    ``verbatim``: the evidence contains the whole claim word for word. ``less_specific``: the
+    evidence states the slot only more coarsely (a country for the claim's region, a title for
+    its name), which verifies nothing and contradicts nothing: never enough to edit."""
 
     verdict: SlotVerdictKind
     reason: str
@@ -59,6 +62,7 @@ class SlotVerdict:
     evidence_span: str | None = None
     evidence_sentence: str | None = None
     verbatim: bool = False
+    less_specific: bool = False
 
     @property
     def names_a_difference(self) -> bool:
@@ -187,11 +191,14 @@ class SlotChecker:
 
     def _verdict(self, claim_doc: Any, a: _Aligned) -> SlotVerdict:
         best = self._parse(a.aligned)
-        confirmed = 0
+        confirmed, coarser = 0, None
         for verdict in self._compare(claim_doc, best, a.everything):
             if verdict.verdict == "contradicted":
                 return verdict
-            confirmed += 1
+            if verdict.less_specific:
+                coarser = coarser or verdict
+            else:
+                confirmed += 1
         swap = _role_swap(claim_doc, best)
         if swap is not None:
             return swap
@@ -214,6 +221,8 @@ class SlotChecker:
                 None,
                 best.text,
             )
+        if coarser is not None:  # one slot only coarsely stated: the claim is not verified
+            return coarser
         if confirmed:
             return SlotVerdict(
                 "consistent", f"{confirmed} slot(s) match the evidence", None, None, best.text
@@ -258,13 +267,22 @@ class SlotChecker:
                 out.append(SlotVerdict("consistent", f"{slot.text!r} matches {match.text!r}"))
             elif slot.kind in NAME_KINDS and named_in(slot, everything):
                 out.append(SlotVerdict("consistent", f"{slot.text!r} is in the evidence"))
+            elif slot.kind in NAME_KINDS and (other := named_otherwise(slot, everything)):
+                out.append(SlotVerdict("consistent", f"{slot.text!r} is named {other!r} there"))
             elif f" {norm(slot.text)} " not in everything:
                 open_slots.append(slot)
         for slot in open_slots:
             rivals = [c for c in theirs if c not in used and comparable(claim_doc, slot, ev_doc, c)]
             rival = self._rival(claim_doc, slot, ev_doc, rivals)
             if rival is not None and not nested_names(slot, rival):
-                out.append(self._contradiction(slot, rival, ev_doc))
+                restated = coarser_or_same(slot, rival)
+                out.append(
+                    SlotVerdict(
+                        restated.verdict, restated.reason, less_specific=restated.less_specific
+                    )
+                    if restated is not None
+                    else self._contradiction(slot, rival, ev_doc)
+                )
         return sorted(out, key=lambda v: v.verdict != "contradicted")
 
     def _rival(

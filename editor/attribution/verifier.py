@@ -138,13 +138,16 @@ def refutes(
 ) -> bool:
     """The one contradiction rule (the agreement gate, the report, ``purr eval slots``): a slot
     check that names the span the evidence states otherwise, or P(contradicted) at least
-    ``min_contradicted`` and above P(supported).
+    ``min_contradicted`` and above P(supported), unless the slot check found the evidence only
+    less specific than the claim.
 
     >>> refutes(EntailmentScores(0.2, 0.75, 0.05)), refutes(EntailmentScores(0.3, 0.6, 0.1))
     (True, False)
     """
     if slot is not None and slot.names_a_difference:
         return True
+    if slot is not None and slot.less_specific:
+        return False  # a coarser statement of the same slot: nothing to correct
     return scores.contradicted >= min_contradicted and scores.contradicted > scores.supported
 
 

@@ -8,7 +8,8 @@ unsupported) before the editor is called. ``EditAcceptance`` then asks of the ed
   Crumb."), no run of words the edit inserted comes from the user's question (the dialogue
   context) without being in the evidence, and the edit changes words (not only punctuation)
   and keeps the sentence's final punctuation, and it adds no run of words that replaces
-  nothing ("pleaded not guilty" -> "pleaded guilty on Thursday");
+  nothing ("pleaded not guilty" -> "pleaded guilty on Thursday"); an added or dropped negation
+  needs an evidence sentence that states the revised polarity (``negation_problem``);
 - the verifier rates the revised sentence, decontextualised in the revised passage, supported
   by the same evidence, at least ``min_supported`` and more than the original sentence, and
   does not find it contradicted (``refutes``: a slot the evidence states otherwise, say).
@@ -24,6 +25,9 @@ from difflib import SequenceMatcher
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
 
+_NEGATION = re.compile(
+    r"\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot)\b|n['’]t\b", re.I
+)
 _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
 _WORD = re.compile(r"[\w'’-]+")
 
@@ -85,6 +89,32 @@ def form_problem(
     return None
 
 
+def negation_problem(before: str, after: str, evidence: str) -> str | None:
+    """Why an edit that adds or drops a negation may not stand: only an evidence sentence that
+    states the revised polarity of the same statement (most of its content words) licenses it.
+
+    >>> negation_problem("It was built not to need mains power.", "It was built to need mains power.",
+    ...                  "The lamp was built to run on batteries.")
+    "the edit drops 'not', and no evidence sentence states the statement that way"
+    >>> negation_problem("It is not in Paris.", "It is in Paris.", "It is in Paris, France.") is None
+    True
+    """
+    from editor.text.words import content_words
+    from retrieval.sentences import split
+
+    old, new = len(_NEGATION.findall(before)), len(_NEGATION.findall(after))
+    if old == new:
+        return None
+    words = content_words(after)
+    for sentence in split(evidence):
+        shared = len(words & content_words(sentence)) / max(len(words), 1)
+        if shared >= 0.6 and len(_NEGATION.findall(sentence)) % 2 == new % 2:
+            return None
+    change = "drops" if new < old else "adds"
+    word = (_NEGATION.findall(before if new < old else after) or ["not"])[0]
+    return f"the edit {change} {word!r}, and no evidence sentence states the statement that way"
+
+
 class EditAcceptance:
     """The verifier's and the form's say on each edit (see the module doc)."""
 
@@ -119,7 +149,7 @@ class EditAcceptance:
         """Whether the edit of passage ``before`` into ``after`` (the edited sentence at
         ``span_before`` / ``span_after``) may stand, and why."""
         old, new = before[span_before[0] : span_before[1]], after[span_after[0] : span_after[1]]
-        problem = form_problem(old, new, context, evidence)
+        problem = form_problem(old, new, context, evidence) or negation_problem(old, new, evidence)
         if problem:
             return False, f"rejected: {problem}"
         h_old = self._standalone(before, span_before, context)

@@ -96,9 +96,37 @@ def test_a_revision_the_evidence_still_contradicts_is_refused(acceptance):
     before = (
         "The Columbia River is the largest river in the North America region of Pacific Northwest."
     )
-    wrong = "The Columbia River is the largest river in the Canada region of Pacific Northwest."
+    wrong = "The Columbia River is the largest river in the Europe region of Pacific Northwest."
     ok, why = acceptance.check(before, wrong, (0, len(before)), (0, len(wrong)), evidence)
-    assert not ok and "'Canada' vs 'North America'" in why, why
+    assert not ok and "'Europe' vs 'North America'" in why, why
+    inside = "The Columbia River is the largest river in the Canada region of Pacific Northwest."
+    ok, why = acceptance.check(before, inside, (0, len(before)), (0, len(inside)), evidence)
+    assert not ok, why  # Canada lies in North America: not contradicted, but not supported
     fixed = evidence
     ok, why = acceptance.check(before, fixed, (0, len(before)), (0, len(fixed)), evidence)
     assert ok, why
+
+
+def test_a_negation_changes_only_where_an_evidence_sentence_states_the_other_polarity():
+    from editor.revision.acceptance import negation_problem
+
+    dropped = negation_problem(
+        "The radio was built not to need mains power.",
+        "The radio was built to need mains power.",
+        "The radio was built in 1950. It ran on batteries.",
+    )
+    assert dropped is not None and "'not'" in dropped
+    added = negation_problem(
+        "The bridge was finished in 1890.",
+        "The bridge was never finished in 1890.",
+        "The bridge was finished in 1890 after six years.",
+    )
+    assert added is not None and "adds" in added
+    assert (
+        negation_problem(
+            "The tower is not in Paris.",
+            "The tower is in Paris.",
+            "The tower stands in Paris, France, on the Champ de Mars.",
+        )
+        is None
+    )

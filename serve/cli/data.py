@@ -12,6 +12,7 @@ from typing import Any
 
 from retrieval.files import GracefulStop, write_text
 from serve.cli.common import add_ray_args, interrupted, ray_job
+from serve.cli.data_real import add_real_errors_parser
 from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
@@ -295,6 +296,7 @@ def register(sub, common) -> None:
     p.set_defaults(handler=_cmd_cited)
     add_make_parser(dsub)
     add_querygen_parser(dsub)
+    add_real_errors_parser(dsub)
 
 
 def _cmd_cited(args) -> int:

@@ -156,6 +156,11 @@ def run_eval(
         "rows_wanted": len(wanted),
         "resume": journal.summary().to_json(),
     }
+    graded = [r for i, r in done.items() if i in wanted and "answers" in r]
+    if graded:
+        from training.eval.answers_metrics import answer_scores
+
+        metrics["answers"] = answer_scores(graded)
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot(records, metrics, out)
     return metrics

@@ -1,0 +1,88 @@
+"""``purr data real-errors``: real hallucinations of the packaged LLMs, with gold answers and the
+evidence that fixes them (``training/data/real_errors.py``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from retrieval.files import write_text
+
+
+def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
+    from training.data.real_errors import FORMS, MODELS, SOURCES
+
+    p = dsub.add_parser(
+        "real-errors",
+        help="dev and test sets: the packaged LLMs' own wrong answers to NQ-open and StrategyQA "
+        "questions, with the gold answers and their evidence",
+    )
+    p.add_argument("--out", required=True, help="folder for dev.jsonl, test.jsonl, corpus.jsonl")
+    p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, of {list(MODELS)}")
+    p.add_argument("--sources", default=",".join(SOURCES), help=f"comma-separated, of {SOURCES}")
+    p.add_argument("--forms", default=",".join(FORMS), help="short (one sentence), long or both")
+    p.add_argument("--n", type=int, default=300, help="questions per source (default 300)")
+    p.add_argument("--batch-size", type=int, default=8, help="prompts generated at once")
+    p.add_argument(
+        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
+    )
+    p.set_defaults(handler=_cmd_real_errors)
+
+
+def _pick(value: str, allowed, flag: str) -> tuple[str, ...]:
+    items = tuple(x.strip() for x in value.split(",") if x.strip())
+    bad = [x for x in items if x not in allowed]
+    if not items or bad:
+        raise ValueError(f"{flag} takes a comma-separated list of {sorted(allowed)}, got {value!r}")
+    return items
+
+
+def _cmd_real_errors(args: argparse.Namespace) -> int:
+    from training.data.cited import DATA
+    from training.data.real_errors import (
+        FORMS,
+        MODELS,
+        SOURCES,
+        answer_rows,
+        nq_open_questions,
+        strategyqa_questions,
+    )
+
+    models = _pick(args.models, MODELS, "--models")
+    sources = _pick(args.sources, SOURCES, "--sources")
+    forms = _pick(args.forms, FORMS, "--forms")
+    if args.n < 1 or args.batch_size < 1:
+        raise ValueError("--n and --batch-size must be >= 1")
+    data = Path(args.data) if args.data else DATA
+    questions = []
+    if "nq-open" in sources:
+        questions += nq_open_questions(data, args.n)
+    if "strategyqa" in sources:
+        questions += strategyqa_questions(data, args.n)
+    rows = [r for m in models for r in answer_rows(questions, m, forms, args.batch_size)]
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for split in ("dev", "test"):
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
+        write_text(out / f"{split}.jsonl", "".join(lines))
+    facts = {
+        q.evidence_title: {"id": q.id, "title": q.evidence_title, "text": q.evidence_text}
+        for q in questions
+        if q.source == "strategyqa"
+    }
+    write_text(
+        out / "corpus.jsonl",
+        "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in facts.values()),
+    )
+    summary = {
+        "out": str(out),
+        "questions": len(questions),
+        "rows": Counter(r["split"] for r in rows),
+        "wrong": Counter(f"{r['split']}:{r['model']}:{r['form']}" for r in rows if r["wrong"]),
+        "right": Counter(f"{r['split']}:{r['model']}:{r['form']}" for r in rows if not r["wrong"]),
+    }
+    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0

@@ -1,0 +1,90 @@
+"""Real-error dev sets: the packaged LLMs' own answers to real questions, judged against the
+gold answers, split by evidence document; and the 60 statements about the embedded corpus."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+from helpers import run_purr
+
+from retrieval.corpus import read_wiki_summaries
+from training.data.real_errors import Question, judge, split_of
+from training.eval.answers_metrics import answer_scores
+
+STATEMENTS = Path(__file__).resolve().parents[3] / "training" / "eval" / "statements.jsonl"
+
+
+def test_purr_data_real_errors_writes_judged_answers_split_by_document(tmp_path):
+    out = tmp_path / "real"
+    done = run_purr(
+        "data", "real-errors", "--out", str(out), "--n", "4", "--models", "smollm2",
+        "--forms", "short",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["questions"] == 8  # 4 NQ-open questions with evidence, 4 StrategyQA
+    rows = [
+        json.loads(x)
+        for s in ("dev", "test")
+        for x in (out / f"{s}.jsonl").read_text().splitlines()
+    ]
+    assert rows and sum(summary["rows"].values()) == len(rows)
+    for r in rows:
+        assert r["context"] and r["text"] and r["answers"] and r["model"] == "smollm2"
+        assert r["split"] == split_of(r["evidence_title"])
+        assert r["planted"] == r["wrong"] == (not judge(_question(r), r["text"]))
+    corpus = [json.loads(x) for x in (out / "corpus.jsonl").read_text().splitlines()]
+    assert len(corpus) == 4 and all(d["text"] for d in corpus)  # StrategyQA's facts, to index
+
+
+def _question(row: dict) -> Question:
+    return Question(
+        row["id"], row["source"], row["context"], tuple(row["answers"]), row["evidence_title"], ""
+    )
+
+
+def test_answers_are_judged_by_the_gold_and_non_answers_dropped():
+    q = Question("q", "nq-open", "who wrote hamlet", ("William Shakespeare",), "Hamlet", "")
+    assert judge(q, "Hamlet was written by William Shakespeare.") is True
+    assert judge(q, "Hamlet was written by Christopher Marlowe.") is False
+    assert judge(q, "I'm not sure who wrote it.") is None
+    assert judge(q, "The answer to this question is: 1.") is None
+    yn = Question("y", "strategyqa", "Can a cat fly?", ("no",), "Cat", "")
+    assert judge(yn, "No, cats cannot fly.") is True and judge(yn, "Yes, they can.") is False
+
+
+def test_the_statement_suite_is_balanced_and_its_fixes_are_in_the_corpus():
+    rows = [json.loads(x) for x in STATEMENTS.read_text().splitlines()]
+    wrong = [r for r in rows if r["wrong"]]
+    assert len(rows) == 60 and len(wrong) == 40
+    assert set(Counter(r["error_type"] for r in wrong).values()) == {5}  # 8 slot types
+    corpus = " ".join(d.text for d in read_wiki_summaries())
+    for r in rows:
+        assert r["answers"][0] in r["reference"] and r["answers"][0] in corpus, r["id"]
+        if r["wrong"]:
+            assert r["wrong_value"] in r["text"] and r["wrong_value"] not in r["reference"]
+            assert r["reference"] == r["text"].replace(r["wrong_value"], r["answers"][0])
+        else:
+            assert r["reference"] == r["text"]
+
+
+def test_answer_scores_count_fixes_harm_and_untouched_right_answers():
+    def row(original, revised, answers, wrong, **extra):
+        return {"original": original, "revised": revised, "answers": answers, "wrong": wrong,
+                "model": "m", "form": "short", "qtype": "place", "source": "s", **extra}  # fmt: skip
+
+    rows = [
+        row("It is in Rome.", "It is in Paris.", ["Paris"], True, wrong_value="Rome"),
+        row("It is in Rome.", "It is in Paris, not Rome.", ["Paris"], True, wrong_value="Rome"),
+        row("It is in Rome.", "It is in Milan.", ["Paris"], True),
+        row("It is in Paris.", "It is in Paris.", ["Paris"], False),
+        row("It is in Paris.", "It is in Lyon.", ["Paris"], False),
+    ]
+    s = answer_scores(rows)
+    assert (s["wrong_answers"], s["right_answers"]) == (3, 2)
+    assert s["fixed"] == round(1 / 3, 4) and s["edited_not_fixed"] == round(2 / 3, 4)
+    assert s["right_unchanged"] == 0.5 and s["right_broken"] == 0.5
+    assert s["edits"] == 4 and s["edits_correct"] == 0.25 and s["harmful_edits"] == 3
+    assert s["by_qtype"]["place"]["wrong_answers"] == 3

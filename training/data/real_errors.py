@@ -1,0 +1,297 @@
+"""Real hallucinations of real models, for ``purr eval edits``: the packaged LLMs answer real
+questions closed-book, and an answer that does not give the gold answer is a real error whose
+fix and evidence are known.
+
+``purr data real-errors --out DIR [--models smollm2,gemma] [--sources nq-open,strategyqa]
+[--forms short,long] [--n 300]``:
+
+- **NQ-open** (``raw/nq_open/``): each question's evidence is the first of its five best BM25
+  passages among the packaged Wikipedia summaries (the default index's corpus) that holds one
+  of its gold answers; questions without one are skipped. The default index then holds the
+  evidence among 10,000 distractors.
+- **StrategyQA** (``raw/strategyqa/dev.json``): yes/no questions whose annotated facts are the
+  evidence (written to ``DIR/corpus.jsonl``, to append to a copy of the default index).
+
+Each model answers in one sentence (``short``) and in two or three (``long``), greedily. An
+answer is right when it contains a gold answer (SQuAD normalisation, whole words; for yes/no, its
+first yes or no), wrong when it does not, and dropped when it answers nothing ("I don't know",
+empty, the question repeated). Rows are split into ``dev`` and ``test`` by evidence document.
+
+Rows: ``{id, source, model, form, qtype, text, context, answers, wrong, planted, evidence_title,
+evidence_text, split}``; ``text`` is the answer to edit and ``context`` its question, as
+``purr eval edits`` reads them; ``planted`` is true for a wrong answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+MODELS = {"smollm2": "packaged:smollm2-135m-instruct", "gemma": "packaged:gemma-3-270m"}
+SOURCES = ("nq-open", "strategyqa")
+FORMS = ("short", "long")
+_NON_ANSWER = re.compile(
+    r"\b(i (do not|don ?t|cannot|can ?t|am not sure)|i'm (not sure|sorry)|sorry|no information|"
+    r"not (known|sure|available)|unknown|as an ai|the answer (to this question )?is)\b",
+    re.I,
+)
+_AUX = frozenset(
+    "is are was were do does did can could will would has have had should may might".split()
+)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question with its gold answers and the passage that states them."""
+
+    id: str
+    source: str
+    question: str
+    answers: tuple[str, ...]
+    evidence_title: str
+    evidence_text: str
+
+
+def normalise(text: str) -> str:
+    """SQuAD's answer normalisation: lower case, no punctuation, no articles, single spaces.
+
+    >>> normalise("The  Chrysler Building!")
+    'chrysler building'
+    """
+    text = "".join(" " if c in string.punctuation else c for c in text.lower())
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def contains_answer(text: str, answer: str) -> bool:
+    """Whether ``text`` states ``answer`` as whole words (both normalised).
+
+    >>> contains_answer("It was written by Bob Dylan in 1963.", "bob dylan")
+    True
+    >>> contains_answer("It happened in 19630.", "1963")
+    False
+    """
+    a = normalise(answer)
+    return bool(a) and re.search(rf"(?<!\w){re.escape(a)}(?!\w)", normalise(text)) is not None
+
+
+def yes_no(text: str) -> bool | None:
+    """The first yes or no an answer gives; None when it gives neither.
+
+    >>> yes_no("No, a cat cannot fly."), yes_no("Yes."), yes_no("It depends.")
+    (False, True, None)
+    """
+    m = re.search(r"\b(yes|no)\b", text.lower())
+    return None if m is None else m.group(1) == "yes"
+
+
+def question_type(question: str) -> str:
+    """The kind of answer a question asks for: person, date, place, number, yes/no, title or
+    other.
+
+    >>> [question_type(q) for q in ["who wrote hamlet", "when did ww2 end",
+    ...  "where is the eiffel tower", "how many moons does mars have",
+    ...  "is a tomato a fruit", "what song won eurovision in 1974", "what is dna"]]
+    ['person', 'date', 'place', 'number', 'yes/no', 'title', 'other']
+    """
+    q = question.lower().strip()
+    first = q.split()[0] if q.split() else ""
+    if first in {"who", "whom", "whose"}:
+        return "person"
+    if first == "when" or re.match(r"(what|which|in what) (year|date|day|month|century)", q):
+        return "date"
+    if first == "where" or re.match(r"(what|which|in what) (city|country|state|place|town)", q):
+        return "place"
+    if re.match(r"how (many|much|long|far|old|tall|big|high)", q) or "what percentage" in q:
+        return "number"
+    if first in _AUX:
+        return "yes/no"
+    if re.match(r"(what|which|name the) .*\b(song|film|movie|book|album|show|series|novel)", q):
+        return "title"
+    return "other"
+
+
+def nq_open_questions(data: Path, n: int, progress: bool = True) -> list[Question]:
+    """Up to ``n`` NQ-open questions whose gold answer one of their five best BM25 passages
+    among the packaged Wikipedia summaries states (the first such passage is the evidence)."""
+    from retrieval.bm25 import BM25Index
+    from retrieval.config import BM25Config
+    from retrieval.corpus import jsonl_rows, read_wiki_summaries
+
+    docs = list(read_wiki_summaries())
+    index = BM25Index.build([f"{d.title}. {d.text}" for d in docs], BM25Config(), False)
+    rows = []
+    for name in ("NQ-open.dev.jsonl", "NQ-open.efficientqa.dev.1.1.jsonl"):
+        rows += [r for _, r in jsonl_rows(data / "raw" / "nq_open" / name)]
+    out: list[Question] = []
+    seen: set[str] = set()
+    for i, row in enumerate(tqdm(rows, desc="nq-open evidence", disable=not progress)):
+        q = str(row["question"]).strip()
+        answers = tuple(  # an answer the question itself names would make any reply right
+            a for a in row["answer"] if len(normalise(a)) >= 2 and not contains_answer(q, a)
+        )
+        if not answers or q.lower() in seen:
+            continue
+        seen.add(q.lower())
+        top, _ = index.search(q, 5)
+        hit = next(
+            (docs[j] for j in top if any(contains_answer(docs[j].text, a) for a in answers)), None
+        )
+        if hit is not None:
+            out.append(Question(f"nq-open-{i}", "nq-open", q, answers, hit.title, hit.text))
+        if len(out) >= n:
+            break
+    return out
+
+
+def strategyqa_questions(data: Path, n: int) -> list[Question]:
+    """Up to ``n`` StrategyQA dev questions; the gold is "yes" or "no", the evidence the
+    annotators' facts."""
+    rows = json.loads((data / "raw" / "strategyqa" / "dev.json").read_text("utf-8"))
+    out = []
+    for row in rows[:n]:
+        answer = "yes" if row["answer"] else "no"
+        title = f"{row['term']} (StrategyQA {row['qid']})"
+        out.append(
+            Question(
+                f"strategyqa-{row['qid']}",
+                "strategyqa",
+                str(row["question"]).strip(),
+                (answer,),
+                title,
+                " ".join(row["facts"]),
+            )
+        )
+    return out
+
+
+_SHORT = """Answer each question with one complete sentence.
+
+Question: who wrote the novel the old man and the sea
+Answer: The Old Man and the Sea was written by Ernest Hemingway.
+
+Question: when did the berlin wall fall
+Answer: The Berlin Wall fell in 1989.
+
+Question: where is the great barrier reef
+Answer: The Great Barrier Reef is off the coast of Queensland, Australia.
+
+"""
+_LONG = """Answer each question in two or three sentences.
+
+Question: who wrote the novel the old man and the sea
+Answer: The Old Man and the Sea was written by Ernest Hemingway. It was published in 1952 and \
+won the Pulitzer Prize for Fiction in 1953.
+
+Question: when did the berlin wall fall
+Answer: The Berlin Wall fell on 9 November 1989. Its fall opened the border between East and West \
+Berlin and led to German reunification in 1990.
+
+"""
+_YES_NO = """Answer each question with yes or no and one sentence that explains why.
+
+Question: Can a penguin fly?
+Answer: No, penguins are flightless birds that use their wings to swim.
+
+Question: Is the Pacific the largest ocean?
+Answer: Yes, the Pacific Ocean covers more of the Earth than any other ocean.
+
+"""
+
+
+def prompt(question: Question, form: str, chat: bool) -> Any:
+    """The closed-book prompt: a few-shot text for a base model, a conversation for a chat
+    model."""
+    if question.source == "strategyqa":
+        head = _YES_NO
+    else:
+        head = _SHORT if form == "short" else _LONG
+    if chat:
+        return [
+            {"role": "system", "content": head.split("\n", 1)[0]},
+            {"role": "user", "content": question.question},
+        ]
+    return f"{head}Question: {question.question}\nAnswer:"
+
+
+def judge(question: Question, answer: str) -> bool | None:
+    """True for a right answer, False for a wrong one, None for one that answers nothing."""
+    words = answer.split()
+    if (
+        not words
+        or _NON_ANSWER.search(answer)
+        or answer.rstrip().endswith(":")
+        or normalise(answer) == normalise(question.question)
+    ):
+        return None
+    if question.source == "strategyqa":
+        said = yes_no(answer)
+        return None if said is None else said == (question.answers[0] == "yes")
+    return any(contains_answer(answer, a) for a in question.answers)
+
+
+def split_of(title: str) -> str:
+    """``dev`` or ``test``, fixed by the evidence document's title (about half each)."""
+    return "dev" if hashlib.md5(title.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+
+
+def _clean(answer: str) -> str:
+    """The reply's first paragraph, trimmed."""
+    return answer.strip().split("\n\n")[0].split("\nQuestion:")[0].strip()
+
+
+def answer_rows(
+    questions: list[Question],
+    model: str,
+    forms: tuple[str, ...],
+    batch_size: int = 8,
+    progress: bool = True,
+) -> Iterator[dict[str, Any]]:
+    """Each question answered by ``model`` (a key of ``MODELS``) in each form, judged."""
+    from editor.llm.transformers_backend import TransformersBackend
+
+    chat = model == "smollm2"
+    llm = TransformersBackend(MODELS[model], temperature=0.0, batch_size=batch_size)
+    for form in forms:
+        todo = [q for q in questions if form == "short" or q.source != "strategyqa"]
+        prompts = [prompt(q, form, chat) for q in todo]
+        limit = 48 if form == "short" else 110
+        replies: list[str] = []
+        for i in tqdm(
+            range(0, len(prompts), batch_size),
+            desc=f"{model} {form}",
+            disable=not progress,
+        ):
+            batch = prompts[i : i + batch_size]
+            if chat:
+                out = llm.chat(batch, max_new_tokens=limit, temperature=0.0)
+            else:
+                out = llm.complete(batch, max_new_tokens=limit, temperature=0.0, stop=["\n\n"])
+            replies += [_clean(r[0]) for r in out]
+        for q, reply in zip(todo, replies, strict=True):
+            verdict = judge(q, reply)
+            if verdict is None:
+                continue
+            yield {
+                "id": f"{q.id}-{model}-{form}",
+                "source": q.source,
+                "model": model,
+                "form": form,
+                "qtype": "yes/no" if q.source == "strategyqa" else question_type(q.question),
+                "text": reply,
+                "context": q.question,
+                "answers": list(q.answers),
+                "wrong": not verdict,
+                "planted": not verdict,
+                "evidence_title": q.evidence_title,
+                "evidence_text": q.evidence_text,
+                "split": split_of(q.evidence_title),
+            }

@@ -1,0 +1,82 @@
+"""Answer-level scores of ``purr eval edits`` on rows with gold answers (``purr data
+real-errors``, ``training/eval/statements.jsonl``): of the wrong answers, how many an edit fixed and how many it changed without
+fixing; of the right ones, how many came back unchanged and how many an edit broke."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from training.data.real_errors import contains_answer, yes_no
+
+
+def gives_gold(text: str, answers: Sequence[str], source: str | None = None) -> bool:
+    """Whether ``text`` gives one of the gold ``answers`` (for yes/no sets: its first yes or no).
+
+    >>> gives_gold("It was built in 1889.", ["1889"]), gives_gold("No, never.", ["yes"], "strategyqa")
+    (True, False)
+    """
+    if source == "strategyqa":
+        return yes_no(text) == (answers[0] == "yes")
+    return any(contains_answer(text, a) for a in answers)
+
+
+def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    def share(k: int, n: int) -> float | None:
+        return round(k / n, 4) if n else None
+
+    wrong = [r for r in rows if r["wrong"]]
+    right = [r for r in rows if not r["wrong"]]
+
+    def edited(r: dict[str, Any]) -> bool:
+        return r["revised"] != r["original"]
+
+    def gold(r: dict[str, Any]) -> bool:  # the gold given, and the known wrong value gone
+        wrong_value = r.get("wrong_value")
+        if wrong_value and contains_answer(r["revised"], wrong_value):
+            return False
+        return gives_gold(r["revised"], r["answers"], r.get("source"))
+
+    fixed = sum(edited(r) and gold(r) for r in wrong)
+    wrong_edits = sum(edited(r) and not gold(r) for r in wrong)
+    broken = sum(edited(r) and not gold(r) for r in right)
+    right_edited = sum(edited(r) for r in right)
+    edits = sum(edited(r) for r in rows)
+    return {
+        "wrong_answers": len(wrong),
+        "fixed": share(fixed, len(wrong)),
+        "edited_not_fixed": share(wrong_edits, len(wrong)),
+        "right_answers": len(right),
+        "right_unchanged": share(len(right) - right_edited, len(right)),
+        "right_broken": share(broken, len(right)),
+        "edits": edits,
+        "edits_correct": share(fixed, edits),
+        "harmful_edits": wrong_edits + broken,
+    }
+
+
+def answer_scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Scores overall (``fixed`` is primary) and by model, form, question type, source and error
+    type, for the rows that carry ``answers`` and ``wrong`` and were not degraded. A wrong row
+    with a ``wrong_value`` is fixed only when that value is gone as well.
+
+    >>> rows = [{"original": "It opened in 1900.", "revised": "It opened in 1889.",
+    ...          "answers": ["1889"], "wrong": True, "model": "m", "form": "short",
+    ...          "qtype": "date", "source": "nq-open"},
+    ...         {"original": "It is in Paris.", "revised": "It is in Paris.",
+    ...          "answers": ["Paris"], "wrong": False, "model": "m", "form": "short",
+    ...          "qtype": "place", "source": "nq-open"}]
+    >>> s = answer_scores(rows)
+    >>> s["fixed"], s["right_unchanged"], s["edits_correct"]
+    (1.0, 1.0, 1.0)
+    """
+    rows = [
+        r
+        for r in rows
+        if isinstance(r.get("answers"), list) and "wrong" in r and r.get("status") != "degraded"
+    ]
+    out: dict[str, Any] = {"primary": "fixed", **_scores(rows)}
+    for key in ("model", "form", "qtype", "source", "error_type"):
+        values = sorted({str(r.get(key)) for r in rows if r.get(key) is not None})
+        out[f"by_{key}"] = {v: _scores([r for r in rows if str(r.get(key)) == v]) for v in values}
+    return out

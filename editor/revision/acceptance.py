@@ -7,7 +7,8 @@ unsupported) before the editor is called. ``EditAcceptance`` then asks of the ed
   of the revision occurs twice when the original had it once ("Crumb was produced before
   Crumb."), no run of words the edit inserted comes from the user's question (the dialogue
   context) without being in the evidence, and the edit changes words (not only punctuation)
-  and keeps the sentence's final punctuation, and it adds no run of words that replaces
+  and keeps the sentence's final punctuation, leaves no bracket or quote open, replaces no name
+  the question (a question as context) itself names, and it adds no run of words that replaces
   nothing ("pleaded not guilty" -> "pleaded guilty on Thursday"); an added or dropped negation
   needs an evidence sentence that states the revised polarity (``negation_problem``);
 - the verifier rates the revised sentence, decontextualised in the revised passage, supported
@@ -24,6 +25,7 @@ from difflib import SequenceMatcher
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
+from editor.text.words import is_question, named_in_question
 
 _NEGATION = re.compile(
     r"\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot)\b|n['’]t\b", re.I
@@ -32,11 +34,24 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-
 _WORD = re.compile(r"[\w'’-]+")
 
 
-def _inserted_runs(before: str, after: str, tags: tuple[str, ...] = ("replace", "insert")):
-    """Runs of words ``after`` has where ``before`` had others (or, ``insert``, none)."""
+def _inserted_runs(
+    before: str, after: str, tags: tuple[str, ...] = ("replace", "insert"), removed: bool = False
+):
+    """Runs of words ``after`` has where ``before`` had others (or, ``insert``, none); with
+    ``removed``, the runs of ``before`` they took the place of."""
     a, b = _WORD.findall(before), _WORD.findall(after)
     ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
-    return [b[j1:j2] for tag, _, _, j1, j2 in ops.get_opcodes() if tag in tags]
+    return [
+        a[i1:i2] if removed else b[j1:j2]
+        for tag, i1, i2, j1, j2 in ops.get_opcodes()
+        if tag in tags
+    ]
+
+
+def _unbalanced(text: str) -> bool:
+    """Whether a bracket or a double quote of ``text`` is left open (or closed unopened)."""
+    quotes = text.count('"') % 2 or text.count("“") != text.count("”")
+    return bool(quotes) or any(text.count(o) != text.count(c) for o, c in ("()", "[]", "{}"))
 
 
 def form_problem(
@@ -56,6 +71,11 @@ def form_problem(
     "the edit adds 'on Thursday', which replaces nothing"
     >>> form_problem("It lies in the west of Cairo.", "It lies in Cairo of the west.") is None
     True
+    >>> form_problem("It was chaired by Ann Lee.", "It was chaired by Committee (2019.")
+    'the edit leaves a bracket or quote unclosed'
+    >>> form_problem("The Lotus Elite was based in Surrey.", "The Lotus Cortina was based in Surrey.",
+    ...              "in what city was the lotus elite car based")
+    "the edit replaces 'Elite', which the question itself names"
 
     """
     if after.rstrip().endswith("?") and not before.rstrip().endswith("?"):
@@ -80,6 +100,14 @@ def form_problem(
     ]
     if added:  # a fix replaces what is wrong; words that replace nothing are news
         return f"the edit adds {' '.join(added[0])!r}, which replaces nothing"
+    if _unbalanced(after) and not _unbalanced(before):
+        return "the edit leaves a bracket or quote unclosed"
+    if is_question(context):
+        assert context is not None
+        for run in _inserted_runs(before, after, ("replace", "delete"), removed=True):
+            name = " ".join(run)
+            if any(w[:1].isupper() for w in run) and named_in_question(name, context):
+                return f"the edit replaces {name!r}, which the question itself names"
     if context:
         ctx, ev = context.lower(), evidence.lower()
         for run in _inserted_runs(before, after):

@@ -101,3 +101,44 @@ def detokenize(text: str) -> str:
     for pattern, repl in _DETOK:
         text = pattern.sub(repl, text)
     return text
+
+
+_WH = frozenset("who whom whose what which when where why how".split())
+_QUESTION_OPENERS = _WH | frozenset(
+    "is are was were do does did can could will would should has have had may might name".split()
+)
+_PREPOSITIONS = frozenset("in on at for from by to of during".split())
+
+
+def is_question(text: str | None) -> bool:
+    """Whether ``text`` (a dialogue context) is a question: it ends with "?" or opens with a
+    question word (NQ's questions have no "?").
+
+    >>> is_question("in what city was the car based"), is_question("Who wrote Hamlet?")
+    (True, True)
+    >>> is_question("Tell me about Paris."), is_question("In 1990 he moved"), is_question(None)
+    (False, False, False)
+    """
+    if not text or not text.strip():
+        return False
+    words = [w.lower() for w in text.strip().split()]
+    opens = words[0] in _QUESTION_OPENERS or (
+        words[0] in _PREPOSITIONS and len(words) > 1 and words[1] in _WH  # "in what city ..."
+    )
+    return text.rstrip().endswith("?") or (
+        opens and len(words) <= 40 and "." not in text.rstrip()[:-1]
+    )
+
+
+def named_in_question(name: str, question: str) -> bool:
+    """Whether the question itself names ``name`` (case-insensitive, whole words): a name an
+    answer may not have replaced or put in.
+
+    >>> named_in_question("Lotus Elite", "in what city was the lotus elite car based")
+    True
+    >>> named_in_question("Surrey", "in what city was the lotus elite car based")
+    False
+    """
+    n = " ".join(WORD.findall(name.lower()))
+    q = " ".join(WORD.findall(question.lower()))
+    return bool(n) and f" {n} " in f" {q} "

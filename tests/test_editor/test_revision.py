@@ -123,6 +123,23 @@ def test_substitute_editor_swaps_in_the_evidence_span(nli):
     assert ed.edit("The Eiffel Tower is in Paris.", []).reason == "no evidence to edit against"
 
 
+def test_with_a_question_no_name_the_question_names_is_swapped_out_or_in(nli):
+    beatles = Evidence(
+        "b", "Paul McCartney and Ringo Starr were born in Liverpool.", "", "test", None, "", 1.0
+    )
+    question = "where was john lennon born"
+    ed = SubstituteEditor(nli)
+    text = "John Lennon was born in London."
+    asked = ed.candidates(text, [beatles], question)
+    assert asked and all(t.startswith("John Lennon") for t, _, _ in asked), asked
+    assert any("Liverpool" in t for t, _, _ in asked)
+    assert any(not t.startswith("John Lennon") for t, _, _ in ed.candidates(text, [beatles]))
+    acceptance = EditAcceptance(nli)
+    wrong = "Paul McCartney was born in London."
+    ok, why = acceptance.check(text, wrong, (0, len(text)), (0, len(wrong)), beatles.text, question)
+    assert not ok and "the question itself names" in why, why
+
+
 def test_substitute_editor_puts_back_two_spans_a_near_copy_exchanged(nli):
     evidence = Evidence(
         "mx",

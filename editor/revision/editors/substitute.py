@@ -18,6 +18,7 @@ from editor.attribution.slots import Slot, exchanged_spans, family, norm, shape,
 from editor.attribution.verifier import judge_batch
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
+from editor.text.words import is_question, named_in_question
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split, split_spans
 
@@ -80,9 +81,17 @@ class SubstituteEditor(OneByOne):
             self._off = ner_only(self.nlp)
         return self._off
 
-    def candidates(self, text: str, evidence: Sequence[Evidence]) -> list[tuple[str, str, bool]]:
+    def candidates(
+        self, text: str, evidence: Sequence[Evidence], context: str | None = None
+    ) -> list[tuple[str, str, bool]]:
         """(revised text, description, same surface shape) of every single swap worth scoring;
-        "same shape" (a year for a year, a number for a number) breaks near-ties."""
+        "same shape" (a year for a year, a number for a number) breaks near-ties. With a
+        question as ``context``, no name the question itself names is swapped out or in."""
+        question = context if is_question(context) else None
+
+        def asked(name: str) -> bool:
+            return question is not None and named_in_question(name, question)
+
         off = self._ner_off
         doc = self.nlp(text, disable=off)
         mine = typed_spans(doc)
@@ -107,10 +116,12 @@ class SubstituteEditor(OneByOne):
                 new = text[:a0] + text[b0:b1] + text[a1:b0] + text[a0:a1] + text[b1:]
                 out.setdefault(new, (f"swapped {text[a0:a1]!r} and {text[b0:b1]!r}", True))
         for s in mine:
-            if f" {norm(s.text)} " in ev_norm:
-                continue  # the evidence states it too
+            if f" {norm(s.text)} " in ev_norm or asked(s.text):
+                continue  # the evidence states it too, or the question asks about it
             for t in theirs:
                 if family(t.kind) != family(s.kind) or f" {norm(t.text)} " in text_norm:
+                    continue
+                if asked(t.text):
                     continue
                 if (
                     norm(t.text) in titles
@@ -123,6 +134,8 @@ class SubstituteEditor(OneByOne):
             for b in mine[i + 1 :]:
                 if a.kind != b.kind or a.kind in {"number", "date"} or a.end > b.start:
                     continue
+                if asked(a.text) or asked(b.text):
+                    continue
                 new = text[: a.start] + b.text + text[a.end : b.start] + a.text + text[b.end :]
                 out.setdefault(new, (f"swapped {a.text!r} and {b.text!r}", True))
         return [(t, d, same) for t, (d, same) in out.items()][: self.max_candidates]
@@ -133,8 +146,8 @@ class SubstituteEditor(OneByOne):
         premises = [evidence_text(e) for e in evidence]
         n = len(premises)
         original, slots = judge_batch(self.attribution, [(p, text) for p in premises])
-        named = _named_fix(text, slots)  # the value the verifier's slot check names, put in
-        cands = self.candidates(text, evidence)
+        named = _named_fix(text, slots, context)  # the value the slot check names, put in
+        cands = self.candidates(text, evidence, context)
         if named is not None:
             cands = [named, *[c for c in cands if c[0] != named[0]]]
         if not cands:
@@ -180,13 +193,22 @@ def swap_in(text: str, start: int, end: int, value: str) -> str:
     return text[:start] + replacement + text[end:]
 
 
-def _named_fix(text: str, slots: Sequence[SlotVerdict | None]) -> tuple[str, str, bool] | None:
+def _named_fix(
+    text: str, slots: Sequence[SlotVerdict | None], context: str | None = None
+) -> tuple[str, str, bool] | None:
     """The candidate that puts the evidence's value where the slot check names the claim's
-    ("'36 years ago' vs '35 years ago'"), as ``candidates`` lists them; None without one."""
+    ("'36 years ago' vs '35 years ago'"), as ``candidates`` lists them; None without one, or
+    where a question as ``context`` names either value."""
+    question = context if is_question(context) else None
     for slot in slots:
         if slot is None or not slot.names_a_difference or not slot.evidence_span:
             continue
         start, end = slot.claim_span  # type: ignore[misc]
+        if question and (
+            named_in_question(text[start:end], question)
+            or named_in_question(slot.evidence_span, question)
+        ):
+            continue
         new = swap_in(text, start, end, slot.evidence_span)
         if new != text:
             return new, f"{text[start:end]!r} -> {slot.evidence_span!r} (named)", True

@@ -268,8 +268,16 @@ def build_reviser(
             cfg.revision.max_edit_ratio,
             acceptance,
         )
+    if cfg.editor.answers and edits(editor):  # a question's answer span, with the evidence's
+        from editor.revision.editors.answer import AnswerEditor
+
+        editor = AnswerEditor(editor, attribution())
     gate = cfg.revision.gate and edits(editor)
     agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
+    if agreement is not None and cfg.editor.answers:
+        from editor.revision.agreement.question import QuestionAgreement
+
+        agreement = QuestionAgreement(agreement)
     return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}), acceptance)
 
 

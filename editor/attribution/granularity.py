@@ -76,3 +76,31 @@ def coarser_or_same(slot: Slot, rival: Slot) -> Restated | None:
             less_specific=True,
         )
     return None
+
+
+def same_level(slot: Slot, candidates: list[Slot]) -> Slot | None:
+    """The candidate place of the slot's kind in the gazetteer (a country for a country, a place
+    inside a country for one), unrelated to it, nearest to it in depth; None when none is, or
+    two are equally near.
+
+    >>> rome, paris, france = (Slot(0, 1, t, "place") for t in ("Rome", "Paris", "France"))
+    >>> same_level(rome, [paris, france]).text
+    'Paris'
+    """
+    if slot.kind not in PLACE_KINDS:
+        return None
+    places = load()
+    level = places.level(slot.text)
+    if level is None:
+        return None
+    depth = len(places.ancestors(slot.text))
+    near = sorted(
+        (abs(len(places.ancestors(c.text)) - depth), i, c)
+        for i, c in enumerate(candidates)
+        if c.kind in PLACE_KINDS
+        and places.level(c.text) == level
+        and places.relation(slot.text, c.text) is None
+    )
+    if not near or (len(near) > 1 and near[0][0] == near[1][0]):
+        return None
+    return near[0][2]

@@ -23,6 +23,9 @@ CURATED = HERE / "places_curated.json"
 BUILT = HERE / "places.json"
 
 Relation = Literal["same", "inside", "contains"]
+CONTINENTS = frozenset(
+    {"europe", "asia", "africa", "north america", "south america", "oceania", "antarctica"}
+)
 
 _PLACE_NOUN = (
     r"(?:city|town|village|country|state|province|region|municipality|commune|capital|island|"
@@ -99,6 +102,24 @@ class Gazetteer:
             return "inside"
         if a in self.ancestors(evidence):
             return "contains"
+        return None
+
+    def level(self, name: str) -> str | None:
+        """``continent``, ``country`` (a continent's child), ``inside`` (below a country) or
+        None for a place the gazetteer does not place.
+
+        >>> g = load()
+        >>> g.level("Europe"), g.level("Greece"), g.level("Athens"), g.level("Atlantis")
+        ('continent', 'country', 'inside', None)
+        """
+        c = self._canon(name)
+        if c in CONTINENTS:
+            return "continent"
+        if set(self.parents.get(c, [])) & CONTINENTS:
+            return "country"
+        ancestors = self.ancestors(name)
+        if any(set(self.parents.get(a, [])) & CONTINENTS for a in ancestors):
+            return "inside"
         return None
 
     def names(self, name: str) -> set[str]:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from editor.attribution.flips import negation_only, swapped_names
-from editor.attribution.granularity import coarser_or_same, named_otherwise
+from editor.attribution.granularity import coarser_or_same, named_otherwise, same_level
 from editor.attribution.slot_values import (
     COMPARED_KINDS,
     NAME_KINDS,
@@ -83,7 +83,7 @@ class _Aligned:
     everything: str
 
 
-def _context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
+def slot_context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
     """Lower-cased words within ``width`` tokens of the slot, the slot's own words excluded."""
     tokens = [t for t in doc if not t.is_punct]
     inside = [i for i, t in enumerate(tokens) if slot.start <= t.idx < slot.end]
@@ -165,8 +165,11 @@ class SlotChecker:
         texts = [evidence] if isinstance(evidence, str) else list(evidence)
         claim = claim_doc.text
         slot_words = {w for sl in typed_spans(claim_doc) for w in content_words(sl.text)}
-        words = content_words(claim) - slot_words or content_words(claim)
-        if not words or not texts:
+        rest = content_words(claim) - slot_words
+        # "The Eiffel Tower is located in Rome.": too few words besides the names, so the
+        # names align it too (when the other words alone do not)
+        tries = [w for w in (rest, content_words(claim) if len(rest) < 2 else set()) if w]
+        if not tries or not texts:
             return SlotVerdict("unknown", "nothing to compare")
         from retrieval.sentences import split
 
@@ -174,10 +177,19 @@ class SlotChecker:
         if not sentences:
             return SlotVerdict("unknown", "the evidence is empty")
         # align on the words alone; only the aligned sentence is parsed (the parse is the cost)
-        shared, aligned = max(
-            ((len(words & content_words(sent)), sent) for sent in sentences), key=lambda p: p[0]
-        )
-        overlap = shared / len(words)
+        overlap, aligned = 0.0, sentences[0]
+        for words in tries:
+            shared, _, _, sentence = max(  # ties: the first real sentence, not a title line
+                (
+                    (len(words & content_words(sent)), len(sent.split()) >= 4, -i, sent)
+                    for i, sent in enumerate(sentences)
+                ),
+                key=lambda p: p[:3],
+            )
+            if shared / len(words) > overlap:
+                overlap, aligned = shared / len(words), sentence
+            if overlap >= self.min_overlap:
+                break
         if overlap < self.min_overlap:
             return SlotVerdict(
                 "unknown", f"no evidence sentence shares the claim's context ({overlap:.2f})"
@@ -288,13 +300,17 @@ class SlotChecker:
     def _rival(
         self, claim_doc: Any, slot: Slot, ev_doc: Any, candidates: list[Slot]
     ) -> Slot | None:
-        """The evidence slot standing in the claim slot's context: the candidate with the most
-        neighbouring words in common (at least one content word), else the only candidate, else
-        for a year range the only range."""
-        mine = _context(claim_doc, slot)
+        """The evidence slot standing in the claim slot's context: for a place, the one
+        candidate at its level of the gazetteer; else the candidate with the most neighbouring
+        words in common (at least one content word), else the only candidate, else for a year
+        range the only range."""
+        level = same_level(slot, candidates)  # "Rome, Italy" against "Paris, France"
+        if level is not None:
+            return level
+        mine = slot_context(claim_doc, slot)
         scored = []
         for c in candidates:
-            shared = mine & _context(ev_doc, c)
+            shared = mine & slot_context(ev_doc, c)
             if content_words(" ".join(shared)):
                 scored.append((len(shared), -c.start, c))
         if scored:

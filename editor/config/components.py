@@ -212,6 +212,11 @@ class EditorConfig(_Cfg):
         "revision limits (the default: causal, then substitute); None = no second editor.",
     )
     prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
+    answers: bool = Field(
+        True,
+        description="With a question as context, edit the answer span (the type the question "
+        "asks for) with the evidence's answer to it, before the editor itself.",
+    )
     max_evidence: int | None = Field(
         None,
         ge=1,

@@ -12,6 +12,7 @@ from typing import Any
 from editor.config import ResearchConfig
 from editor.research.base import ResearchRun, ResearchTimings
 from editor.research.querygen.base import QueryGenerator
+from editor.text.words import is_question
 from editor.types import Evidence, Query, QueryEvidence
 from retrieval.config import SearchConfig
 from retrieval.rerank import Reranker
@@ -55,7 +56,10 @@ class Researcher:
                 f"got {len(texts)} texts but {len(ctx)} contexts; pass one context (or None) per text"
             )
         t0 = time.perf_counter()
-        queries = self.querygen.generate_batch(list(texts), ctx)
+        queries = [
+            _with_question(qs, c)
+            for qs, c in zip(self.querygen.generate_batch(list(texts), ctx), ctx, strict=True)
+        ]
         t1 = time.perf_counter()
         found = [self._research_queries(qs) for qs in queries]
         t2 = time.perf_counter()
@@ -147,6 +151,17 @@ def _evidence(query: Query, hit: Hit) -> Evidence:
         relevance=float(relevance),
         fetched_at=s.fetched_at,
     )
+
+
+def _with_question(queries: list[Query], context: str | None) -> list[Query]:
+    """The queries with a question context itself first: what the answer must agree on."""
+    if not is_question(context):
+        return queries
+    assert context is not None
+    q = " ".join(context.split())
+    if any(x.text.strip().lower() == q.lower() for x in queries):
+        return queries
+    return [Query(q, "question"), *queries]
 
 
 def unique_evidence(results: list[QueryEvidence]) -> list[Evidence]:

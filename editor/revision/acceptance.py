@@ -48,6 +48,53 @@ def _inserted_runs(
     ]
 
 
+_ORDINAL = re.compile(
+    r"^(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|"
+    r"eleventh|twelfth|last)$",
+    re.I,
+)
+
+
+def type_problem(before: str, after: str) -> str | None:
+    """Why an edit's replacement is not the same kind of thing as what it replaces: an ordinal
+    for a non-ordinal (or back), or a person's name for a title ("the King of Pop").
+
+    >>> type_problem("He was the 12th president.", "He was 1861 president.")
+    "the edit puts '1861' where the text had 'the 12th' (an ordinal)"
+    >>> type_problem("He is known as the King of Pop.", "He is known as Aaron Presley.")
+    "the edit puts a name, 'Aaron Presley', where the text had a title, 'the King of Pop'"
+    >>> type_problem("He was the 12th president.", "He was the 16th president.") is None
+    True
+    >>> type_problem("He led the Kuomintang.", "He led the Chinese Communist Party.") is None
+    True
+    """
+    a, b = _WORD.findall(before), _WORD.findall(after)
+    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
+    for tag, i1, i2, j1, j2 in ops.get_opcodes():
+        if tag != "replace":
+            continue
+        removed, inserted = a[i1:i2], b[j1:j2]  # a leading "the" here was dropped too
+        old, new = " ".join(removed), " ".join(inserted)
+        if any(_ORDINAL.match(w) for w in removed) != any(_ORDINAL.match(w) for w in inserted):
+            return f"the edit puts {new!r} where the text had {old!r} (an ordinal)"
+        title = removed[0].lower() == "the" and len(removed) > 1 and removed[1][:1].isupper()
+        name = len(inserted) >= 2 and all(w[:1].isupper() for w in inserted)
+        if title and name and inserted[0].lower() != "the":
+            return f"the edit puts a name, {new!r}, where the text had a title, {old!r}"
+    return None
+
+
+def _core(name: str) -> str:
+    """A name without its article or possessive ("The Eiffel Tower's" -> "Eiffel Tower")."""
+    return re.sub(r"^(?:The|A|An)\s+|['’]s$", "", name)
+
+
+def _name_count(text: str, name: str) -> int:
+    """How often ``name`` stands as a whole name in ``text``: "China" once in "The Great Wall
+    of China is in China." (the first is part of a longer name)."""
+    return sum(_core(m.group()) == name for m in _NAME.finditer(text))
+
+
 def _unbalanced(text: str) -> bool:
     """Whether a bracket or a double quote of ``text`` is left open (or closed unopened)."""
     quotes = text.count('"') % 2 or text.count("“") != text.count("”")
@@ -63,6 +110,8 @@ def form_problem(
     'the edit turns a statement into a question'
     >>> form_problem("Cancer was produced before Crumb.", "Crumb was produced before Crumb.")
     "the edit doubles the name 'Crumb'"
+    >>> form_problem("The Great Wall of China is in Japan.", "The Great Wall of China is in China.") is None
+    True
     >>> form_problem("It opened in 1887.", "It opened in 1889.") is None
     True
     >>> form_problem("It flows 475 km annually.", "It flows 475 km annually")
@@ -85,11 +134,10 @@ def form_problem(
     if before.rstrip()[-1:] in ".!?" and after.rstrip()[-1:] not in ".!?":
         return "the edit drops the sentence's final punctuation"
     for found in {m.group() for m in _NAME.finditer(after)}:
-        name = re.sub(r"^(?:The|A|An)\s+|['’]s$", "", found)  # "The Eiffel Tower's" -> core
+        name = _core(found)
         if len(name) < 3 or " " not in name and name.lower() in {"it", "he", "she", "they"}:
             continue
-        pattern = re.compile(rf"\b{re.escape(name)}\b")
-        n_after, n_before = len(pattern.findall(after)), len(pattern.findall(before))
+        n_after, n_before = _name_count(after, name), _name_count(before, name)
         if n_after > 1 and n_after > n_before:
             return f"the edit doubles the name {name!r}"
     had = {w.lower() for w in _WORD.findall(before)}
@@ -177,7 +225,11 @@ class EditAcceptance:
         """Whether the edit of passage ``before`` into ``after`` (the edited sentence at
         ``span_before`` / ``span_after``) may stand, and why."""
         old, new = before[span_before[0] : span_before[1]], after[span_after[0] : span_after[1]]
-        problem = form_problem(old, new, context, evidence) or negation_problem(old, new, evidence)
+        problem = (
+            form_problem(old, new, context, evidence)
+            or negation_problem(old, new, evidence)
+            or type_problem(old, new)
+        )
         if problem:
             return False, f"rejected: {problem}"
         h_old = self._standalone(before, span_before, context)

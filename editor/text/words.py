@@ -142,3 +142,34 @@ def named_in_question(name: str, question: str) -> bool:
     n = " ".join(WORD.findall(name.lower()))
     q = " ".join(WORD.findall(question.lower()))
     return bool(n) and f" {n} " in f" {q} "
+
+
+_QUESTION_AUX = frozenset(
+    "is are was were do does did can could will would has have had should may might".split()
+)
+
+
+def question_type(question: str) -> str:
+    """The kind of answer a question asks for: person, date, place, number, yes/no, title or
+    other.
+
+    >>> [question_type(q) for q in ["who wrote hamlet", "when did ww2 end",
+    ...  "where is the eiffel tower", "how many moons does mars have",
+    ...  "is a tomato a fruit", "what song won eurovision in 1974", "what is dna"]]
+    ['person', 'date', 'place', 'number', 'yes/no', 'title', 'other']
+    """
+    q = question.lower().strip()
+    first = q.split()[0] if q.split() else ""
+    if first in {"who", "whom", "whose"}:
+        return "person"
+    if first == "when" or re.match(r"(what|which|in what) (year|date|day|month|century)", q):
+        return "date"
+    if first == "where" or re.match(r"(what|which|in what) (city|country|state|place|town)", q):
+        return "place"
+    if re.match(r"how (many|much|long|far|old|tall|big|high)", q) or "what percentage" in q:
+        return "number"
+    if first in _QUESTION_AUX:
+        return "yes/no"
+    if re.match(r"(what|which|name the) .*\b(song|film|movie|book|album|show|series|novel)", q):
+        return "title"
+    return "other"

@@ -371,3 +371,23 @@ def test_pipeline_researches_and_fixes_a_passage_whose_sentences_share_a_snippet
     assert len(r.steps) >= len(r.queries) == 2
     assert {s.query for s in r.steps} == set(r.queries)
     assert len({e.id for e in r.evidence}) == len(r.evidence)  # the list itself stays unique
+
+
+def test_a_question_s_answer_is_compared_and_replaced_by_the_evidence_s_answer(nli):
+    from editor.revision.agreement.question import QuestionAgreement
+    from editor.revision.editors import IdentityEditor
+    from editor.revision.editors.answer import AnswerEditor
+
+    question = "who designed the eiffel tower"
+    wrong = "The Eiffel Tower was designed by Thomas Edison."
+    right = "The Eiffel Tower was designed by Gustave Eiffel's company."
+    gate = QuestionAgreement(NLIAgreement(nli))
+    said = gate.check(wrong, question, TOWER, question)
+    assert said.disagrees and said.span == (0, len(wrong)), said
+    assert not gate.check(right, question, TOWER, question).disagrees
+    editor = AnswerEditor(IdentityEditor(), nli)
+    fixed = editor.edit(wrong, [TOWER], question)
+    assert fixed.text == "The Eiffel Tower was designed by Gustave Eiffel.", fixed.reason
+    assert fixed.reason.startswith("answer: 'Thomas Edison' -> 'Gustave Eiffel'")
+    assert editor.edit(right, [TOWER], question).text == right
+    assert editor.edit(wrong, [TOWER], None).text == wrong  # no question: the inner editor

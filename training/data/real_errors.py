@@ -35,6 +35,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from editor.text.words import question_type
+
 MODELS = {"smollm2": "packaged:smollm2-135m-instruct", "gemma": "packaged:gemma-3-270m"}
 SOURCES = ("nq-open", "strategyqa")
 FORMS = ("short", "long")
@@ -42,9 +44,6 @@ _NON_ANSWER = re.compile(
     r"\b(i (do not|don ?t|cannot|can ?t|am not sure)|i'm (not sure|sorry)|sorry|no information|"
     r"not (known|sure|available)|unknown|as an ai|the answer (to this question )?is)\b",
     re.I,
-)
-_AUX = frozenset(
-    "is are was were do does did can could will would has have had should may might".split()
 )
 
 
@@ -91,32 +90,6 @@ def yes_no(text: str) -> bool | None:
     """
     m = re.search(r"\b(yes|no)\b", text.lower())
     return None if m is None else m.group(1) == "yes"
-
-
-def question_type(question: str) -> str:
-    """The kind of answer a question asks for: person, date, place, number, yes/no, title or
-    other.
-
-    >>> [question_type(q) for q in ["who wrote hamlet", "when did ww2 end",
-    ...  "where is the eiffel tower", "how many moons does mars have",
-    ...  "is a tomato a fruit", "what song won eurovision in 1974", "what is dna"]]
-    ['person', 'date', 'place', 'number', 'yes/no', 'title', 'other']
-    """
-    q = question.lower().strip()
-    first = q.split()[0] if q.split() else ""
-    if first in {"who", "whom", "whose"}:
-        return "person"
-    if first == "when" or re.match(r"(what|which|in what) (year|date|day|month|century)", q):
-        return "date"
-    if first == "where" or re.match(r"(what|which|in what) (city|country|state|place|town)", q):
-        return "place"
-    if re.match(r"how (many|much|long|far|old|tall|big|high)", q) or "what percentage" in q:
-        return "number"
-    if first in _AUX:
-        return "yes/no"
-    if re.match(r"(what|which|name the) .*\b(song|film|movie|book|album|show|series|novel)", q):
-        return "title"
-    return "other"
 
 
 def nq_open_questions(data: Path, n: int, progress: bool = True) -> list[Question]:

@@ -1,5 +1,7 @@
 """The ``substitute`` editor (no LLM): candidate minimal edits swap one name, number or date of
-the text for a same-type one the evidence states (or swap two same-type names of the text, for
+the text for a same-type one the evidence states in the same context (a content word around
+both in common: a birth year for a birth year, not the year of a prize), or the value the
+verifier's slot check names (or swap two same-type names of the text, for
 role errors, and two spans that a near-copy of an evidence sentence states in each other's
 place); the attribution model scores every candidate against the evidence and the best is
 kept if it raises P(supported) - P(contradicted) by at least ``min_gain`` and ends up supported
@@ -13,12 +15,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.slot_check import SlotVerdict
+from editor.attribution.slot_check import SlotVerdict, slot_context
 from editor.attribution.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
 from editor.attribution.verifier import judge_batch
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
-from editor.text.words import is_question, named_in_question
+from editor.text.words import content_words, is_question, named_in_question
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split, split_spans
 
@@ -95,9 +97,9 @@ class SubstituteEditor(OneByOne):
         off = self._ner_off
         doc = self.nlp(text, disable=off)
         mine = typed_spans(doc)
-        theirs: list[Slot] = []
+        theirs: list[tuple[Slot, set[str]]] = []  # each with the words around it
         for d in self.nlp.pipe([evidence_text(e) for e in evidence], disable=off):
-            theirs.extend(typed_spans(d))
+            theirs.extend((t, slot_context(d, t)) for t in typed_spans(d))
         ev_norm = " " + " ".join(norm(evidence_text(e)) for e in evidence) + " "
         text_norm = " " + norm(text) + " "
         # a sentence whose subject is a pronoun is about what the snippet's title names: the
@@ -118,9 +120,12 @@ class SubstituteEditor(OneByOne):
         for s in mine:
             if f" {norm(s.text)} " in ev_norm or asked(s.text):
                 continue  # the evidence states it too, or the question asks about it
-            for t in theirs:
+            around = slot_context(doc, s)
+            for t, t_around in theirs:
                 if family(t.kind) != family(s.kind) or f" {norm(t.text)} " in text_norm:
                     continue
+                if not content_words(" ".join(around & t_around)):
+                    continue  # the evidence states it of something else ("born" vs "Nobel")
                 if asked(t.text):
                     continue
                 if (
@@ -185,12 +190,26 @@ def swap_in(text: str, start: int, end: int, value: str) -> str:
 
     >>> swap_in("Built by Thomas Edison's company.", 9, 24, "Gustave Eiffel")
     "Built by Gustave Eiffel's company."
+    >>> swap_in("He was an Austrian composer.", 10, 18, "German")
+    'He was a German composer.'
     """
     old = text[start:end]
     replacement = fit_replacement(value, text[:start], text[end:])
     if old.endswith(("'s", "’s")) and not value.endswith(("'s", "’s")):
         replacement += old[-2:]
-    return text[:start] + replacement + text[end:]
+    return _article_for(text[:start], replacement) + replacement + text[end:]
+
+
+def _article_for(before: str, word: str) -> str:
+    """``before`` with a final "a"/"an" agreeing with ``word``'s first letter (a heuristic:
+    vowels take "an")."""
+    m = re.search(r"\b(a|an|A|An)(\s+)$", before)
+    if not m or not word[:1].isalpha():
+        return before
+    article = "an" if word[0].lower() in "aeiou" else "a"
+    if m.group(1)[0].isupper():
+        article = article.capitalize()
+    return before[: m.start(1)] + article + m.group(2)
 
 
 def _named_fix(

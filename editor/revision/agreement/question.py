@@ -1,0 +1,76 @@
+"""RARR's agreement as a question asks it: with a question as context, does the evidence give
+the same answer as the text? ``QuestionAgreement`` wraps any agreement model: where the wrapped
+model does not find a disagreement, it compares the text's answer span (the kind of span the
+question asks for, not named in the question; ``editor.attribution.answers``) with the
+evidence's answers (spans of that kind in the evidence sentences that share the question's
+words). The evidence disagrees when it answers and neither names the text's answer anywhere
+nor a place that contains or is it (``editor.attribution.places``): "the evidence answers
+'Guwahati', the text 'Calcutta'".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from editor.attribution.answers import ANSWER_KINDS, answer_span, evidence_answers
+from editor.attribution.granularity import PLACE_KINDS
+from editor.attribution.places import load as load_places
+from editor.attribution.slot_values import bare_name
+from editor.attribution.slots import norm
+from editor.revision.agreement.base import Agreement, AgreementModel, FromBatch
+from editor.text.words import is_question, question_type
+from editor.types import Evidence, evidence_text
+from retrieval.sentences import split_spans
+
+
+class QuestionAgreement(FromBatch):
+    """``inner``'s verdicts, and with a question as context the answer comparison (see the
+    module doc)."""
+
+    def __init__(self, inner: AgreementModel, nlp: Any = None) -> None:
+        self.inner = inner
+        self._nlp = nlp
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from editor.text.nlp import get_nlp
+
+            self._nlp = get_nlp()
+        return self._nlp
+
+    def check_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Agreement]:
+        verdicts = self.inner.check_batch(items, context)
+        kinds = ANSWER_KINDS.get(question_type(context)) if is_question(context) else None
+        if kinds is None:
+            return verdicts
+        assert context is not None
+        out = []
+        for (text, _, evidence), verdict in zip(items, verdicts, strict=True):
+            if not verdict.disagrees:
+                verdict = self._answers_differ(text, evidence, context, kinds) or verdict
+            out.append(verdict)
+        return out
+
+    def _answers_differ(
+        self, text: str, evidence: Evidence, question: str, kinds: set[str]
+    ) -> Agreement | None:
+        span = answer_span(self.nlp(text), question, kinds)
+        if span is None:
+            return None
+        premise = evidence_text(evidence)
+        answers = evidence_answers(self.nlp, [premise], question, kinds)
+        if not answers or f" {bare_name(span.text)} " in f" {norm(premise)} ":
+            return None
+        places = load_places()
+        if span.kind in PLACE_KINDS and any(places.relation(span.text, a) for a in answers):
+            return None
+        sentence = next(((a, b) for a, b in split_spans(text) if a <= span.start < b), None)
+        return Agreement(
+            "disagrees",
+            f"the evidence answers the question with {answers[0]!r}, the text with {span.text!r}",
+            sentence,
+        )

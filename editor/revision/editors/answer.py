@@ -1,0 +1,106 @@
+"""Question-aware editing: with a question as context, the answer is the span of the type the
+question asks for (a person for "who", a date for "when", a place for "where", a number for
+"how many"), and the fix is the evidence's answer to the same question, not any name on the
+page.
+
+``AnswerEditor`` wraps an editor (dspy's ``Refine`` habit: composition, not subclassing). Given a
+question it finds the answer span in the text (a typed span of the asked kind that the question
+does not itself name), reads the evidence's answers (spans of the same kind, not named in the
+question, in the evidence sentences that share most of the question's words), puts each in the
+span's place and keeps the one the attribution model supports best, when it raises
+P(supported) - P(contradicted) by ``min_gain`` and ends up supported more than contradicted.
+Without a question, or with no answer span or no evidence answer, the wrapped editor answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from editor.attribution.answers import ANSWER_KINDS, answer_span, evidence_answers
+from editor.attribution.base import AttributionModel
+from editor.attribution.granularity import PLACE_KINDS
+from editor.attribution.places import load as load_places
+from editor.attribution.slot_values import bare_name
+from editor.revision.editors.base import Editor, OneByOne, Revision
+from editor.revision.editors.substitute import swap_in
+from editor.text.words import is_question, question_type
+from editor.types import Evidence, evidence_text
+
+
+class AnswerEditor(OneByOne):
+    """The answer span of a question's reply, with the evidence's answer (see the module doc)."""
+
+    def __init__(
+        self,
+        inner: Editor,
+        attribution: AttributionModel,
+        min_gain: float = 0.2,
+        max_answers: int = 4,
+        nlp: Any = None,
+    ) -> None:
+        self.inner = inner
+        self.attribution = attribution
+        self.min_gain = min_gain
+        self.max_answers = max_answers
+        self._nlp = nlp
+        self.name = inner.name
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from editor.text.nlp import get_nlp
+
+            self._nlp = get_nlp()
+        return self._nlp
+
+    def load(self) -> None:
+        load = getattr(self.inner, "load", None)
+        if callable(load):
+            load()
+
+    def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
+        if not is_question(context) or not evidence or not text.strip():
+            return self.inner.edit(text, evidence, context)
+        assert context is not None
+        revision = self.answer(text, evidence, context)
+        if revision is None or revision.text == text:
+            inner = self.inner.edit(text, evidence, context)
+            if inner.text != text or revision is None:
+                return inner
+        return revision
+
+    def answer(self, text: str, evidence: Sequence[Evidence], question: str) -> Revision | None:
+        """The answer-span revision, or None where the question's type, the text's answer or
+        the evidence's answers are missing."""
+        kinds = ANSWER_KINDS.get(question_type(question))
+        if kinds is None:
+            return None
+        span = answer_span(self.nlp(text), question, kinds)
+        if span is None:
+            return None
+        premises = [evidence_text(e) for e in evidence]
+        answers = [
+            a
+            for a in evidence_answers(self.nlp, premises, question, kinds)
+            if not (span.kind in PLACE_KINDS and load_places().relation(span.text, a))
+        ][: self.max_answers]
+        if not answers or any(bare_name(a) == bare_name(span.text) for a in answers[:1]):
+            return None  # the evidence's best answer is the text's own
+        texts = [text] + [swap_in(text, span.start, span.end, a) for a in answers]
+        n = len(premises)
+        scores = self.attribution.score_batch([(p, t) for t in texts for p in premises])
+
+        def margin(i: int) -> tuple[float, float, float]:
+            best = max(scores[i * n : (i + 1) * n], key=lambda s: s.supported - s.contradicted)
+            return best.supported - best.contradicted, best.supported, best.contradicted
+
+        base = margin(0)[0]
+        best_i = max(range(1, len(texts)), key=lambda i: margin(i)[0])
+        gain, sup, con = margin(best_i)
+        what = f"answer: {span.text!r} -> {answers[best_i - 1]!r}"
+        if gain - base >= self.min_gain and sup > con:
+            return Revision(
+                texts[best_i], f"{what}: support - contradiction {base:.2f} -> {gain:.2f}"
+            )
+        return Revision(text, f"no answer of the evidence fits ({what}: {base:.2f} -> {gain:.2f})")

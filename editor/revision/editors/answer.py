@@ -5,9 +5,9 @@ page.
 
 ``AnswerEditor`` wraps an editor (dspy's ``Refine`` habit: composition, not subclassing). Given a
 question it finds the answer span in the text (a typed span of the asked kind that the question
-does not itself name), reads the evidence's answers (spans of the same kind, not named in the
-question, in the evidence sentences that share most of the question's words), puts each in the
-span's place and keeps the one the attribution model supports best, when it raises
+does not itself name), reads the evidence's answer (``editor.attribution.answers``: the span of
+the same kind, not named in the question, nearest the question's words in the evidence sentence
+sharing most of them), puts it in the span's place and keeps it when that raises
 P(supported) - P(contradicted) by ``min_gain`` and ends up supported more than contradicted.
 Without a question, or with no answer span or no evidence answer, the wrapped editor answers.
 """
@@ -36,13 +36,11 @@ class AnswerEditor(OneByOne):
         inner: Editor,
         attribution: AttributionModel,
         min_gain: float = 0.2,
-        max_answers: int = 4,
         nlp: Any = None,
     ) -> None:
         self.inner = inner
         self.attribution = attribution
         self.min_gain = min_gain
-        self.max_answers = max_answers
         self._nlp = nlp
         self.name = inner.name
 
@@ -84,7 +82,7 @@ class AnswerEditor(OneByOne):
             a
             for a in evidence_answers(self.nlp, premises, question, kinds)
             if not (span.kind in PLACE_KINDS and load_places().relation(span.text, a))
-        ][: self.max_answers]
+        ][:1]  # the evidence's answer to the question, not any name on the page
         if not answers or any(bare_name(a) == bare_name(span.text) for a in answers[:1]):
             return None  # the evidence's best answer is the text's own
         texts = [text] + [swap_in(text, span.start, span.end, a) for a in answers]

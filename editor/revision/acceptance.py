@@ -120,6 +120,8 @@ def form_problem(
     "the edit adds 'on Thursday', which replaces nothing"
     >>> form_problem("It lies in the west of Cairo.", "It lies in Cairo of the west.") is None
     True
+    >>> form_problem("Boroughs:\\n2. Manhattan\\n3. Queens", "Boroughs:\\n3. Manhattan\\n3. Queens")
+    "the edit changes the list's markers"
     >>> form_problem("It was chaired by Ann Lee.", "It was chaired by Committee (2019.")
     'the edit leaves a bracket or quote unclosed'
     >>> form_problem("The Lotus Elite was based in Surrey.", "The Lotus Cortina was based in Surrey.",
@@ -148,6 +150,8 @@ def form_problem(
     ]
     if added:  # a fix replaces what is wrong; words that replace nothing are news
         return f"the edit adds {' '.join(added[0])!r}, which replaces nothing"
+    if _LIST_MARKER.findall(after) != _LIST_MARKER.findall(before):
+        return "the edit changes the list's markers"
     if _unbalanced(after) and not _unbalanced(before):
         return "the edit leaves a bracket or quote unclosed"
     if is_question(context):
@@ -166,15 +170,21 @@ def form_problem(
 
 
 def negation_problem(before: str, after: str, evidence: str) -> str | None:
-    """Why an edit that adds or drops a negation may not stand: only an evidence sentence that
-    states the revised polarity of the same statement (most of its content words) licenses it.
+    """Why an edit that adds or drops a negation may not stand: only explicit evidence of the
+    revised statement licenses it, an evidence sentence that is the original with the negation
+    the other way, or one that states the revision's words (nine in ten of them, covering 60%
+    of its own) with the revision's polarity.
 
     >>> negation_problem("It was built not to need mains power.", "It was built to need mains power.",
     ...                  "The lamp was built to run on batteries.")
     "the edit drops 'not', and no evidence sentence states the statement that way"
-    >>> negation_problem("It is not in Paris.", "It is in Paris.", "It is in Paris, France.") is None
+    >>> negation_problem("No, Dravid did not kick a field goal.", "Dravid did kick a field goal.",
+    ...                  "Rahul Dravid was a cricket player. Field goal kicks are part of football.")
+    "the edit drops 'No', and no evidence sentence states the statement that way"
+    >>> negation_problem("It is not in Paris.", "It is in Paris.", "It is in Paris.") is None
     True
     """
+    from editor.attribution.flips import negation_only
     from editor.text.words import content_words
     from retrieval.sentences import split
 
@@ -183,12 +193,19 @@ def negation_problem(before: str, after: str, evidence: str) -> str | None:
         return None
     words = content_words(after)
     for sentence in split(evidence):
-        shared = len(words & content_words(sentence)) / max(len(words), 1)
-        if shared >= 0.6 and len(_NEGATION.findall(sentence)) % 2 == new % 2:
+        if negation_only(before, sentence) is not None:
+            return None  # the evidence is the original with the negation the other way
+        theirs = content_words(sentence)
+        shared = len(words & theirs)
+        states = shared >= 0.9 * len(words) and shared >= 0.6 * len(theirs)
+        if words and states and len(_NEGATION.findall(sentence)) % 2 == new % 2:
             return None
     change = "drops" if new < old else "adds"
     word = (_NEGATION.findall(before if new < old else after) or ["not"])[0]
     return f"the edit {change} {word!r}, and no evidence sentence states the statement that way"
+
+
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\d+[.)]|[-*•+])(?=\s)")
 
 
 class EditAcceptance:

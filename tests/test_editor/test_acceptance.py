@@ -126,7 +126,13 @@ def test_a_negation_changes_only_where_an_evidence_sentence_states_the_other_pol
         negation_problem(
             "The tower is not in Paris.",
             "The tower is in Paris.",
-            "The tower stands in Paris, France, on the Champ de Mars.",
+            "The tower is in Paris, France.",
         )
         is None
     )
+    dravid = negation_problem(  # the words are there, in two statements of other things
+        "No, Rahul Dravid did not kick a field goal.",
+        "Rahul Dravid did kick a field goal.",
+        "Rahul Dravid was a professional cricket player Field goal kick is part of football",
+    )
+    assert dravid is not None and "'No'" in dravid

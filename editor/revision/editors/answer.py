@@ -21,7 +21,8 @@ from editor.attribution.answers import ANSWER_KINDS, answer_span, evidence_answe
 from editor.attribution.base import AttributionModel
 from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
-from editor.attribution.slot_values import bare_name
+from editor.attribution.slot_values import bare_name, is_year_range
+from editor.attribution.slots import Slot
 from editor.revision.editors.base import Editor, OneByOne, Revision
 from editor.revision.editors.substitute import swap_in
 from editor.text.words import is_question, question_type
@@ -82,6 +83,8 @@ class AnswerEditor(OneByOne):
             a
             for a in evidence_answers(self.nlp, premises, question, kinds)
             if not (span.kind in PLACE_KINDS and load_places().relation(span.text, a))
+            # a range of years for one date (or back) is another kind of answer
+            and is_year_range(Slot(0, len(a), a, span.kind)) == is_year_range(span)
         ][:1]  # the evidence's answer to the question, not any name on the page
         if not answers or any(bare_name(a) == bare_name(span.text) for a in answers[:1]):
             return None  # the evidence's best answer is the text's own

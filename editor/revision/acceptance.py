@@ -122,6 +122,11 @@ def form_problem(
     True
     >>> form_problem("Boroughs:\\n2. Manhattan\\n3. Queens", "Boroughs:\\n3. Manhattan\\n3. Queens")
     "the edit changes the list's markers"
+    >>> form_problem("New York City\\n2.", "New York City\\n3.")
+    "the edit changes the list's markers"
+    >>> form_problem("Reagan was the third president.", "Reagan was the 40th president.",
+    ...              "who was the third president of the united states")
+    "the edit replaces 'third', which the question itself names"
     >>> form_problem("It was chaired by Ann Lee.", "It was chaired by Committee (2019.")
     'the edit leaves a bracket or quote unclosed'
     >>> form_problem("The Lotus Elite was based in Surrey.", "The Lotus Cortina was based in Surrey.",
@@ -158,7 +163,8 @@ def form_problem(
         assert context is not None
         for run in _inserted_runs(before, after, ("replace", "delete"), removed=True):
             name = " ".join(run)
-            if any(w[:1].isupper() for w in run) and named_in_question(name, context):
+            value = any(w[:1].isupper() or w[:1].isdigit() or _ORDINAL.match(w) for w in run)
+            if value and named_in_question(name, context):
                 return f"the edit replaces {name!r}, which the question itself names"
     if context:
         ctx, ev = context.lower(), evidence.lower()
@@ -205,7 +211,7 @@ def negation_problem(before: str, after: str, evidence: str) -> str | None:
     return f"the edit {change} {word!r}, and no evidence sentence states the statement that way"
 
 
-_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\d+[.)]|[-*•+])(?=\s)")
+_LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\d+[.)]|[-*•+])(?=\s|$)")
 
 
 class EditAcceptance:

@@ -21,6 +21,69 @@ def gives_gold(text: str, answers: Sequence[str], source: str | None = None) -> 
     return any(contains_answer(text, a) for a in answers)
 
 
+def edit_rule(reason: str) -> str:
+    """The rule that opened the gate for an accepted step, read from its reason: ``question``
+    (the answers differ), ``slot`` (a value the evidence states otherwise), ``role`` (names that
+    trade places), ``negation`` or ``nli`` (the model's P(contradicted)).
+
+    >>> edit_rule("the evidence contradicts 'It opened in 1887.': '1887' vs '1889'; causal ...")
+    'slot'
+    >>> edit_rule("the evidence contradicts 'X.' (P(contradicted) 0.81); answer: 'A' -> 'B': ...")
+    'nli'
+    """
+    head = reason.split(";")[0]
+    if head.startswith("the evidence answers the question"):
+        return "question"
+    if "trade places" in head:
+        return "role"
+    if "negates" in head:
+        return "negation"
+    if "P(contradicted)" in head:
+        return "nli"
+    return "slot" if " vs " in head else "other"
+
+
+def edit_editor(reason: str) -> str:
+    """The editor whose revision an accepted step carries (``answer``, ``causal``,
+    ``substitute``, or the first word of the editor's part of the reason).
+
+    >>> edit_editor("... (P(contradicted) 0.8); causal: no change; substitute: 'A' -> 'B': ...")
+    'substitute'
+    """
+    parts = [p.strip() for p in reason.split(";")[1:]]
+    for part in reversed(parts):
+        if part.startswith("answer:"):
+            return "answer"
+        if part.startswith("substitute:"):
+            return "substitute"
+        if part.startswith("causal editor revision") or part.startswith("causal:"):
+            return "causal"
+    return parts[0].split()[0].rstrip(":") if parts and parts[0] else "unknown"
+
+
+def edits_by(rows: Sequence[dict[str, Any]], key) -> dict[str, dict[str, int]]:
+    """Accepted edits and how many gave the gold, per rule or editor (``key`` reads a step's
+    reason): the steps of each edited row, counted once per row."""
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        if r["revised"] == r["original"]:
+            continue
+        right = r["wrong"] and _gold(r)
+        for name in {key(s["reason"]) for s in r.get("steps", []) if s.get("accepted")}:
+            counts = out.setdefault(name, {"edits": 0, "right": 0})
+            counts["edits"] += 1
+            counts["right"] += int(right)
+    return dict(sorted(out.items()))
+
+
+def _gold(r: dict[str, Any]) -> bool:
+    """The revision gives the gold, and the known wrong value is gone."""
+    wrong_value = r.get("wrong_value")
+    if wrong_value and contains_answer(r["revised"], wrong_value):
+        return False
+    return gives_gold(r["revised"], r["answers"], r.get("source"))
+
+
 def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def share(k: int, n: int) -> float | None:
         return round(k / n, 4) if n else None
@@ -31,11 +94,7 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def edited(r: dict[str, Any]) -> bool:
         return r["revised"] != r["original"]
 
-    def gold(r: dict[str, Any]) -> bool:  # the gold given, and the known wrong value gone
-        wrong_value = r.get("wrong_value")
-        if wrong_value and contains_answer(r["revised"], wrong_value):
-            return False
-        return gives_gold(r["revised"], r["answers"], r.get("source"))
+    gold = _gold
 
     fixed = sum(edited(r) and gold(r) for r in wrong)
     wrong_edits = sum(edited(r) and not gold(r) for r in wrong)
@@ -75,7 +134,12 @@ def answer_scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         for r in rows
         if isinstance(r.get("answers"), list) and "wrong" in r and r.get("status") != "degraded"
     ]
-    out: dict[str, Any] = {"primary": "fixed", **_scores(rows)}
+    out: dict[str, Any] = {
+        "primary": "fixed",
+        **_scores(rows),
+        "edits_by_rule": edits_by(rows, edit_rule),
+        "edits_by_editor": edits_by(rows, edit_editor),
+    }
     for key in ("model", "form", "qtype", "source", "error_type"):
         values = sorted({str(r.get(key)) for r in rows if r.get(key) is not None})
         out[f"by_{key}"] = {v: _scores([r for r in rows if str(r.get(key)) == v]) for v in values}

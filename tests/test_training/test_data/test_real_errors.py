@@ -88,3 +88,26 @@ def test_answer_scores_count_fixes_harm_and_untouched_right_answers():
     assert s["right_unchanged"] == 0.5 and s["right_broken"] == 0.5
     assert s["edits"] == 4 and s["edits_correct"] == 0.25 and s["harmful_edits"] == 3
     assert s["by_qtype"]["place"]["wrong_answers"] == 3
+
+
+def test_accepted_edits_are_counted_by_the_rule_and_the_editor_behind_them():
+    slot = (
+        "the evidence contradicts 'It is in Rome.': 'Rome' vs 'Paris'; causal editor revision; ok"
+    )
+    question = "the evidence answers the question with 'Paris', the text with 'Rome'; answer: x; ok"
+    rows = [
+        {"original": "It is in Rome.", "revised": "It is in Paris.", "answers": ["Paris"],
+         "wrong": True, "steps": [{"reason": slot, "accepted": True}]},
+        {"original": "It is in Rome.", "revised": "It is in Lyon.", "answers": ["Paris"],
+         "wrong": True, "steps": [{"reason": question, "accepted": True},
+                                  {"reason": slot, "accepted": False}]},
+    ]  # fmt: skip
+    s = answer_scores(rows)
+    assert s["edits_by_rule"] == {
+        "question": {"edits": 1, "right": 0},
+        "slot": {"edits": 1, "right": 1},
+    }
+    assert s["edits_by_editor"] == {
+        "answer": {"edits": 1, "right": 0},
+        "causal": {"edits": 1, "right": 1},
+    }

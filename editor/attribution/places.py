@@ -122,10 +122,18 @@ class Gazetteer:
             return "inside"
         return None
 
+    @functools.cached_property
+    def _names_of(self) -> dict[str, set[str]]:
+        """Canonical key -> every key naming that place (built once, on first use)."""
+        out: dict[str, set[str]] = {}
+        for k, v in self.canonical.items():
+            out.setdefault(v, set()).add(k)
+        return out
+
     def names(self, name: str) -> set[str]:
         """Every key that names the same place as ``name`` (itself included)."""
         c = self._canon(name)
-        return {k for k, v in self.canonical.items() if v == c} | {c, key(name)}
+        return self._names_of.get(c, set()) | {c, key(name)}
 
 
 _NOT_PLACES = frozenset({"hemisphere", "world", "earth", "globe", "solar system"})

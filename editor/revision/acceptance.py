@@ -34,18 +34,20 @@ _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-
 _WORD = re.compile(r"[\w'’-]+")
 
 
+def _word_changes(before: str, after: str, tags: tuple[str, ...]):
+    """(run of ``before``, run of ``after``) for each word-level change of a kind in ``tags``
+    (``replace``, ``insert``, ``delete``), words compared case-insensitively."""
+    a, b = _WORD.findall(before), _WORD.findall(after)
+    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
+    return [(a[i1:i2], b[j1:j2]) for tag, i1, i2, j1, j2 in ops.get_opcodes() if tag in tags]
+
+
 def _inserted_runs(
     before: str, after: str, tags: tuple[str, ...] = ("replace", "insert"), removed: bool = False
 ):
     """Runs of words ``after`` has where ``before`` had others (or, ``insert``, none); with
     ``removed``, the runs of ``before`` they took the place of."""
-    a, b = _WORD.findall(before), _WORD.findall(after)
-    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
-    return [
-        a[i1:i2] if removed else b[j1:j2]
-        for tag, i1, i2, j1, j2 in ops.get_opcodes()
-        if tag in tags
-    ]
+    return [old if removed else new for old, new in _word_changes(before, after, tags)]
 
 
 _ORDINAL = re.compile(
@@ -68,12 +70,8 @@ def type_problem(before: str, after: str) -> str | None:
     >>> type_problem("He led the Kuomintang.", "He led the Chinese Communist Party.") is None
     True
     """
-    a, b = _WORD.findall(before), _WORD.findall(after)
-    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
-    for tag, i1, i2, j1, j2 in ops.get_opcodes():
-        if tag != "replace":
-            continue
-        removed, inserted = a[i1:i2], b[j1:j2]  # a leading "the" here was dropped too
+    for removed, inserted in _word_changes(before, after, ("replace",)):
+        # a leading "the" in ``removed`` was dropped too
         old, new = " ".join(removed), " ".join(inserted)
         if any(_ORDINAL.match(w) for w in removed) != any(_ORDINAL.match(w) for w in inserted):
             return f"the edit puts {new!r} where the text had {old!r} (an ordinal)"

@@ -27,7 +27,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from editor.attribution.slots import norm
 from editor.text.words import question_type
 
 MODELS = {"smollm2": "packaged:smollm2-135m-instruct", "gemma": "packaged:gemma-3-270m"}
@@ -60,14 +60,13 @@ class Question:
 
 
 def normalise(text: str) -> str:
-    """SQuAD's answer normalisation: lower case, no punctuation, no articles, single spaces.
+    """SQuAD's answer normalisation on the slot checks' ``norm`` (lower case, no punctuation or
+    accents): articles dropped, single spaces.
 
-    >>> normalise("The  Chrysler Building!")
-    'chrysler building'
+    >>> normalise("The  Chrysler Building!"), normalise("Antonín Dvořák")
+    ('chrysler building', 'antonin dvorak')
     """
-    text = "".join(" " if c in string.punctuation else c for c in text.lower())
-    text = re.sub(r"\b(a|an|the)\b", " ", text)
-    return " ".join(text.split())
+    return " ".join(w for w in norm(text).split() if w not in {"a", "an", "the"})
 
 
 def contains_answer(text: str, answer: str) -> bool:

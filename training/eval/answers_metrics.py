@@ -94,11 +94,9 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def edited(r: dict[str, Any]) -> bool:
         return r["revised"] != r["original"]
 
-    gold = _gold
-
-    fixed = sum(edited(r) and gold(r) for r in wrong)
-    wrong_edits = sum(edited(r) and not gold(r) for r in wrong)
-    broken = sum(edited(r) and not gold(r) for r in right)
+    fixed = sum(edited(r) and _gold(r) for r in wrong)
+    wrong_edits = sum(edited(r) and not _gold(r) for r in wrong)
+    broken = sum(edited(r) and not _gold(r) for r in right)
     right_edited = sum(edited(r) for r in right)
     edits = sum(edited(r) for r in rows)
     return {

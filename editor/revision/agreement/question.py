@@ -17,7 +17,7 @@ from editor.attribution.answers import ANSWER_KINDS, answer_span, evidence_answe
 from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
 from editor.attribution.slot_values import bare_name
-from editor.attribution.slots import norm
+from editor.attribution.slots import Slot, norm
 from editor.revision.agreement.base import Agreement, AgreementModel, FromBatch
 from editor.text.words import is_question, question_type
 from editor.types import Evidence, evidence_text
@@ -48,19 +48,21 @@ class QuestionAgreement(FromBatch):
         if kinds is None:
             return verdicts
         assert context is not None
+        spans: dict[str, Slot | None] = {}  # the batch's items share their text: parse it once
         out = []
         for (text, _, evidence), verdict in zip(items, verdicts, strict=True):
             if not verdict.disagrees:
-                verdict = self._answers_differ(text, evidence, context, kinds) or verdict
+                if text not in spans:
+                    spans[text] = answer_span(self.nlp(text), context, kinds)
+                span = spans[text]
+                if span is not None:
+                    verdict = self._answers_differ(text, span, evidence, context, kinds) or verdict
             out.append(verdict)
         return out
 
     def _answers_differ(
-        self, text: str, evidence: Evidence, question: str, kinds: set[str]
+        self, text: str, span: Slot, evidence: Evidence, question: str, kinds: set[str]
     ) -> Agreement | None:
-        span = answer_span(self.nlp(text), question, kinds)
-        if span is None:
-            return None
         premise = evidence_text(evidence)
         answers = evidence_answers(self.nlp, [premise], question, kinds)
         if not answers or f" {bare_name(span.text)} " in f" {norm(premise)} ":

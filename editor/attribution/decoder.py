@@ -128,7 +128,8 @@ class DecoderNLI(ChunkedNLI):
 
     def _token_lengths(self, texts: list[str]) -> list[int]:
         self.load()
-        ids = self._tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+        with self.tokenizer_lock:
+            ids = self._tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
 
     def _overhead(self) -> int:
@@ -140,10 +141,11 @@ class DecoderNLI(ChunkedNLI):
         import torch
 
         self.load()
-        rows = [
-            np.array(encode_pair(self._tokenizer, p, h, self.max_length), dtype=np.int64)
-            for p, h in pairs
-        ]
+        with self.tokenizer_lock:
+            rows = [
+                np.array(encode_pair(self._tokenizer, p, h, self.max_length), dtype=np.int64)
+                for p, h in pairs
+            ]
         ids, mask = pad_batch(rows, pad_id=int(self._tokenizer.pad_token_id or 0))
         with torch.inference_mode():
             logits = self._model(

@@ -86,7 +86,8 @@ class _HFModel(ChunkedNLI):
 
     def _token_lengths(self, texts: list[str]) -> list[int]:
         self.load()
-        ids = self._tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
+        with self.tokenizer_lock:
+            ids = self._tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]
         return [len(x) for x in ids]
 
 
@@ -220,14 +221,15 @@ class HFSequenceClassificationNLI(_HFModel):
         import torch
 
         self.load()
-        enc = self._tokenizer(
-            [p for p, _ in pairs],
-            [h for _, h in pairs],
-            truncation="longest_first",
-            max_length=self.max_length,
-            padding=True,
-            return_tensors="pt",
-        ).to(self.device)
+        with self.tokenizer_lock:
+            enc = self._tokenizer(
+                [p for p, _ in pairs],
+                [h for _, h in pairs],
+                truncation="longest_first",
+                max_length=self.max_length,
+                padding=True,
+                return_tensors="pt",
+            ).to(self.device)
         with torch.inference_mode():
             logits = self._model(**enc).logits.float()  # (batch, n_outputs)
         if logits.shape[-1] == 1:
@@ -305,12 +307,13 @@ class T5TrueNLI(_HFModel):
 
         self.load()
         tok = self._tokenizer
-        premises = tok([f"premise: {p}" for p, _ in pairs], add_special_tokens=False)["input_ids"]
-        hyps = tok([self._format_hypothesis(h) for _, h in pairs], add_special_tokens=False)
+        with self.tokenizer_lock:
+            premises = tok([f"premise: {p}" for p, _ in pairs], add_special_tokens=False)
+            hyps = tok([self._format_hypothesis(h) for _, h in pairs], add_special_tokens=False)
         eos = [] if tok.eos_token_id is None else [tok.eos_token_id]
         room = self.max_length - len(eos)
         rows = []
-        for prem, hyp in zip(premises, hyps["input_ids"], strict=True):
+        for prem, hyp in zip(premises["input_ids"], hyps["input_ids"], strict=True):
             hyp = hyp[
                 : max(room - len(prem), room // 2)
             ]  # the hypothesis is kept whole if possible

@@ -11,6 +11,7 @@ logic; a model class supplies token counting and the scoring of pairs that fit.
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -149,6 +150,9 @@ class ChunkedNLI:
         self.max_length = max_length
         self.batch_size = batch_size
         self.overlap = overlap
+        # A fast tokenizer keeps its padding and truncation settings between calls: requests
+        # on other threads must not change them halfway through this one's.
+        self.tokenizer_lock = threading.Lock()
 
     def score(self, premise: str, hypothesis: str) -> EntailmentScores:
         """Scores of one (premise, hypothesis) pair."""

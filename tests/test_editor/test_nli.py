@@ -132,3 +132,23 @@ def test_constructor_validates():
         TruncatingStub(batch_size=0)
     with pytest.raises(ValueError, match="probability"):
         EntailmentScores(1.2, 0.0, 0.0)
+
+
+def test_requests_on_many_threads_share_one_tokenizer_safely(mnli_model):
+    """Padded batches and unpadded length counts at once: the tokenizer's shared padding
+    state must not change under a call on another thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    long_premise = " ".join(f"Sentence {i} says the river rose in {1800 + i}." for i in range(30))
+
+    def work(i: int) -> int:
+        for _ in range(10):
+            scores = mnli_model.score_batch(
+                [("It rose.", "The river rose."), (long_premise, f"It rose in {1800 + i}.")]
+            )
+            assert len(scores) == 2
+            mnli_model._token_lengths(["a", "a much longer text than the other one"])
+        return i
+
+    with ThreadPoolExecutor(8) as pool:
+        assert sorted(pool.map(work, range(8))) == list(range(8))

@@ -235,8 +235,14 @@ class Components:
 
     @cached_property
     def researcher(self) -> Researcher:
+        hops = None
+        if self.cfg.research.multi_hop:
+            from editor.attribution.places import load as load_places
+            from editor.research.hops import MultiHop
+
+            hops = MultiHop(place_level=load_places().level)
         return Researcher(
-            self.retriever, self.querygen, self.reranker, self.cfg.research, self.cfg.search
+            self.retriever, self.querygen, self.reranker, self.cfg.research, self.cfg.search, hops
         )
 
 

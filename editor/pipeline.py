@@ -31,6 +31,7 @@ from editor.factory import Components, build_repairer, build_reviser, first_use_
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
 from editor.research.given import assign_queries, given_evidence
+from editor.research.hops import hops_of
 from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
 from editor.revision.base import Revises
@@ -297,6 +298,7 @@ class Pipeline:
             status,
             tuple(warnings),
             timings,
+            hops=hops_of(queries),
         )
 
     def check(

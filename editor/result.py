@@ -12,7 +12,13 @@ Status = Literal["edited", "unchanged", "degraded"]
 
 @dataclass(frozen=True)
 class Step:
-    """One revision step: the agreement decision for a (query, evidence) pair and the edit."""
+    """One revision step: the agreement decision for a (query, evidence) pair and the edit.
+
+    Where the gate opened: ``rule`` names what found the disagreement (``slot``, ``role``,
+    ``negation``, ``nli``, ``question``, ``llm``, ``gate-off``), ``editor`` the editor whose
+    revision the step carries, and ``verified_by`` the judges other than ``rule`` that proved
+    an accepted revision (``nli``, ``slot``, ``statement``, joined by ``+``).
+    """
 
     query: str
     evidence_id: str
@@ -21,6 +27,20 @@ class Step:
     before: str
     after: str
     accepted: bool
+    rule: str | None = None
+    editor: str | None = None
+    verified_by: str | None = None
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One hop of multi-hop research (``editor.research.hops``): its number, the query it
+    searched and the bridge entity (hop 1: the one it found, None when none was and the hops
+    stopped there; hop 2: the one it asked about)."""
+
+    number: int
+    query: str
+    found: str | None
 
 
 @dataclass(frozen=True)
@@ -117,6 +137,8 @@ class EditResult:
     timings_ms: dict[str, float] = field(default_factory=dict)
     citations: CitationReport | None = None
     """with ``sources``: what repair did to each citation (None otherwise)"""
+    hops: tuple[Hop, ...] = ()
+    """multi-hop research: each hop's query and what it found (none: one hop)"""
 
     @classmethod
     def untouched(
@@ -165,4 +187,5 @@ class EditResult:
             tuple(data.get("warnings") or ()),
             dict(data.get("timings_ms") or {}),
             None if data.get("citations") is None else CitationReport.from_json(data["citations"]),
+            tuple(Hop(**h) for h in data.get("hops") or ()),
         )

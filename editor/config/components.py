@@ -95,6 +95,12 @@ class ResearchConfig(_Cfg):
         "index",
         description="What research searches: the local index, the web (cfg.web), or both fused.",
     )
+    multi_hop: bool = Field(
+        True,
+        description="With a question as context that names its subject by a description "
+        "('the film that won ...'): research the description, then the question about the "
+        "entity found (editor.research.hops).",
+    )
 
 
 class AttributionConfig(_Cfg):

@@ -7,10 +7,12 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from editor.config import ResearchConfig
 from editor.research.base import ResearchRun, ResearchTimings
+from editor.research.hops import MultiHop, hop_query
 from editor.research.querygen.base import QueryGenerator
 from editor.text.words import is_question
 from editor.types import Evidence, Query, QueryEvidence
@@ -21,7 +23,9 @@ from retrieval.types import Hit, Retriever
 
 class Researcher:
     """Composes a query generator, a retriever (an index, the web, or both) and an optional
-    reranker. It keeps no state between calls, so worker threads can share one."""
+    reranker, and with ``hops`` researches a question that names its subject by a description
+    in hops (``editor.research.hops``). It keeps no state between calls, so worker threads can
+    share one."""
 
     def __init__(
         self,
@@ -30,8 +34,10 @@ class Researcher:
         reranker: Reranker | None,
         cfg: ResearchConfig | None = None,
         search: SearchConfig | None = None,
+        hops: MultiHop | None = None,
     ):
         self.index = index
+        self.hops = hops
         self.querygen = querygen
         self.reranker = reranker
         self.cfg = cfg or ResearchConfig()
@@ -62,6 +68,12 @@ class Researcher:
         ]
         t1 = time.perf_counter()
         found = [self._research_queries(qs) for qs in queries]
+        if self.hops is not None:
+            for i, c in enumerate(ctx):
+                if is_question(c):
+                    assert c is not None
+                    hops, ms = self._hops(" ".join(c.split()))
+                    found[i] = (hops + found[i][0], found[i][1] + ms)
         t2 = time.perf_counter()
         rerank_ms = sum(ms for _, ms in found)
         timings = ResearchTimings((t1 - t0) * 1000, (t2 - t1) * 1000 - rerank_ms, rerank_ms)
@@ -109,6 +121,28 @@ class Researcher:
                 QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked))
             )
         return out, rerank_ms
+
+    def _hops(self, question: str) -> tuple[list[QueryEvidence], float]:
+        """Multi-hop research of a question that names its subject by a description
+        (``editor.research.hops``): hop 2 (the question about the bridge entity) then hop 1
+        (the description); for a comparison question, a query per side; nothing for other
+        questions; and the milliseconds spent reranking."""
+        assert self.hops is not None
+        sides = self.hops.comparison(question)
+        if sides:
+            return self._research_queries([Query(q, "comparison") for q in sides])
+        b = self.hops.bridge(question)
+        if b is None:
+            return [], 0.0
+        (first,), ms = self._research_queries([Query(b.description, "hop 1")])
+        entity = self.hops.entity(b, first.evidence)
+        first = replace(first, query=replace(first.query, focus=entity))
+        if entity is None:
+            return [first], ms
+        (second,), ms2 = self._research_queries(
+            [Query(hop_query(question, b, entity), "hop 2", focus=entity)]
+        )
+        return [second, first], ms + ms2
 
     def _candidates(self, hits: list[Hit]) -> list[Hit]:
         """Snippets of the K best documents: each document's windows, best first-stage first."""

@@ -13,7 +13,11 @@ unsupported) before the editor is called. ``EditAcceptance`` then asks of the ed
   needs an evidence sentence that states the revised polarity (``negation_problem``);
 - the verifier rates the revised sentence, decontextualised in the revised passage, supported
   by the same evidence, at least ``min_supported`` and more than the original sentence, and
-  does not find it contradicted (``refutes``: a slot the evidence states otherwise, say).
+  does not find it contradicted (``refutes``: a slot the evidence states otherwise, say);
+- an evidence sentence states the revised fact, the new words with what the revision says of
+  them (``editor.revision.proofs``): a judge that is no gate rule, so the check that flagged a
+  span is never all that approves its replacement; the step names the judges other than the
+  flagging rule that proved it (``verified_by``).
 
 Otherwise the text stays as it was and the step says why.
 """
@@ -21,10 +25,12 @@ Otherwise the text stays as it was and the step says why.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import judge_batch, refutes
+from editor.attribution.verifier import refutes
+from editor.revision.proofs import independent_proofs, proofs
 from editor.text.words import is_question, named_in_question
 
 _NEGATION = re.compile(
@@ -57,14 +63,20 @@ _ORDINAL = re.compile(
 )
 
 
+_HEMISPHERE = re.compile(r"\bhemisphere\b", re.I)
+
+
 def type_problem(before: str, after: str) -> str | None:
     """Why an edit's replacement is not the same kind of thing as what it replaces: an ordinal
-    for a non-ordinal (or back), or a person's name for a title ("the King of Pop").
+    for a non-ordinal (or back), a person's name for a title ("the King of Pop"), or a
+    hemisphere for a named place (no country or city is a hemisphere).
 
     >>> type_problem("He was the 12th president.", "He was 1861 president.")
     "the edit puts '1861' where the text had 'the 12th' (an ordinal)"
     >>> type_problem("He is known as the King of Pop.", "He is known as Aaron Presley.")
     "the edit puts a name, 'Aaron Presley', where the text had a title, 'the King of Pop'"
+    >>> type_problem("It is hosted by the United States.", "It is hosted by the Northern Hemisphere.")
+    "the edit puts a hemisphere, 'Northern Hemisphere', where the text had a place, 'United States'"
     >>> type_problem("He was the 12th president.", "He was the 16th president.") is None
     True
     >>> type_problem("He led the Kuomintang.", "He led the Chinese Communist Party.") is None
@@ -75,6 +87,8 @@ def type_problem(before: str, after: str) -> str | None:
         old, new = " ".join(removed), " ".join(inserted)
         if any(_ORDINAL.match(w) for w in removed) != any(_ORDINAL.match(w) for w in inserted):
             return f"the edit puts {new!r} where the text had {old!r} (an ordinal)"
+        if _HEMISPHERE.search(new) and not _HEMISPHERE.search(old) and old[:1].isupper():
+            return f"the edit puts a hemisphere, {new!r}, where the text had a place, {old!r}"
         title = removed[0].lower() == "the" and len(removed) > 1 and removed[1][:1].isupper()
         name = len(inserted) >= 2 and all(w[:1].isupper() for w in inserted)
         if title and name and inserted[0].lower() != "the":
@@ -209,6 +223,16 @@ def negation_problem(before: str, after: str, evidence: str) -> str | None:
     return f"the edit {change} {word!r}, and no evidence sentence states the statement that way"
 
 
+@dataclass(frozen=True)
+class Judgement:
+    """Acceptance's say on an edit: accepted or not, why, and the judges that proved the
+    revision (``nli``, ``slot``, ``statement`` joined by ``+``; None when rejected)."""
+
+    accepted: bool
+    reason: str
+    proof: str | None = None
+
+
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\d+[.)]|[-*•+])(?=\s|$)")
 
 
@@ -242,9 +266,25 @@ class EditAcceptance:
         span_after: tuple[int, int],
         evidence: str,
         context: str | None = None,
+        rule: str | None = None,
     ) -> tuple[bool, str]:
         """Whether the edit of passage ``before`` into ``after`` (the edited sentence at
-        ``span_before`` / ``span_after``) may stand, and why."""
+        ``span_before`` / ``span_after``) may stand, and why (``judge`` with the proof)."""
+        j = self.judge(before, after, span_before, span_after, evidence, context, rule)
+        return j.accepted, j.reason
+
+    def judge(
+        self,
+        before: str,
+        after: str,
+        span_before: tuple[int, int],
+        span_after: tuple[int, int],
+        evidence: str,
+        context: str | None = None,
+        rule: str | None = None,
+    ) -> Judgement:
+        """The acceptance's judgement of an edit flagged by the gate's ``rule`` (``Step.rule``;
+        None: any proof counts)."""
         old, new = before[span_before[0] : span_before[1]], after[span_after[0] : span_after[1]]
         problem = (
             form_problem(old, new, context, evidence)
@@ -252,30 +292,55 @@ class EditAcceptance:
             or type_problem(old, new)
         )
         if problem:
-            return False, f"rejected: {problem}"
+            return Judgement(False, f"rejected: {problem}")
         h_old = self._standalone(before, span_before, context)
         h_new = self._standalone(after, span_after, context)
         problem = form_problem(h_old, h_new)  # a name doubled only once "it" is resolved
         if problem:
-            return False, f"rejected: {problem}"
-        (s_old, s_new), (_, slot_new) = judge_batch(
-            self.attribution, [(evidence, h_old), (evidence, h_new)]
-        )
+            return Judgement(False, f"rejected: {problem}")
+        pairs = [(evidence, h_old), (evidence, h_new)]
+        verify = getattr(self.attribution, "verify_batch", None)
+        if verify is not None:
+            (v_old, v_new) = verify(pairs)
+            s_old, s_new, slot_new = v_old.scores, v_new.scores, v_new.slot
+            nli_old, nli_new = v_old.nli, v_new.nli
+        else:
+            s_old, s_new = self.attribution.score_batch(pairs)
+            nli_old, nli_new, slot_new = s_old, s_new, None
         if refutes(s_new, slot_new):
             why = (
                 slot_new.reason
                 if slot_new is not None and slot_new.names_a_difference
                 else (f"P(contradicted) {s_new.contradicted:.2f}")
             )
-            return False, f"rejected: the evidence contradicts the revision too ({why})"
+            return Judgement(False, f"rejected: the evidence contradicts the revision too ({why})")
         if s_new.supported < self.min_supported:
-            return False, (
-                f"rejected: the evidence does not support the revision "
-                f"(P(supported) {s_new.supported:.2f} < {self.min_supported:g})"
+            return Judgement(
+                False,
+                (
+                    f"rejected: the evidence does not support the revision "
+                    f"(P(supported) {s_new.supported:.2f} < {self.min_supported:g})"
+                ),
             )
         if s_new.supported <= s_old.supported:
-            return False, (
-                f"rejected: the revision is no better supported than the original "
-                f"({s_new.supported:.2f} <= {s_old.supported:.2f})"
+            return Judgement(
+                False,
+                (
+                    f"rejected: the revision is no better supported than the original "
+                    f"({s_new.supported:.2f} <= {s_old.supported:.2f})"
+                ),
             )
-        return True, f"verified: P(supported) {s_old.supported:.2f} -> {s_new.supported:.2f}"
+        found = proofs(nli_old, nli_new, slot_new, evidence, h_old, h_new, self.min_supported)
+        if "statement" not in found:
+            return Judgement(
+                False,
+                "rejected: no evidence sentence states the revised fact (the new words with "
+                "what the revision says of them)",
+            )
+        shown = independent_proofs(found, rule)
+        return Judgement(
+            True,
+            f"verified: P(supported) {s_old.supported:.2f} -> {s_new.supported:.2f}; "
+            f"proved by {', '.join(shown)}",
+            "+".join(shown),
+        )

@@ -16,6 +16,8 @@ against RARR's size limits (Levenshtein distance at most ``max_edit_chars`` and 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from difflib import SequenceMatcher
 
 from editor.config import RevisionConfig
 from editor.result import Step
@@ -78,7 +80,10 @@ class Reviser:
             spans = answering_sentences(text, _query(e, text), 1)
             out.append(
                 Agreement(
-                    "disagrees", "gate off: edit without checking", spans[0] if spans else None
+                    "disagrees",
+                    "gate off: edit without checking",
+                    spans[0] if spans else None,
+                    rule="gate-off",
                 )
             )
         return out
@@ -104,20 +109,24 @@ class Reviser:
         revised = keep_spacing(current[span[0] : span[1]], rev.text)  # only changed words change
         new = current[: span[0]] + revised + current[span[1] :]
         ok, why = edit_allowed(current, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
+        proof = None
         if ok and self.acceptance is not None:
             span_new = (span[0], span[0] + len(revised))
-            ok, verdict = self.acceptance.check(
-                current, new, span, span_new, evidence_text(e), context
+            j = self.acceptance.judge(
+                current, new, span, span_new, evidence_text(e), context, a.rule
             )
-            why = f"{why}; {verdict}"
+            ok, why, proof = j.accepted, f"{why}; {j.reason}", j.proof
         reason = f"{a.reason}; {rev.reason}; {why}"
-        return Step(query, e.id, _agrees(a), reason, current, new if ok else current, ok)
+        editor = rev.editor or self.editor.name
+        after = new if ok else current
+        return Step(query, e.id, _agrees(a), reason, current, after, ok, a.rule, editor, proof)
 
     # -- RARR ------------------------------------------------------------------------------
 
     def _iterative(self, text, evidence, context) -> tuple[str, list[Step]]:
         current = text
         steps: list[Step] = []
+        written: set[str] = set()  # words earlier accepted edits put in
         verdicts = self._judge(current, evidence, context)
         i = 0
         while i < len(evidence):
@@ -130,9 +139,16 @@ class Reviser:
             span = self._target(current, a)
             rev = self.editor.edit(current[span[0] : span[1]], [e], context)
             step = self._splice(current, span, rev, query, e, a, context)
+            undone = step.accepted and _undoes(step.before, step.after, written)
+            if undone:  # evidence disagrees with evidence: the first (most relevant) stands
+                why = f"{step.reason}; rejected: it undoes {undone!r}, an earlier evidence's edit"
+                step = replace(
+                    step, reason=why, after=step.before, accepted=False, verified_by=None
+                )
             steps.append(step)
             i += 1
             if step.accepted:
+                written |= _changed_words(step.before, step.after)
                 current = step.after
                 if i < len(evidence):  # the rest is judged against the edited text
                     verdicts[i:] = self._judge(current, evidence[i:], context)
@@ -171,6 +187,30 @@ class Reviser:
             steps.append(step)
             current = step.after
         return current, steps
+
+
+def _changed_words(before: str, after: str) -> set[str]:
+    """Lower-cased words of ``after`` that replace or add to words of ``before``.
+
+    >>> sorted(_changed_words("Directed by Steven Spielberg.", "Directed by Robert Zemeckis."))
+    ['robert', 'zemeckis']
+    """
+    a, b = before.lower().split(), after.lower().split()
+    ops = SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+    return {w.strip(".,;:!?\"'()") for tag, _, _, j1, j2 in ops if tag != "equal" for w in b[j1:j2]}
+
+
+def _undoes(before: str, after: str, written: set[str]) -> str | None:
+    """The first word an edit of ``before`` into ``after`` removes that an earlier accepted edit
+    wrote (``written``), or None.
+
+    >>> _undoes("Directed by Robert Zemeckis.", "Directed by Steven Spielberg.", {"robert", "zemeckis"})
+    'robert'
+    """
+    removed = _changed_words(after, before)
+    return next(
+        (w for w in before.lower().split() if w.strip(".,;:!?\"'()") in removed & written), None
+    )
 
 
 def _query(e: Evidence, text: str) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from retrieval.files import GracefulStop, write_text
 from serve.cli.common import add_ray_args, interrupted, ray_job
-from serve.cli.data_real import add_real_errors_parser
+from serve.cli.data_real import add_real_claims_parser, add_real_errors_parser
 from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
@@ -297,6 +297,7 @@ def register(sub, common) -> None:
     add_make_parser(dsub)
     add_querygen_parser(dsub)
     add_real_errors_parser(dsub)
+    add_real_claims_parser(dsub)
 
 
 def _cmd_cited(args) -> int:

@@ -16,8 +16,8 @@ def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
 
     p = dsub.add_parser(
         "real-errors",
-        help="dev and test sets: the packaged LLMs' own wrong answers to NQ-open and StrategyQA "
-        "questions, with the gold answers and their evidence",
+        help="dev and test sets: the packaged LLMs' own wrong answers to NQ-open, StrategyQA, "
+        "CLAPnq and two-hop questions, with the gold answers and their evidence",
     )
     p.add_argument("--out", required=True, help="folder for dev.jsonl, test.jsonl, corpus.jsonl")
     p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, of {list(MODELS)}")
@@ -29,6 +29,48 @@ def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
         "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
     )
     p.set_defaults(handler=_cmd_real_errors)
+
+
+def add_real_claims_parser(dsub: argparse._SubParsersAction) -> None:
+    from training.data.real_claims import DATASETS
+
+    p = dsub.add_parser(
+        "real-claims",
+        help="dev and test sets of human-labelled real claims (WiCE, BEGIN, SummEdits) with "
+        "their evidence, for purr eval edits",
+    )
+    p.add_argument("--out", required=True, help="folder for dev.jsonl and test.jsonl")
+    p.add_argument(
+        "--datasets", default=",".join(DATASETS), help=f"comma-separated, of {list(DATASETS)}"
+    )
+    p.add_argument("--n", type=int, default=150, help="rows of each kind per split (default 150)")
+    p.add_argument(
+        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
+    )
+    p.set_defaults(handler=_cmd_real_claims)
+
+
+def _cmd_real_claims(args: argparse.Namespace) -> int:
+    from training.data.cited import DATA
+    from training.data.real_claims import DATASETS, claim_rows
+
+    datasets = _pick(args.datasets, DATASETS, "--datasets")
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    data = Path(args.data) if args.data else DATA
+    rows = claim_rows(data, args.n, datasets)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for split in ("dev", "test"):
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
+        write_text(out / f"{split}.jsonl", "".join(lines))
+    summary = {
+        "out": str(out),
+        "rows": Counter(f"{r['split']}:{r['dataset']}:{r['label']}" for r in rows),
+    }
+    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
 
 
 def _pick(value: str, allowed, flag: str) -> tuple[str, ...]:
@@ -46,6 +88,8 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
         MODELS,
         SOURCES,
         answer_rows,
+        bridge_questions,
+        clapnq_questions,
         nq_open_questions,
         strategyqa_questions,
     )
@@ -61,6 +105,10 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
         questions += nq_open_questions(data, args.n)
     if "strategyqa" in sources:
         questions += strategyqa_questions(data, args.n)
+    if "clapnq" in sources:
+        questions += clapnq_questions(data, args.n)
+    if "bridges" in sources:
+        questions += bridge_questions(args.n)
     rows = [r for m in models for r in answer_rows(questions, m, forms, args.batch_size)]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -70,7 +118,7 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
     facts = {
         q.evidence_title: {"id": q.id, "title": q.evidence_title, "text": q.evidence_text}
         for q in questions
-        if q.source == "strategyqa"
+        if q.source in ("strategyqa", "clapnq")
     }
     write_text(
         out / "corpus.jsonl",

@@ -326,9 +326,13 @@ def show(result: EditResult, console=None) -> None:
             if e.url:
                 fetched = f" (fetched {e.fetched_at})" if e.fetched_at else ""
                 console.print(f"    [dim]{escape(e.url)}{fetched}[/]", highlight=False)
+    for h in result.hops:
+        found = f" -> {h.found}" if h.found else " -> nothing found"
+        console.print(f"[dim]hop {h.number}: {escape(h.query)}{escape(found)}[/]")
     for st in result.steps:
         if st.accepted:
-            console.print(f"[dim]edit: {escape(st.reason)}[/]")
+            by = f"{st.rule} rule, {st.editor} editor, proved by {st.verified_by}"
+            console.print(f"[dim]edit ({escape(by)}): {escape(st.reason)}[/]")
     if result.citations is not None:
         console.print("\n[bold]citations[/]")
         for c in result.citations.changes:

@@ -136,3 +136,50 @@ def test_a_negation_changes_only_where_an_evidence_sentence_states_the_other_pol
         "Rahul Dravid was a professional cricket player Field goal kick is part of football",
     )
     assert dravid is not None and "'No'" in dravid
+
+
+EINSTEIN = (
+    "Albert Einstein was a German-born theoretical physicist. Born in Ulm in 1879, he moved to "
+    "Switzerland. He received the 1921 Nobel Prize in Physics for his services to theoretical "
+    "physics."
+)
+
+
+def test_a_value_the_evidence_states_of_another_fact_is_refused_though_nli_and_slots_pass(
+    acceptance,
+):
+    before = "Albert Einstein was born in 1900 in Germany."
+    span = (0, len(before))
+    other = "Albert Einstein was born in 1921 in Germany."  # 1921 is the Nobel Prize's year
+    v = acceptance.attribution.verify(EINSTEIN, other)
+    assert v.nli.supported > 0.5 and v.slot.verdict == "consistent"  # both would approve it
+    j = acceptance.judge(before, other, span, (0, len(other)), EINSTEIN, rule="slot")
+    assert not j.accepted and "no evidence sentence states" in j.reason
+    fixed = "Albert Einstein was born in 1879 in Germany."
+    j = acceptance.judge(before, fixed, span, (0, len(fixed)), EINSTEIN, rule="slot")
+    assert j.accepted, j.reason
+    assert "statement" in j.proof.split("+") and "slot" not in j.proof.split("+")
+
+
+def test_steps_name_the_rule_the_editor_and_the_proof():
+    from editor.config import AgreementConfig, RevisionConfig
+    from editor.revision.agreement import build as build_agreement
+    from editor.revision.editors.substitute import SubstituteEditor
+    from editor.revision.reviser import Reviser
+    from editor.types import Evidence
+
+    attribution = build(AttributionConfig())
+    agreement = build_agreement(AgreementConfig(), lambda: attribution, lambda: None)
+    reviser = Reviser(
+        SubstituteEditor(attribution),
+        agreement,
+        RevisionConfig(),
+        EditAcceptance(attribution),
+    )
+    ev = Evidence("d-0", EVIDENCE, "Eiffel Tower", "wiki", None, "When was the tower built?", 1.0)
+    text = "The Eiffel Tower was built from 1887 to 1895."
+    revised, steps = reviser.revise(text, [ev])
+    assert revised == "The Eiffel Tower was built from 1887 to 1889."
+    (step,) = [s for s in steps if s.accepted]
+    assert (step.rule, step.editor) == ("slot", "substitute")
+    assert "statement" in step.verified_by

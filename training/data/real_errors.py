@@ -11,6 +11,15 @@ fix and evidence are known.
   evidence among 10,000 distractors.
 - **StrategyQA** (``raw/strategyqa/dev.json``): yes/no questions whose annotated facts are the
   evidence (written to ``DIR/corpus.jsonl``, to append to a copy of the default index).
+- **CLAPnq** (``raw/clapnq/clapnq_dev_answerable.jsonl``): NQ questions with a human-written
+  answer grounded in one Wikipedia passage; the gold answers are the spans of the kind the
+  question asks for (a person, date, place, number or title) in that written answer which the
+  passage states too, and the passage is the evidence (in ``DIR/corpus.jsonl`` as well).
+  Questions of other kinds ("why", "describe") or without such a span are skipped.
+- **Bridges** (``training/data/bridge_questions.jsonl``, 22 questions written against the
+  packaged summaries): two-hop questions that name their subject by a description ("the
+  capital of the country where Petra is located"); the answer is on the bridge entity's page,
+  which is the evidence (the default index holds it).
 
 Each model answers in one sentence (``short``) and in two or three (``long``), greedily. An
 answer is right when it contains a gold answer (SQuAD normalisation, whole words; for yes/no, its
@@ -38,7 +47,8 @@ from editor.attribution.slots import norm
 from editor.text.words import question_type
 
 MODELS = {"smollm2": "packaged:smollm2-135m-instruct", "gemma": "packaged:gemma-3-270m"}
-SOURCES = ("nq-open", "strategyqa")
+SOURCES = ("nq-open", "strategyqa", "clapnq", "bridges")
+BRIDGES = Path(__file__).with_name("bridge_questions.jsonl")
 FORMS = ("short", "long")
 _NON_ANSWER = re.compile(
     r"\b(i (do not|don ?t|cannot|can ?t|am not sure)|i'm (not sure|sorry)|sorry|no information|"
@@ -140,6 +150,55 @@ def strategyqa_questions(data: Path, n: int) -> list[Question]:
                 (answer,),
                 title,
                 " ".join(row["facts"]),
+            )
+        )
+    return out
+
+
+def clapnq_questions(data: Path, n: int) -> list[Question]:
+    """Up to ``n`` CLAPnq questions whose written answer names a span of the kind the question
+    asks for that the gold passage states (see the module doc)."""
+    from editor.attribution.answers import ANSWER_KINDS, evidence_answers
+    from editor.text.nlp import get_nlp
+    from retrieval.corpus import jsonl_rows
+
+    nlp = get_nlp()
+    out: list[Question] = []
+    path = data / "raw" / "clapnq" / "clapnq_dev_answerable.jsonl"
+    for _, row in jsonl_rows(path):
+        question = str(row["input"]).strip()
+        kinds = ANSWER_KINDS.get(question_type(question))
+        written = [o["answer"] for o in row.get("output") or () if o.get("answer")]
+        if kinds is None or not written or not row.get("passages"):
+            continue
+        passage = row["passages"][0]
+        found = evidence_answers(nlp, written[:1], question, kinds, top=1)
+        answers = tuple(
+            a for a in found[:2] if contains_answer(passage["text"], a) and len(normalise(a)) >= 2
+        )
+        if answers:
+            title = f"{passage['title']} (CLAPnq {row['id']})"
+            out.append(
+                Question(f"clapnq-{row['id']}", "clapnq", question, answers, title, passage["text"])
+            )
+        if len(out) >= n:
+            break
+    return out
+
+
+def bridge_questions(n: int) -> list[Question]:
+    """Up to ``n`` of the two-hop questions (see the module doc), their evidence the answer
+    page's packaged summary."""
+    from retrieval.corpus import read_wiki_summaries
+
+    pages = {d.title: d.text for d in read_wiki_summaries()}
+    out = []
+    for i, line in enumerate(BRIDGES.read_text("utf-8").splitlines()[:n]):
+        r = json.loads(line)
+        title = r["evidence_title"]
+        out.append(
+            Question(
+                f"bridges-{i}", "bridges", r["question"], tuple(r["answers"]), title, pages[title]
             )
         )
     return out

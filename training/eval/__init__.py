@@ -13,5 +13,6 @@ EVALUATIONS = (
     "factuality",
     "extraction",
     "language",
+    "audit",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

@@ -61,15 +61,30 @@ def edit_editor(reason: str) -> str:
     return parts[0].split()[0].rstrip(":") if parts and parts[0] else "unknown"
 
 
+def step_rule(step: dict[str, Any]) -> str:
+    """A step's gate rule: its ``rule`` field, or (results written before it) its reason's."""
+    return step.get("rule") or edit_rule(step["reason"])
+
+
+def step_editor(step: dict[str, Any]) -> str:
+    """A step's editor: its ``editor`` field, or (results written before it) its reason's."""
+    return step.get("editor") or edit_editor(step["reason"])
+
+
+def step_proof(step: dict[str, Any]) -> str:
+    """The judges that proved an accepted step's revision (``verified_by``), or ``unknown``."""
+    return step.get("verified_by") or "unknown"
+
+
 def edits_by(rows: Sequence[dict[str, Any]], key) -> dict[str, dict[str, int]]:
-    """Accepted edits and how many gave the gold, per rule or editor (``key`` reads a step's
-    reason): the steps of each edited row, counted once per row."""
+    """Accepted edits and how many gave the gold, per rule, editor or proof (``key`` reads a
+    step): the steps of each edited row, counted once per row."""
     out: dict[str, dict[str, int]] = {}
     for r in rows:
         if r["revised"] == r["original"]:
             continue
         right = r["wrong"] and _gold(r)
-        for name in {key(s["reason"]) for s in r.get("steps", []) if s.get("accepted")}:
+        for name in {key(s) for s in r.get("steps", []) if s.get("accepted")}:
             counts = out.setdefault(name, {"edits": 0, "right": 0})
             counts["edits"] += 1
             counts["right"] += int(right)
@@ -135,8 +150,9 @@ def answer_scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "primary": "fixed",
         **_scores(rows),
-        "edits_by_rule": edits_by(rows, edit_rule),
-        "edits_by_editor": edits_by(rows, edit_editor),
+        "edits_by_rule": edits_by(rows, step_rule),
+        "edits_by_editor": edits_by(rows, step_editor),
+        "edits_by_proof": edits_by(rows, step_proof),
     }
     for key in ("model", "form", "qtype", "source", "error_type"):
         values = sorted({str(r.get(key)) for r in rows if r.get(key) is not None})

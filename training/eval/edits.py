@@ -161,6 +161,11 @@ def run_eval(
         from training.eval.answers_metrics import answer_scores
 
         metrics["answers"] = answer_scores(graded)
+    labelled = [r for i, r in done.items() if i in wanted and "label" in r]
+    if labelled:
+        from training.eval.claims_metrics import claim_scores
+
+        metrics["claims"] = claim_scores(labelled)
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot(records, metrics, out)
     return metrics

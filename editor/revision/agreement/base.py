@@ -15,6 +15,28 @@ from editor.types import Evidence
 
 Verdict = Literal["agrees", "disagrees", "irrelevant"]
 
+RULES = {
+    "slot": "the slot check: the evidence states another value for a date, number or name",
+    "role": "the slot check: two names trade places",
+    "negation": "the slot check: the evidence's same sentence without the text's negation",
+    "nli": "the NLI model's P(contradicted)",
+    "question": "the evidence answers the question (the context) with another value",
+    "llm": "a prompted LLM's verdict",
+    "gate-off": "no check (revision.gate=false)",
+}
+"""The rules that can open the agreement gate, by the name results carry in ``Step.rule``."""
+
+
+def slot_rule(reason: str) -> str:
+    """The slot check's rule behind a contradiction, read from its reason.
+
+    >>> slot_rule("'Smith' and 'Jones' trade places"), slot_rule("'1887' vs '1889'")
+    ('role', 'slot')
+    """
+    if "trade places" in reason:
+        return "role"
+    return "negation" if "negates" in reason else "slot"
+
 
 @dataclass(frozen=True)
 class Agreement:
@@ -22,6 +44,7 @@ class Agreement:
 
     ``span`` is the (start, end) character range of the sentence of the text that was judged
     (None when no sentence matched the query); ``scores`` the model's numbers behind it.
+    ``rule``: what found a disagreement, one of ``RULES`` (None when there is none).
     """
 
     verdict: Verdict
@@ -29,6 +52,7 @@ class Agreement:
     span: tuple[int, int] | None = None
     supported: float | None = None
     contradicted: float | None = None
+    rule: str | None = None
 
     @property
     def disagrees(self) -> bool:

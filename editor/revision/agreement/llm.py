@@ -86,5 +86,8 @@ class LLMAgreement(FromBatch):
                     )
                 )
             else:
-                result.append(Agreement(parsed[0], parsed[1], spans[0] if spans else None))
+                rule = "llm" if parsed[0] == "disagrees" else None
+                result.append(
+                    Agreement(parsed[0], parsed[1], spans[0] if spans else None, rule=rule)
+                )
         return result

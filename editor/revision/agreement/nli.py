@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
-from editor.revision.agreement.base import Agreement, FromBatch
+from editor.revision.agreement.base import Agreement, FromBatch, slot_rule
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
 
@@ -64,6 +64,7 @@ class NLIAgreement(FromBatch):
                         span,
                         s.supported,
                         s.contradicted,
+                        slot_rule(sl.reason),
                     )
                 )
                 continue
@@ -97,6 +98,7 @@ class NLIAgreement(FromBatch):
                 span,
                 s.supported,
                 s.contradicted,
+                "nli",
             )
         span, hyp, s = max(judged, key=lambda j: j[2].supported)
         if s.supported >= self.support_threshold:

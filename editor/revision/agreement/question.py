@@ -51,7 +51,10 @@ class QuestionAgreement(FromBatch):
         spans: dict[str, Slot | None] = {}  # the batch's items share their text: parse it once
         out = []
         for (text, _, evidence), verdict in zip(items, verdicts, strict=True):
-            if not verdict.disagrees:
+            # evidence of a hop-1 query (a description inside the question: "the film that
+            # won ...") answers the description with the bridge entity, not the question
+            hop_1 = evidence.query and evidence.query != context and evidence.query in context
+            if not verdict.disagrees and not hop_1:
                 if text not in spans:
                     spans[text] = answer_span(self.nlp(text), context, kinds)
                 span = spans[text]
@@ -75,4 +78,5 @@ class QuestionAgreement(FromBatch):
             "disagrees",
             f"the evidence answers the question with {answers[0]!r}, the text with {span.text!r}",
             sentence,
+            rule="question",
         )

@@ -102,6 +102,6 @@ class AnswerEditor(OneByOne):
         what = f"answer: {span.text!r} -> {answers[best_i - 1]!r}"
         if gain - base >= self.min_gain and sup > con:
             return Revision(
-                texts[best_i], f"{what}: support - contradiction {base:.2f} -> {gain:.2f}"
+                texts[best_i], f"{what}: support - contradiction {base:.2f} -> {gain:.2f}", "answer"
             )
         return Revision(text, f"no answer of the evidence fits ({what}: {base:.2f} -> {gain:.2f})")

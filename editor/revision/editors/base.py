@@ -14,10 +14,12 @@ from editor.types import Evidence
 
 @dataclass(frozen=True)
 class Revision:
-    """An editor's answer: the revised text (``text`` itself when nothing changed) and why."""
+    """An editor's answer: the revised text (``text`` itself when nothing changed), why, and
+    which editor wrote it where editors compose (None: the editor called)."""
 
     text: str
     reason: str
+    editor: str | None = None
 
 
 class Editor(Protocol):

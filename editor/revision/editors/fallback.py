@@ -83,12 +83,14 @@ class FallbackEditor:
         first = self.primary.edit_batch(items, context)
         verdicts = [self.usable(t, r, ev, context) for r, (t, ev) in zip(first, items, strict=True)]
         redo = [i for i, (ok, _) in enumerate(verdicts) if not ok]
-        out = list(first)
+        out = [Revision(r.text, r.reason, r.editor or self.primary.name) for r in first]
         if redo:
             second = self.secondary.edit_batch([items[i] for i in redo], context)
             for i, rev in zip(redo, second, strict=True):
                 why = verdicts[i][1]
                 out[i] = Revision(
-                    rev.text, f"{self.primary.name}: {why}; {self.secondary.name}: {rev.reason}"
+                    rev.text,
+                    f"{self.primary.name}: {why}; {self.secondary.name}: {rev.reason}",
+                    rev.editor or self.secondary.name,
                 )
         return out

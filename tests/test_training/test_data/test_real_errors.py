@@ -24,7 +24,9 @@ def test_purr_data_real_errors_writes_judged_answers_split_by_document(tmp_path)
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["questions"] == 8  # 4 NQ-open questions with evidence, 4 StrategyQA
+    assert (
+        summary["questions"] == 16
+    )  # 4 each: NQ-open (with evidence), StrategyQA, CLAPnq, bridges
     rows = [
         json.loads(x)
         for s in ("dev", "test")
@@ -36,7 +38,9 @@ def test_purr_data_real_errors_writes_judged_answers_split_by_document(tmp_path)
         assert r["split"] == split_of(r["evidence_title"])
         assert r["planted"] == r["wrong"] == (not judge(_question(r), r["text"]))
     corpus = [json.loads(x) for x in (out / "corpus.jsonl").read_text().splitlines()]
-    assert len(corpus) == 4 and all(d["text"] for d in corpus)  # StrategyQA's facts, to index
+    assert len(corpus) == 8 and all(d["text"] for d in corpus)  # facts and passages, to index
+    clapnq = [r for r in rows if r["source"] == "clapnq"]
+    assert clapnq and all(r["qtype"] in ("person", "date", "place", "number") for r in clapnq)
 
 
 def _question(row: dict) -> Question:
@@ -111,3 +115,27 @@ def test_accepted_edits_are_counted_by_the_rule_and_the_editor_behind_them():
         "answer": {"edits": 1, "right": 0},
         "causal": {"edits": 1, "right": 1},
     }
+
+
+def test_the_steps_rule_editor_and_proof_fields_are_what_is_counted():
+    step = {"reason": "anything; ok", "accepted": True, "rule": "nli", "editor": "substitute",
+            "verified_by": "statement"}  # fmt: skip
+    rows = [{"original": "It is in Rome.", "revised": "It is in Paris.", "answers": ["Paris"],
+             "wrong": True, "steps": [step]}]  # fmt: skip
+    s = answer_scores(rows)
+    assert s["edits_by_rule"] == {"nli": {"edits": 1, "right": 1}}
+    assert s["edits_by_editor"] == {"substitute": {"edits": 1, "right": 1}}
+    assert s["edits_by_proof"] == {"statement": {"edits": 1, "right": 1}}
+
+
+def test_clapnq_gold_answers_are_typed_spans_of_the_written_answer_the_passage_states():
+    from training.data.cited import DATA
+    from training.data.real_errors import clapnq_questions, contains_answer
+
+    questions = clapnq_questions(DATA, 10)
+    assert len(questions) == 10
+    for q in questions:
+        assert q.answers and all(contains_answer(q.evidence_text, a) for a in q.answers)
+        assert not any(contains_answer(q.question, a) for a in q.answers)
+    where = next(q for q in questions if q.question == "where is mount logan located on a map")
+    assert where.answers == ("Canada",)

@@ -169,16 +169,33 @@ class MultiHop:
 
     def entity(self, b: Bridge, evidence: Sequence[Evidence]) -> str | None:
         """The name the description ``b`` stands for, read from hop 1's ``evidence`` (best
-        first): the evidence's title where the description asks for a title and does not name
-        it, else the first name of the description's kind, not named in it, in the evidence
-        sentences sharing most of its words."""
+        first): the evidence's page itself where the description does not name it and asks
+        for a title or the page's first sentence calls it by the description's noun ("Queen
+        are a British rock band"), else the first name of the description's kind, not named in
+        it, in the evidence sentences sharing most of its words."""
         from retrieval.sentences import split
 
         described = content_words(b.description)
         level = PLACE_LEVELS.get(b.head.lower()) if b.kind == "place" else None
         for e in evidence[:1]:
-            if b.kind == "title" and e.title and not content_words(e.title) & described:
-                return e.title
+            name = re.sub(r"\s*\([^)]*\)$", "", e.title or "")  # "Queen (band)" -> "Queen"
+            lead = split(e.text)[:1]
+            said = described - {b.head.lower()}
+            # the page is itself the thing described: its first sentence calls it a <head>, or
+            # it is a person's page that says what the description says of them
+            about = bool(lead) and (
+                b.head.lower() in content_words(lead[0])
+                or b.kind == "person"
+                and name.split()[-1] in lead[0].split()[:5]  # "Sir Alexander Fleming was"
+                and len(said & content_words(e.text)) * 2 >= len(said)
+            )
+            if name and not content_words(name) & said and (b.kind == "title" or about):
+                if not (level and self.place_level and self.place_level(name) != level):
+                    return name
+            # "a song by the British rock band Queen": the noun, then the name
+            named = re.search(rf"\b{re.escape(b.head)}\s+((?:[A-Z][\w'&.-]*\s?)+)", e.text)
+            if named and not content_words(named.group(1)) & said:
+                return named.group(1).strip()
             sentences = sorted(split(e.text), key=lambda s: -len(content_words(s) & described))
             for sentence in sentences:
                 for ent in self.nlp(sentence).ents:

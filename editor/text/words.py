@@ -149,6 +149,12 @@ _QUESTION_AUX = frozenset(
 )
 
 
+_PLACES = (
+    r"(capital|capital city|city|country|state|place|town|river|sea|lake|mountain|island|"
+    r"continent|region|province)"
+)
+
+
 def question_type(question: str) -> str:
     """The kind of answer a question asks for: person, date, place, number, yes/no, title or
     other.
@@ -157,14 +163,17 @@ def question_type(question: str) -> str:
     ...  "where is the eiffel tower", "how many moons does mars have",
     ...  "is a tomato a fruit", "what song won eurovision in 1974", "what is dna"]]
     ['person', 'date', 'place', 'number', 'yes/no', 'title', 'other']
+    >>> [question_type(q) for q in ["What is the capital of Peru?", "In which city was it formed?",
+    ...  "Until what year did he reign?", "What river flows through Rome?"]]
+    ['place', 'place', 'date', 'place']
     """
     q = question.lower().strip()
     first = q.split()[0] if q.split() else ""
     if first in {"who", "whom", "whose"}:
         return "person"
-    if first == "when" or re.match(r"(what|which|in what) (year|date|day|month|century)", q):
+    if first == "when" or re.search(r"\b(what|which) (year|date|day|month|century)\b", q):
         return "date"
-    if first == "where" or re.match(r"(what|which|in what) (city|country|state|place|town)", q):
+    if first == "where" or re.search(rf"\b(what|which) (is the |was the )?{_PLACES}\b", q):
         return "place"
     if re.match(r"how (many|much|long|far|old|tall|big|high)", q) or "what percentage" in q:
         return "number"

@@ -2,7 +2,8 @@
 auto-AIS over a passage.
 
 Contract: ``base.py``. Models: ``nli.py`` (``ChunkedNLI``, long premises in windows), ``hf.py``
-(``hf`` and ``t5-true``), ``factories.py`` (building them by name). Scoring: ``scoring.py``.
+(``hf`` and ``t5-true``), ``minicheck.py`` (``minicheck-t5``, ``llm-check``, ``llm-check-vllm``),
+``factories.py`` (building them by name). Scoring: ``scoring.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from editor.attribution.factories import (
     PURR_ARTEFACT,
     SHIPPED_MODELS,
     _hf,
+    _llm_check_transformers,
+    _llm_check_vllm,
+    _minicheck_t5,
     _purr,
     _t5_true,
     default_purr_path,
@@ -30,6 +34,9 @@ from editor.types import EntailmentScores, PassageAttribution, SentenceAttributi
 register("hf", _hf)
 register("t5-true", _t5_true)
 register("purr", _purr)
+register("minicheck-t5", _minicheck_t5)
+register("llm-check", _llm_check_transformers)
+register("llm-check-vllm", _llm_check_vllm)
 
 __all__ = [
     "LABELS",

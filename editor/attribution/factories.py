@@ -58,6 +58,43 @@ def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     )
 
 
+def _minicheck_t5(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
+    from editor.attribution.minicheck import MiniCheckT5NLI
+
+    assert cfg.model is not None  # AttributionConfig refuses it without a model
+    return MiniCheckT5NLI(
+        cfg.model,
+        max_length=cfg.max_length,
+        batch_size=cfg.batch_size,
+        overlap=cfg.overlap,
+        device=cfg.device,
+        local_files_only=settings.offline,
+    )
+
+
+def _llm_check(cfg: AttributionConfig, settings: Settings, engine: str) -> AttributionModel:
+    from editor.attribution.minicheck import LLMCheckNLI
+
+    assert cfg.model is not None  # AttributionConfig refuses it without a model
+    return LLMCheckNLI(
+        cfg.model,
+        max_length=cfg.max_length,
+        batch_size=cfg.batch_size,
+        overlap=cfg.overlap,
+        device=cfg.device,
+        local_files_only=settings.offline,
+        engine=engine,
+    )
+
+
+def _llm_check_transformers(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
+    return _llm_check(cfg, settings, "transformers")
+
+
+def _llm_check_vllm(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
+    return _llm_check(cfg, settings, "vllm")
+
+
 LARGE_ARTEFACT = "purr-verifier-large"
 """The large verifier (``attribution.model=large``): Gemma-3-270M with a LoRA adapter and a
 3-way head (``editor.attribution.decoder``)."""

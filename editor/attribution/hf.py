@@ -250,6 +250,7 @@ class T5TrueNLI(_HFModel):
     """
 
     three_way = False
+    premise_prefix = "premise: "
 
     def __init__(
         self,
@@ -292,7 +293,8 @@ class T5TrueNLI(_HFModel):
                 f"'{self.model_ref}' has no decoder_start_token_id; not a T5-style model"
             )
         self._label_ids = (ids[0][0], ids[1][0])
-        self._prefix_len = len(tokenizer.encode("premise:", add_special_tokens=False))
+        prefix = self.premise_prefix.strip()
+        self._prefix_len = len(tokenizer.encode(prefix, add_special_tokens=False))
         self._tokenizer, self._model = tokenizer, model
 
     def _format_hypothesis(self, hypothesis: str) -> str:
@@ -308,7 +310,7 @@ class T5TrueNLI(_HFModel):
         self.load()
         tok = self._tokenizer
         with self.tokenizer_lock:
-            premises = tok([f"premise: {p}" for p, _ in pairs], add_special_tokens=False)
+            premises = tok([self.premise_prefix + p for p, _ in pairs], add_special_tokens=False)
             hyps = tok([self._format_hypothesis(h) for _, h in pairs], add_special_tokens=False)
         eos = [] if tok.eos_token_id is None else [tok.eos_token_id]
         room = self.max_length - len(eos)

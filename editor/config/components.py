@@ -110,7 +110,10 @@ class AttributionConfig(_Cfg):
         "purr",
         description="purr: the project's trained attribution model (a local artefact folder); "
         "hf: any Hugging Face sequence-classification NLI model; t5-true: a TRUE-style T5 "
-        "('premise: ... hypothesis: ...' -> '1'/'0', e.g. google/t5_xxl_true_nli_mixture).",
+        "('premise: ... hypothesis: ...' -> '1'/'0', e.g. google/t5_xxl_true_nli_mixture); "
+        "minicheck-t5: MiniCheck-Flan-T5 (lytang/MiniCheck-Flan-T5-Large); llm-check / "
+        "llm-check-vllm: a chat LLM answering Yes/No (bespokelabs/Bespoke-MiniCheck-7B) "
+        "through transformers or vLLM.",
     )
     model: str | None = Field(
         None,
@@ -157,16 +160,19 @@ class AttributionConfig(_Cfg):
 
     @model_validator(mode="after")
     def _model_needed(self) -> AttributionConfig:
-        if self.type in {"hf", "t5-true"} and not self.model:
+        if self.type in {"hf", "t5-true", "minicheck-t5", "llm-check", "llm-check-vllm"} and not (
+            self.model
+        ):
             raise ValueError(
                 f"attribution.type={self.type} needs attribution.model (a hub id in the local "
                 "cache or a local folder); set --set attribution.model=PATH, or use "
                 "attribution.type=purr"
             )
-        if self.type == "t5-true" and self.label_map:
+        if self.type not in {"hf", "purr"} and self.label_map:
             raise ValueError(
                 "attribution.label_map applies to classifiers (type hf or purr), not to "
-                "attribution.type=t5-true, which reads '1'/'0'; remove attribution.label_map"
+                f"attribution.type={self.type}, which reads its own answer tokens; remove "
+                "attribution.label_map"
             )
         return self
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import refutes
@@ -258,19 +259,9 @@ class EditAcceptance:
                 return d.decontextualized
         return sentence
 
-    def check(
-        self,
-        before: str,
-        after: str,
-        span_before: tuple[int, int],
-        span_after: tuple[int, int],
-        evidence: str,
-        context: str | None = None,
-        rule: str | None = None,
-    ) -> tuple[bool, str]:
-        """Whether the edit of passage ``before`` into ``after`` (the edited sentence at
-        ``span_before`` / ``span_after``) may stand, and why (``judge`` with the proof)."""
-        j = self.judge(before, after, span_before, span_after, evidence, context, rule)
+    def check(self, *args: Any, **kwargs: Any) -> tuple[bool, str]:
+        """Whether an edit may stand, and why: ``judge``'s verdict without its proof."""
+        j = self.judge(*args, **kwargs)
         return j.accepted, j.reason
 
     def judge(

@@ -31,6 +31,14 @@ from typing import Any
 DATASETS = ("wice", "begin", "summedits")
 
 
+def _row(
+    id: str, dataset: str, text: str, evidence: str, label: str, split: str, **extra: Any
+) -> dict[str, Any]:
+    """One row in the shape ``purr eval edits`` reads (``context`` None unless given)."""
+    return {"id": id, "dataset": dataset, "text": text, "context": extra.pop("context", None),
+            "evidence": evidence, "label": label, **extra, "split": split}  # fmt: skip
+
+
 def split_of(document: str) -> str:
     """``dev`` or ``test``, fixed by the source document (about half each)."""
     return "dev" if hashlib.md5(document.encode("utf-8")).digest()[0] % 2 == 0 else "test"
@@ -46,16 +54,8 @@ def wice_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
             r = json.loads(line)
             evidence = [s for s in r["evidence"] if not s.startswith("(meta data)")]
             flags = zip(r["claim_tokens"], r["non_supported_spans"], strict=False)
-            yield {
-                "id": f"wice-{split}-{i}",
-                "dataset": "wice",
-                "text": r["claim"],
-                "context": None,
-                "evidence": " ".join(evidence),
-                "label": "partial",
-                "unsupported": [t for t, bad in flags if bad],
-                "split": split,
-            }
+            yield _row(f"wice-{split}-{i}", "wice", r["claim"], " ".join(evidence), "partial",
+                       split, unsupported=[t for t, bad in flags if bad])  # fmt: skip
     kept: dict[str, int] = {}
     for line in (data / "nli" / "wice_claim.jsonl").read_text("utf-8").splitlines():
         r = json.loads(line)
@@ -63,15 +63,7 @@ def wice_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
         if r["label"] != "supported" or kept.get(split, 0) >= n:
             continue
         kept[split] = kept.get(split, 0) + 1
-        yield {
-            "id": f"wice-ok-{r['id']}",
-            "dataset": "wice",
-            "text": r["hypothesis"],
-            "context": None,
-            "evidence": r["premise"],
-            "label": "supported",
-            "split": split,
-        }
+        yield _row(f"wice-ok-{r['id']}", "wice", r["hypothesis"], r["premise"], "supported", split)
 
 
 def begin_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
@@ -88,15 +80,9 @@ def begin_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
                     if r["begin_label"].strip().lower() != "fully attributable":
                         continue
                     kept += 1
-                    yield {
-                        "id": f"begin-{path.stem}-{i}",
-                        "dataset": "begin",
-                        "text": r["response"].strip(),
-                        "context": r["message"].strip() or None,
-                        "evidence": r["knowledge"].strip(),
-                        "label": "supported",
-                        "split": split,
-                    }
+                    yield _row(f"begin-{path.stem}-{i}", "begin", r["response"].strip(),
+                               r["knowledge"].strip(), "supported", split,
+                               context=r["message"].strip() or None)  # fmt: skip
 
 
 def summedits_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
@@ -112,31 +98,16 @@ def summedits_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
         r = json.loads(line)
         split = split_of(r["evidence"])
         if room(split, "error"):
-            yield {
-                "id": f"summedits-{r['id']}",
-                "dataset": "summedits",
-                "text": r["original"],
-                "context": None,
-                "evidence": r["evidence"],
-                "label": "not_supported",
-                "gold": r["gold"],
-                "split": split,
-            }
+            yield _row(f"summedits-{r['id']}", "summedits", r["original"], r["evidence"],
+                       "not_supported", split, gold=r["gold"])  # fmt: skip
     for line in (data / "nli" / "summedits.jsonl").read_text("utf-8").splitlines():
         r = json.loads(line)
         if r["label"] != "supported":
             continue
         split = split_of(r["premise"])
         if room(split, "consistent"):
-            yield {
-                "id": f"summedits-ok-{r['id']}",
-                "dataset": "summedits",
-                "text": r["hypothesis"],
-                "context": None,
-                "evidence": r["premise"],
-                "label": "supported",
-                "split": split,
-            }
+            yield _row(f"summedits-ok-{r['id']}", "summedits", r["hypothesis"], r["premise"],
+                       "supported", split)  # fmt: skip
 
 
 def claim_rows(data: Path, n: int, datasets=DATASETS) -> list[dict[str, Any]]:

@@ -16,7 +16,26 @@ from editor.attribution.slots import Slot, approximate, date_range, family, norm
 _YEARS = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _DIGITS = re.compile(r"\d")
 _DIGIT_RUNS = re.compile(r"\d+")
-_ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$", re.I)
+_WORD_ORDINALS = (
+    "second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+    "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"
+).split()
+_ORDINAL = re.compile(
+    rf"^(?:the\s+)?(?:\d+(?:st|nd|rd|th)|{'|'.join(_WORD_ORDINALS)})$", re.I
+)  # "first" and "last" are left out: "the first woman to ..." ranks nothing against a rival
+
+
+def ordinal_value(text: str) -> int | None:
+    """The rank an ordinal states ("the 16th" 16, "fifth" 5); None for anything else.
+
+    >>> ordinal_value("the 16th"), ordinal_value("Fifth"), ordinal_value("first")
+    (16, 5, None)
+    """
+    t = text.strip().lower()
+    if not _ORDINAL.match(t):
+        return None
+    t = re.sub(r"^the\s+", "", t)
+    return int(t[:-2]) if t[:1].isdigit() else _WORD_ORDINALS.index(t) + 2
 
 NAME_KINDS = {"person", "org", "place", "norp", "other"}
 """The slot kinds that are names."""
@@ -65,7 +84,7 @@ def states_same(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
             return ends or (hedge and inside) or (theirs[0] <= mine[0] and mine[1] <= theirs[1])
         return lo <= theirs[1] and theirs[0] <= hi
     if slot.kind == "ordinal":
-        return slot.text.strip().lower() == other.text.strip().lower()
+        return ordinal_value(slot.text) == ordinal_value(other.text)
     if slot.kind in {"date", "number"}:
         a = quantity(slot.text, claim_doc.text[slot.end : slot.end + 40])
         b = quantity(other.text, ev_doc.text[other.end : other.end + 40])

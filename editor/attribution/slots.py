@@ -152,13 +152,17 @@ _AGE = re.compile(
 def _kind(kind: str, text: str, whole: str, end: int) -> str:
     """A "date" that is a number with a unit after it ("1571 mi", "72 mi" as NER labels them
     beside a distance) is a number; so is an age ("the age of 78", "78 years old"), which NER
-    labels a date.
+    labels a date; a bare ordinal ("the 12th") is an ordinal.
 
     >>> _kind("date", "the age of 78", "died at the age of 78", 21)
     'number'
+    >>> _kind("date", "the 12th", "was the 12th president", 14)
+    'ordinal'
     """
     if kind == "date" and _AGE.search(text):
         return "number"
+    if kind == "date" and re.fullmatch(r"(?:the\s+)?\d+(?:st|nd|rd|th)", text.strip(), re.I):
+        return "ordinal"  # "the 12th president": NER reads a day of the month
     if kind != "date" or not re.fullmatch(r"[\d,.]+(?:\s*[^\W\d_]+)?", text.strip()):
         return kind
     q = quantity(text, whole[end : end + 20])

@@ -98,8 +98,14 @@ class SubstituteEditor(OneByOne):
         doc = self.nlp(text, disable=off)
         mine = typed_spans(doc)
         theirs: list[tuple[Slot, set[str]]] = []  # each with the words around it
+        pairs: list[tuple[str, set[str]]] = []  # "Rome, Italy": a place and the place it is in
         for d in self.nlp.pipe([evidence_text(e) for e in evidence], disable=off):
-            theirs.extend((t, slot_context(d, t)) for t in typed_spans(d))
+            spans = typed_spans(d)
+            theirs.extend((t, slot_context(d, t)) for t in spans)
+            pairs.extend(
+                (d.text[a.start : b.end], slot_context(d, a, 6))
+                for a, b in _place_pairs(spans, d.text)
+            )
         ev_norm = " " + " ".join(norm(evidence_text(e)) for e in evidence) + " "
         text_norm = " " + norm(text) + " "
         # a sentence whose subject is a pronoun is about what the snippet's title names: the
@@ -135,6 +141,13 @@ class SubstituteEditor(OneByOne):
                     continue
                 new = swap_in(text, s.start, s.end, t.text)
                 out.setdefault(new, (f"{s.text!r} -> {t.text!r}", shape(s.text) == shape(t.text)))
+        for a, b in _place_pairs(mine, text):  # "Athens, Greece" -> "Rome, Italy": both at once
+            if asked(a.text) or f" {norm(a.text)} " in ev_norm:
+                continue
+            for value, value_around in pairs:
+                if content_words(" ".join(slot_context(doc, a, 6) & value_around)):
+                    new = text[: a.start] + value + text[b.end :]
+                    out.setdefault(new, (f"{text[a.start : b.end]!r} -> {value!r}", True))
         for i, a in enumerate(mine):  # role swaps: two same-type names trade places
             for b in mine[i + 1 :]:
                 if a.kind != b.kind or a.kind in {"number", "date"} or a.end > b.start:
@@ -172,6 +185,8 @@ class SubstituteEditor(OneByOne):
 
         base, _, _ = margin(0)
         best_i = max(range(1, len(texts)), key=rank)
+        if named and margin(best_i)[0] - base < self.min_gain and len(texts) > 2:
+            best_i = max(range(2, len(texts)), key=rank)  # the named value alone did not help
         gain, sup, con = margin(best_i)
         if gain - base >= self.min_gain and sup > con:
             return Revision(
@@ -184,6 +199,18 @@ class SubstituteEditor(OneByOne):
         )
 
 
+def _place_pairs(spans: list[Slot], text: str) -> list[tuple[Slot, Slot]]:
+    """Adjacent place slots written "A, B" (a place and the place it lies in).
+
+    >>> _place_pairs([Slot(3, 9, "Athens", "place"), Slot(11, 17, "Greece", "place")], "in Athens, Greece.")
+    [(Slot(start=3, end=9, text='Athens', kind='place'), Slot(start=11, end=17, text='Greece', kind='place'))]
+    """
+    places = sorted((s for s in spans if s.kind == "place"), key=lambda s: s.start)
+    return [
+        (a, b) for a, b in zip(places, places[1:], strict=False) if text[a.end : b.start] == ", "
+    ]
+
+
 def swap_in(text: str, start: int, end: int, value: str) -> str:
     """``text`` with ``value`` in place of ``text[start:end]``, fitted to the words around it
     and keeping a possessive ("Thomas Edison's company" -> "Gustave Eiffel's company").
@@ -192,9 +219,13 @@ def swap_in(text: str, start: int, end: int, value: str) -> str:
     "Built by Gustave Eiffel's company."
     >>> swap_in("He was an Austrian composer.", 10, 18, "German")
     'He was a German composer.'
+    >>> swap_in("He was the 12th president.", 7, 15, "16th")
+    'He was the 16th president.'
     """
     old = text[start:end]
     replacement = fit_replacement(value, text[:start], text[end:])
+    if re.match(r"(?i)the\s+\d+(?:st|nd|rd|th)$", old) and re.match(r"\d+(?:st|nd|rd|th)$", value):
+        replacement = f"{old.split()[0]} {replacement}"  # "the 12th" -> "the 16th", not "16th"
     if old.endswith(("'s", "’s")) and not value.endswith(("'s", "’s")):
         replacement += old[-2:]
     return _article_for(text[:start], replacement) + replacement + text[end:]

@@ -78,6 +78,16 @@ def checker() -> SlotChecker:
             "Nitrogen is a chemical element; it has symbol N and atomic number 7.",
             "trade places",
         ),
+        (  # ordinals by rank: a word against a word, and "the 12th" (NER: a date) against "16th"
+            "Jupiter is the sixth planet from the Sun.",
+            "Jupiter is the fifth planet from the Sun, and the largest in the Solar System.",
+            "'sixth' vs 'fifth'",
+        ),
+        (
+            "Abraham Lincoln was the 12th president of the United States.",
+            "Abraham Lincoln was the 16th president of the United States, serving from 1861.",
+            "'the 12th' vs '16th'",
+        ),
         (  # a negation added inside a longer sentence, the rest word for word
             "The term feeling is not closely related to, but not the same as, emotion.",
             "The term feeling is closely related to, but not the same as, emotion.",
@@ -105,6 +115,7 @@ def test_contradictions_name_both_spans(checker, claim, evidence, reason):
         ("The tower is 0.33 km tall.", HEIGHT),  # the same length in other units
         # a paraphrase that only reorders two names is not a role swap
         ("France's capital is Paris.", "Paris is the capital of France."),
+        ("Mars is the fourth planet from the Sun.", "Mars is the 4th planet from the Sun."),
     ],
 )
 def test_what_the_evidence_states_is_consistent(checker, claim, evidence):

@@ -65,12 +65,17 @@ _ORDINAL = re.compile(
 
 
 _HEMISPHERE = re.compile(r"\bhemisphere\b", re.I)
+_YEAR = re.compile(r"\b\d{3,4}s?\b")
+_MONTH = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|\bcentury\b", re.I
+)
 
 
 def type_problem(before: str, after: str) -> str | None:
     """Why an edit's replacement is not the same kind of thing as what it replaces: an ordinal
-    for a non-ordinal (or back), a person's name for a title ("the King of Pop"), or a
-    hemisphere for a named place (no country or city is a hemisphere).
+    for a non-ordinal (or back), a person's name for a title ("the King of Pop"), words with no
+    year or month for a date ("almost two years" for "January 1, 2018"), or a hemisphere for a
+    named place (no country or city is a hemisphere).
 
     >>> type_problem("He was the 12th president.", "He was 1861 president.")
     "the edit puts '1861' where the text had 'the 12th' (an ordinal)"
@@ -78,6 +83,10 @@ def type_problem(before: str, after: str) -> str | None:
     "the edit puts a name, 'Aaron Presley', where the text had a title, 'the King of Pop'"
     >>> type_problem("It is hosted by the United States.", "It is hosted by the Northern Hemisphere.")
     "the edit puts a hemisphere, 'Northern Hemisphere', where the text had a place, 'United States'"
+    >>> type_problem("It was placed on January 1, 2018.", "It was placed on almost two years.")
+    "the edit puts 'almost two years', no date, where the text had a date, 'January 1 2018'"
+    >>> type_problem("It opened in 1990.", "It opened in the early 1970s.") is None
+    True
     >>> type_problem("He was the 12th president.", "He was the 16th president.") is None
     True
     >>> type_problem("He led the Kuomintang.", "He led the Chinese Communist Party.") is None
@@ -88,6 +97,8 @@ def type_problem(before: str, after: str) -> str | None:
         old, new = " ".join(removed), " ".join(inserted)
         if any(_ORDINAL.match(w) for w in removed) != any(_ORDINAL.match(w) for w in inserted):
             return f"the edit puts {new!r} where the text had {old!r} (an ordinal)"
+        if _YEAR.search(old) and not (_YEAR.search(new) or _MONTH.search(new)):
+            return f"the edit puts {new!r}, no date, where the text had a date, {old!r}"
         if _HEMISPHERE.search(new) and not _HEMISPHERE.search(old) and old[:1].isupper():
             return f"the edit puts a hemisphere, {new!r}, where the text had a place, {old!r}"
         title = removed[0].lower() == "the" and len(removed) > 1 and removed[1][:1].isupper()
@@ -111,6 +122,7 @@ def _name_count(text: str, name: str) -> int:
 def _unbalanced(text: str) -> bool:
     """Whether a bracket or a double quote of ``text`` is left open (or closed unopened)."""
     quotes = text.count('"') % 2 or text.count("“") != text.count("”")
+    quotes = quotes or text.count("``") != text.count("''")  # PTB-style quotes (CLAPnq, WiCE)
     return bool(quotes) or any(text.count(o) != text.count(c) for o, c in ("()", "[]", "{}"))
 
 

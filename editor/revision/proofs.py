@@ -20,6 +20,7 @@ those whose judge differs from the rule that opened the gate (``Step.verified_by
 
 from __future__ import annotations
 
+import re
 from difflib import SequenceMatcher
 
 from editor.text.words import WORD, content_words
@@ -41,6 +42,9 @@ STATEMENT_WINDOW = 3
 """How many content words either side of the edit's own are its context."""
 
 
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
 def _edit_context(before: str, after: str) -> tuple[set[str], set[str]]:
     """The content words ``after`` has where ``before`` had others or none, and the content
     words within ``STATEMENT_WINDOW`` of them (what the new value is said of).
@@ -48,7 +52,10 @@ def _edit_context(before: str, after: str) -> tuple[set[str], set[str]]:
     >>> new, near = _edit_context("Einstein was born in 1900 in Ulm.", "Einstein was born in 1879 in Ulm.")
     >>> sorted(new), sorted(near)
     (['1879'], ['born', 'einstein', 'ulm'])
+    >>> sorted(_edit_context("Built by Edison's firm.", "Built by Gustave Eiffel's firm.")[0])
+    ['eiffel', 'gustave']
     """
+    before, after = _POSSESSIVE.sub("", before), _POSSESSIVE.sub("", after)
     a, b = before.lower().split(), after.lower().split()
     new: set[str] = set()
     for tag, _, _, j1, j2 in SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():

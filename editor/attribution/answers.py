@@ -77,3 +77,18 @@ def _quoted(text: str, slot: Slot) -> bool:
     """Whether the span stands inside quotation marks ("Cinderella" in a list of tales)."""
     before, after = text[: slot.start].rstrip(), text[slot.end :].lstrip()
     return before[-1:] in {'"', "“", "'", "‘"} and after[:1] in {'"', "”", "'", "’"}
+
+
+def asked_of(question: str, evidence_query: str | None) -> str:
+    """The question an evidence answers: hop 2's question about the bridge entity ("Who
+    directed Forrest Gump?", same opening words as the user's question) where the evidence
+    came from it, else the user's question.
+
+    >>> asked_of("Who directed the film that won Best Picture?", "Who directed Forrest Gump?")
+    'Who directed Forrest Gump?'
+    >>> asked_of("Who directed the film?", "The film was directed by Steven Spielberg.")
+    'Who directed the film?'
+    """
+    q = evidence_query or ""
+    hop_2 = q.rstrip().endswith("?") and q != question and q.split()[:2] == question.split()[:2]
+    return q if hop_2 else question

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from editor.attribution.answers import ANSWER_KINDS, answer_span, evidence_answers
+from editor.attribution.answers import ANSWER_KINDS, answer_span, asked_of, evidence_answers
 from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
 from editor.attribution.slot_values import bare_name
@@ -48,18 +48,19 @@ class QuestionAgreement(FromBatch):
         if kinds is None:
             return verdicts
         assert context is not None
-        spans: dict[str, Slot | None] = {}  # the batch's items share their text: parse it once
+        spans: dict[tuple[str, str], Slot | None] = {}  # parse each text once per question
         out = []
         for (text, _, evidence), verdict in zip(items, verdicts, strict=True):
             # evidence of a hop-1 query (a description inside the question: "the film that
             # won ...") answers the description with the bridge entity, not the question
             hop_1 = evidence.query and evidence.query != context and evidence.query in context
             if not verdict.disagrees and not hop_1:
-                if text not in spans:
-                    spans[text] = answer_span(self.nlp(text), context, kinds)
-                span = spans[text]
+                question = asked_of(context, evidence.query)
+                if (text, question) not in spans:
+                    spans[(text, question)] = answer_span(self.nlp(text), question, kinds)
+                span = spans[(text, question)]
                 if span is not None:
-                    verdict = self._answers_differ(text, span, evidence, context, kinds) or verdict
+                    verdict = self._answers_differ(text, span, evidence, question, kinds) or verdict
             out.append(verdict)
         return out
 

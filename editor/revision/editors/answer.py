@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from editor.attribution.answers import ANSWER_KINDS, answer_span, evidence_answers
+from editor.attribution.answers import ANSWER_KINDS, answer_span, asked_of, evidence_answers
 from editor.attribution.base import AttributionModel
 from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
@@ -62,7 +62,7 @@ class AnswerEditor(OneByOne):
         if not is_question(context) or not evidence or not text.strip():
             return self.inner.edit(text, evidence, context)
         assert context is not None
-        revision = self.answer(text, evidence, context)
+        revision = self.answer(text, evidence, asked_of(context, evidence[0].query))
         if revision is None or revision.text == text:
             inner = self.inner.edit(text, evidence, context)
             if inner.text != text or revision is None:

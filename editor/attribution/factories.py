@@ -32,67 +32,48 @@ def default_purr_path(settings: Settings | None = None) -> Path:
     return SHIPPED_MODELS / PURR_ARTEFACT
 
 
+def _common(cfg: AttributionConfig, settings: Settings) -> dict:
+    """The model settings every hub-model factory passes on."""
+    return {
+        "max_length": cfg.max_length,
+        "batch_size": cfg.batch_size,
+        "overlap": cfg.overlap,
+        "device": cfg.device,
+        "local_files_only": settings.offline,
+    }
+
+
 def _hf(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     assert cfg.model is not None  # AttributionConfig refuses type=hf without a model
     return HFSequenceClassificationNLI(
-        cfg.model,
-        label_map=cfg.label_map,
-        max_length=cfg.max_length,
-        batch_size=cfg.batch_size,
-        overlap=cfg.overlap,
-        device=cfg.device,
-        local_files_only=settings.offline,
-        quantize=cfg.quantize,
+        cfg.model, label_map=cfg.label_map, quantize=cfg.quantize, **_common(cfg, settings)
     )
 
 
 def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     assert cfg.model is not None  # AttributionConfig refuses type=t5-true without a model
-    return T5TrueNLI(
-        cfg.model,
-        max_length=cfg.max_length,
-        batch_size=cfg.batch_size,
-        overlap=cfg.overlap,
-        device=cfg.device,
-        local_files_only=settings.offline,
-    )
+    return T5TrueNLI(cfg.model, **_common(cfg, settings))
 
 
 def _minicheck_t5(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     from editor.attribution.minicheck import MiniCheckT5NLI
 
     assert cfg.model is not None  # AttributionConfig refuses it without a model
-    return MiniCheckT5NLI(
-        cfg.model,
-        max_length=cfg.max_length,
-        batch_size=cfg.batch_size,
-        overlap=cfg.overlap,
-        device=cfg.device,
-        local_files_only=settings.offline,
-    )
-
-
-def _llm_check(cfg: AttributionConfig, settings: Settings, engine: str) -> AttributionModel:
-    from editor.attribution.minicheck import LLMCheckNLI
-
-    assert cfg.model is not None  # AttributionConfig refuses it without a model
-    return LLMCheckNLI(
-        cfg.model,
-        max_length=cfg.max_length,
-        batch_size=cfg.batch_size,
-        overlap=cfg.overlap,
-        device=cfg.device,
-        local_files_only=settings.offline,
-        engine=engine,
-    )
+    return MiniCheckT5NLI(cfg.model, **_common(cfg, settings))
 
 
 def _llm_check_transformers(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
-    return _llm_check(cfg, settings, "transformers")
+    from editor.attribution.minicheck import LLMCheckNLI
+
+    assert cfg.model is not None  # AttributionConfig refuses it without a model
+    return LLMCheckNLI(cfg.model, engine="transformers", **_common(cfg, settings))
 
 
 def _llm_check_vllm(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
-    return _llm_check(cfg, settings, "vllm")
+    from editor.attribution.minicheck import LLMCheckNLI
+
+    assert cfg.model is not None  # AttributionConfig refuses it without a model
+    return LLMCheckNLI(cfg.model, engine="vllm", **_common(cfg, settings))
 
 
 LARGE_ARTEFACT = "purr-verifier-large"

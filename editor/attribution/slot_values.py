@@ -37,6 +37,7 @@ def ordinal_value(text: str) -> int | None:
     t = re.sub(r"^the\s+", "", t)
     return int(t[:-2]) if t[:1].isdigit() else _WORD_ORDINALS.index(t) + 2
 
+
 NAME_KINDS = {"person", "org", "place", "norp", "other"}
 """The slot kinds that are names."""
 

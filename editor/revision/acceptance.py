@@ -26,27 +26,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import refutes
 from editor.revision.proofs import independent_proofs, proofs
-from editor.text.words import is_question, named_in_question
+from editor.text.words import TOKEN as _WORD
+from editor.text.words import is_question, named_in_question, word_changes
 
 _NEGATION = re.compile(
     r"\b(?:not|never|no|none|nobody|nothing|neither|nor|cannot)\b|n['’]t\b", re.I
 )
 _NAME = re.compile(r"\b[A-Z][\w'’-]*(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'’-]*)*")
-_WORD = re.compile(r"[\w'’-]+")
-
-
-def _word_changes(before: str, after: str, tags: tuple[str, ...]):
-    """(run of ``before``, run of ``after``) for each word-level change of a kind in ``tags``
-    (``replace``, ``insert``, ``delete``), words compared case-insensitively."""
-    a, b = _WORD.findall(before), _WORD.findall(after)
-    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
-    return [(a[i1:i2], b[j1:j2]) for tag, i1, i2, j1, j2 in ops.get_opcodes() if tag in tags]
 
 
 def _inserted_runs(
@@ -54,7 +45,7 @@ def _inserted_runs(
 ):
     """Runs of words ``after`` has where ``before`` had others (or, ``insert``, none); with
     ``removed``, the runs of ``before`` they took the place of."""
-    return [old if removed else new for old, new in _word_changes(before, after, tags)]
+    return [old if removed else new for old, new in word_changes(before, after, tags)]
 
 
 _ORDINAL = re.compile(
@@ -92,7 +83,7 @@ def type_problem(before: str, after: str) -> str | None:
     >>> type_problem("He led the Kuomintang.", "He led the Chinese Communist Party.") is None
     True
     """
-    for removed, inserted in _word_changes(before, after, ("replace",)):
+    for removed, inserted in word_changes(before, after, ("replace",)):
         # a leading "the" in ``removed`` was dropped too
         old, new = " ".join(removed), " ".join(inserted)
         if any(_ORDINAL.match(w) for w in removed) != any(_ORDINAL.match(w) for w in inserted):

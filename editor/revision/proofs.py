@@ -21,9 +21,8 @@ those whose judge differs from the rule that opened the gate (``Step.verified_by
 from __future__ import annotations
 
 import re
-from difflib import SequenceMatcher
 
-from editor.text.words import WORD, content_words
+from editor.text.words import WORD, content_words, word_changes
 from editor.types import EntailmentScores
 
 RULE_JUDGE = {
@@ -56,11 +55,9 @@ def _edit_context(before: str, after: str) -> tuple[set[str], set[str]]:
     ['eiffel', 'gustave']
     """
     before, after = _POSSESSIVE.sub("", before), _POSSESSIVE.sub("", after)
-    a, b = before.lower().split(), after.lower().split()
     new: set[str] = set()
-    for tag, _, _, j1, j2 in SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if tag in ("replace", "insert"):
-            new |= content_words(" ".join(b[j1:j2]))
+    for _, run in word_changes(before, after, ("replace", "insert")):
+        new |= content_words(" ".join(run))
     keep = content_words(after)
     order = [w for w in WORD.findall(after.lower()) if w in keep]
     at = [i for i, w in enumerate(order) if w in new]

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from difflib import SequenceMatcher
 
 from editor.config import RevisionConfig
 from editor.result import Step
@@ -25,7 +24,7 @@ from editor.revision.acceptance import EditAcceptance
 from editor.revision.agreement.base import Agreement, AgreementModel
 from editor.revision.base import edit_allowed, keep_spacing
 from editor.revision.editors.base import Editor, edits
-from editor.text.words import answering_sentences
+from editor.text.words import answering_sentences, word_changes
 from editor.types import Evidence, evidence_text
 
 
@@ -195,9 +194,7 @@ def _changed_words(before: str, after: str) -> set[str]:
     >>> sorted(_changed_words("Directed by Steven Spielberg.", "Directed by Robert Zemeckis."))
     ['robert', 'zemeckis']
     """
-    a, b = before.lower().split(), after.lower().split()
-    ops = SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-    return {w.strip(".,;:!?\"'()") for tag, _, _, j1, j2 in ops if tag != "equal" for w in b[j1:j2]}
+    return {w.lower() for _, new in word_changes(before, after, ("replace", "insert")) for w in new}
 
 
 def _undoes(before: str, after: str, written: set[str]) -> str | None:
@@ -207,10 +204,10 @@ def _undoes(before: str, after: str, written: set[str]) -> str | None:
     >>> _undoes("Directed by Robert Zemeckis.", "Directed by Steven Spielberg.", {"robert", "zemeckis"})
     'robert'
     """
-    removed = _changed_words(after, before)
-    return next(
-        (w for w in before.lower().split() if w.strip(".,;:!?\"'()") in removed & written), None
-    )
+    removed = [
+        w.lower() for old, _ in word_changes(before, after, ("replace", "delete")) for w in old
+    ]
+    return next((w for w in removed if w in written), None)
 
 
 def _query(e: Evidence, text: str) -> str:

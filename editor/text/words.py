@@ -21,6 +21,26 @@ _STOP = frozenset(
 )
 
 
+TOKEN = re.compile(r"[\w'’-]+")
+"""A word as edits are compared: letters, digits, apostrophes and hyphens ("Eiffel's")."""
+
+
+def word_changes(
+    before: str, after: str, tags: tuple[str, ...]
+) -> list[tuple[list[str], list[str]]]:
+    """(run of ``before``, run of ``after``) for each word-level change of a kind in ``tags``
+    (``replace``, ``insert``, ``delete``), words compared case-insensitively.
+
+    >>> word_changes("Built by Edison in 1887.", "Built by Eiffel in 1889.", ("replace",))
+    [(['Edison'], ['Eiffel']), (['1887'], ['1889'])]
+    """
+    from difflib import SequenceMatcher
+
+    a, b = TOKEN.findall(before), TOKEN.findall(after)
+    ops = SequenceMatcher(a=[w.lower() for w in a], b=[w.lower() for w in b], autojunk=False)
+    return [(a[i1:i2], b[j1:j2]) for tag, i1, i2, j1, j2 in ops.get_opcodes() if tag in tags]
+
+
 def content_words(text: str, word: re.Pattern[str] = WORD) -> set[str]:
     """Lower-cased words that are not stop words (digits kept); ``word`` says what a word is.
 

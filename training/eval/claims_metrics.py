@@ -3,14 +3,11 @@ real-claims``): supported claims left alone, and what the edits of the others di
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from difflib import SequenceMatcher
 from typing import Any
 
 from editor.report.metrics import levenshtein
-
-_WORD = re.compile(r"\w+")
+from editor.text.words import word_changes
 
 
 def changed_words(original: str, revised: str) -> list[str]:
@@ -19,10 +16,8 @@ def changed_words(original: str, revised: str) -> list[str]:
     >>> changed_words("It opened in 1887 in Rome.", "It opened in 1889 in Rome.")
     ['1887']
     """
-    a = [w.lower() for w in _WORD.findall(original)]
-    b = [w.lower() for w in _WORD.findall(revised)]
-    ops = SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-    return [w for tag, i1, i2, _, _ in ops if tag in ("replace", "delete") for w in a[i1:i2]]
+    runs = word_changes(original, revised, ("replace", "delete"))
+    return [w.lower() for old, _ in runs for w in old]
 
 
 def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -15,17 +15,6 @@ from editor.types import Evidence
 
 Verdict = Literal["agrees", "disagrees", "irrelevant"]
 
-RULES = {
-    "slot": "the slot check: the evidence states another value for a date, number or name",
-    "role": "the slot check: two names trade places",
-    "negation": "the slot check: the evidence's same sentence without the text's negation",
-    "nli": "the NLI model's P(contradicted)",
-    "question": "the evidence answers the question (the context) with another value",
-    "llm": "a prompted LLM's verdict",
-    "gate-off": "no check (revision.gate=false)",
-}
-"""The rules that can open the agreement gate, by the name results carry in ``Step.rule``."""
-
 
 def slot_rule(reason: str) -> str:
     """The slot check's rule behind a contradiction, read from its reason.
@@ -44,7 +33,7 @@ class Agreement:
 
     ``span`` is the (start, end) character range of the sentence of the text that was judged
     (None when no sentence matched the query); ``scores`` the model's numbers behind it.
-    ``rule``: what found a disagreement, one of ``RULES`` (None when there is none).
+    ``rule``: what found a disagreement (``Step.rule``; None when there is none).
     """
 
     verdict: Verdict

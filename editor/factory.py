@@ -305,7 +305,7 @@ def build_repairer(
             return [e for qe in results for e in qe.evidence]
 
     return CitationRepairer(
-        CitationChecker(attribution, cfg.attribution.threshold),
+        CitationChecker(attribution, cfg.attribution.threshold, cfg.attribution.decompose),
         reviser,
         cfg.citations.max_candidates,
         cfg.citations.remove_below,

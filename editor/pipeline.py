@@ -319,7 +319,9 @@ class Pipeline:
         given = given_sources(sources)
         try:
             self.prepare(research=False)
-            checker = CitationChecker(self.attribution, self.cfg.attribution.threshold)
+            checker = CitationChecker(
+                self.attribution, self.cfg.attribution.threshold, self.cfg.attribution.decompose
+            )
             result = checker.check(text, given)
             if qa or reference is not None:
                 clean = protect(text, [s.id for s in given]).clean
@@ -351,6 +353,7 @@ class Pipeline:
             self.components.reranker,
             self.max_evidence,
             self.cfg.attribution.threshold,
+            self.cfg.attribution.decompose,
         )
 
     def _degraded(

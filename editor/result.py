@@ -44,8 +44,23 @@ class Hop:
 
 
 @dataclass(frozen=True)
+class PartReport:
+    """An atomic part of a decomposed sentence (``attribution.decompose``): its standalone
+    text, the span in the sentence of the words it asserts, its score, evidence and verdict."""
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    attribution: float
+    evidence_id: str | None
+    verdict: str
+
+
+@dataclass(frozen=True)
 class SentenceReport:
-    """A sentence of the revised text in the attribution report."""
+    """A sentence of the revised text in the attribution report; ``parts`` when it was
+    decomposed into several (the sentence is supported only when every part is)."""
 
     text: str
     decontextualized: str
@@ -53,6 +68,7 @@ class SentenceReport:
     evidence_id: str | None
     applicable: bool
     verdict: str | None = None
+    parts: tuple[PartReport, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -177,7 +193,12 @@ class EditResult:
             if report is None
             else AttributionReport(
                 tuple(report["evidence_ids"]),
-                tuple(SentenceReport(**s) for s in report["sentences"]),
+                tuple(
+                    SentenceReport(
+                        **{**s, "parts": tuple(PartReport(**p) for p in s.get("parts") or ())}
+                    )
+                    for s in report["sentences"]
+                ),
                 report["attribution_before"],
                 report["attribution_after"],
                 report["preservation"],

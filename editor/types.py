@@ -84,6 +84,21 @@ class EntailmentScores:
 
 
 @dataclass(frozen=True)
+class PartAttribution:
+    """One atomic part of a decomposed sentence (``editor.text.parts``) in an auto-AIS record:
+    its standalone ``text``, the ``start``/``end`` span in the sentence of the words it asserts,
+    its ``kind``, and its own attribution, best (or refuting) evidence and verdict."""
+
+    text: str
+    start: int
+    end: int
+    kind: str
+    attribution: float
+    evidence_index: int | None
+    verdict: Literal["supported", "contradicted", "unverified"]
+
+
+@dataclass(frozen=True)
 class SentenceAttribution:
     """One sentence of a passage in an auto-AIS report.
 
@@ -97,7 +112,10 @@ class SentenceAttribution:
     the verifier's slot check names a date, number, name or role the evidence states otherwise,
     or P(contradicted) >= 0.7 and above its P(supported); ``evidence_index`` then points at that
     evidence) or ``unverified`` (neither);
-    None for sentences that are not applicable.
+    None for sentences that are not applicable. Decomposed (``parts`` not empty: a sentence of
+    several atomic facts), the sentence's attribution is the smallest of its parts' (it is
+    supported only when every part is), its evidence that of the weakest part (or of a refuted
+    one), and the parts say which fails.
     """
 
     text: str
@@ -107,6 +125,7 @@ class SentenceAttribution:
     evidence_index: int | None
     attributable: bool | None = None
     verdict: Literal["supported", "contradicted", "unverified"] | None = None
+    parts: tuple[PartAttribution, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,19 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
 from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
 from editor.text.nlp import get_nlp, is_claim
-from editor.types import Evidence, PassageAttribution, SentenceAttribution
+from editor.text.parts import Part, sentence_parts
+from editor.types import (
+    EntailmentScores,
+    Evidence,
+    PartAttribution,
+    PassageAttribution,
+    SentenceAttribution,
+)
 
 if TYPE_CHECKING:
     from spacy.language import Language
+
+    from editor.attribution.slot_check import SlotVerdict
 
 
 def auto_ais(
@@ -55,6 +64,7 @@ def auto_ais(
     context: str | None = None,
     threshold: float = 0.5,
     nlp: Language | None = None,
+    decompose: bool = False,
 ) -> PassageAttribution:
     """auto-AIS of ``passage`` (a text, or its sentences) against ``evidence``.
 
@@ -62,8 +72,10 @@ def auto_ais(
     ``context``; applicable sentences (``is_claim``) get max over the evidence of
     P(supported), the others are reported with ``attribution=None``. The passage score is
     the mean over applicable sentences, None when there are none. With no evidence every
-    applicable sentence scores 0.0. All (evidence, sentence) pairs go to
-    ``model.score_batch`` in one call; the model batches them.
+    applicable sentence scores 0.0. ``decompose`` splits each sentence into its atomic parts
+    (``editor.text.parts``; the parse made for ``is_claim``, not a second one): each part gets
+    max over the evidence, the sentence the smallest of its parts'. All (evidence, claim)
+    pairs go to ``model.score_batch`` in one call; the model batches them.
     """
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
@@ -72,39 +84,79 @@ def auto_ais(
         decon = decontextualize_passage(passage, context, nlp=nlp)
     else:
         decon = _decontextualize_sentences(list(passage), context, nlp)
-    applicable = [is_claim(doc) for doc in nlp.pipe([d.original for d in decon])]
+    docs = list(nlp.pipe([d.decontextualized for d in decon]))  # the one parse of each claim
+    applicable = [is_claim(doc) for doc in docs]
     texts = [e if isinstance(e, str) else e.text for e in evidence]
-    claims = [d.decontextualized for d, ok in zip(decon, applicable, strict=True) if ok]
-    pairs = [(e, claim) for claim in claims for e in texts]
+    units: list[tuple[Part, ...]] = [
+        (
+            sentence_parts(doc)
+            if decompose
+            else (Part(d.decontextualized, 0, len(d.decontextualized), "main"),)
+        )
+        if ok
+        else ()
+        for d, doc, ok in zip(decon, docs, applicable, strict=True)
+    ]
+    pairs = [(e, part.text) for parts in units for part in parts for e in texts]
     scores, slots = judge_batch(model, pairs)  # the verifier adds its slot verdicts
     if len(scores) != len(pairs):
         raise ValueError(f"model returned {len(scores)} scores for {len(pairs)} pairs")
     records: list[SentenceAttribution] = []
-    k = 0  # index of the current claim's first pair in ``scores``
-    for d, ok in zip(decon, applicable, strict=True):
+    k = 0  # index of the current part's first pair in ``scores``
+    for d, ok, parts in zip(decon, applicable, units, strict=True):
         if not ok:
             records.append(SentenceAttribution(d.original, d.decontextualized, False, None, None))
             continue
-        mine = scores[k : k + len(texts)]
-        k += len(texts)
-        supported = [s.supported for s in mine]
-        best = max(range(len(supported)), key=supported.__getitem__) if supported else None
-        value = supported[best] if best is not None else 0.0
-        verdict, where = ("supported", best) if value >= threshold else ("unverified", best)
-        if verdict == "unverified":
-            named = slots[k - len(texts) : k]
-            against = [i for i, s in enumerate(mine) if refutes(s, named[i])]
-            if against:
-                verdict = "contradicted"
-                where = max(against, key=lambda i: mine[i].contradicted)
+        judged = []
+        for part in parts:
+            n = len(texts)
+            judged.append(_judge(part, scores[k : k + n], slots[k : k + n], threshold))
+            k += n
+        weakest = min(judged, key=lambda p: p.attribution)
+        refuted = next((p for p in judged if p.verdict == "contradicted"), None)
+        value = weakest.attribution
+        verdict, where = ("supported", weakest.evidence_index)
+        if value < threshold:
+            verdict, where = ("unverified", weakest.evidence_index)
+            if refuted is not None:
+                verdict, where = ("contradicted", refuted.evidence_index)
         records.append(
             SentenceAttribution(
-                d.original, d.decontextualized, True, value, where, value >= threshold, verdict
+                d.original,
+                d.decontextualized,
+                True,
+                value,
+                where,
+                value >= threshold,
+                verdict,
+                tuple(judged) if len(judged) > 1 else (),
             )
         )
     values = [r.attribution for r in records if r.attribution is not None]
     passage_score = sum(values) / len(values) if values else None
     return PassageAttribution(tuple(records), passage_score, threshold)
+
+
+def _judge(
+    part: Part,
+    mine: Sequence[EntailmentScores],
+    named: Sequence[SlotVerdict | None],
+    threshold: float,
+) -> PartAttribution:
+    """One claim (or part) against each evidence: max P(supported), and when that misses the
+    threshold, whether an evidence refutes it (``refutes``; the most contradicting one)."""
+    supported = [s.supported for s in mine]
+    best = max(range(len(supported)), key=supported.__getitem__) if supported else None
+    value = supported[best] if best is not None else 0.0
+    if value >= threshold:
+        return PartAttribution(part.text, part.start, part.end, part.kind, value, best, "supported")
+    against = [i for i, s in enumerate(mine) if refutes(s, named[i])]
+    if against:
+        where = max(against, key=lambda i: mine[i].contradicted)
+        return PartAttribution(
+            part.text, part.start, part.end, part.kind, value, where, "contradicted"
+        )
+    return PartAttribution(part.text, part.start, part.end, part.kind, value, best, "unverified")
 
 
 def _decontextualize_sentences(
@@ -151,9 +203,13 @@ def score_text(
     evidence: Sequence[str],
     context: str | None = None,
     threshold: float = 0.5,
+    decompose: bool = False,
 ) -> ScoreReport:
-    """auto-AIS of ``text`` against ``evidence``; ValueError for an empty text."""
+    """auto-AIS of ``text`` against ``evidence`` (``decompose``: by atomic parts); ValueError
+    for an empty text."""
     if not text.strip():
         raise ValueError("the text is empty; pass the passage to score")
-    passage = auto_ais(text, list(evidence), model, context=context, threshold=threshold)
+    passage = auto_ais(
+        text, list(evidence), model, context=context, threshold=threshold, decompose=decompose
+    )
     return ScoreReport(passage, tuple(evidence))

@@ -295,7 +295,10 @@ class SlotChecker:
                     if restated is not None
                     else self._contradiction(slot, rival, ev_doc)
                 )
-        return sorted(out, key=lambda v: v.verdict != "contradicted")
+        # contradictions first; of those, one about what the claim says of its subject before
+        # one about the subject's name ("Marie Curie" vs "Maria Sklodowska" may be one person;
+        # "Paris" vs "Warsaw" is the difference to name)
+        return sorted(out, key=lambda v: (v.verdict != "contradicted", _subject(claim_doc, v)))
 
     def _rival(
         self, claim_doc: Any, slot: Slot, ev_doc: Any, candidates: list[Slot]
@@ -330,6 +333,16 @@ class SlotChecker:
             rival.text,
             ev_doc.text,
         )
+
+
+def _subject(doc: Any, verdict: SlotVerdict) -> bool:
+    """Whether the claim span a verdict names is (part of) its sentence's subject."""
+    if verdict.claim_span is None:
+        return False
+    span = doc.char_span(*verdict.claim_span, alignment_mode="expand")
+    return span is not None and any(
+        t.dep_ in {"nsubj", "nsubjpass"} or t.head.dep_ in {"nsubj", "nsubjpass"} for t in span
+    )
 
 
 def _role_swap(claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import judge_batch, refutes
+from editor.attribution.verifier import combine_parts, judge_batch, refutes
 from editor.citations.document import CitedDocument, CitedSentence
 from editor.citations.mafe import Mafe
 from editor.text.decontext import decontextualize_sentences
 from editor.text.nlp import get_nlp, is_claim
+from editor.text.parts import Part, sentence_parts
 from editor.text.words import content_words
 from editor.types import EntailmentScores, Evidence, evidence_text
 from retrieval.sentences import split
@@ -230,9 +231,12 @@ def best_span(claim: str, source: str) -> str:
 class CitationChecker:
     """Checks a cited text's citations with ``model`` (the verifier, or any attribution model)."""
 
-    def __init__(self, model: AttributionModel, threshold: float = 0.5) -> None:
+    def __init__(
+        self, model: AttributionModel, threshold: float = 0.5, decompose: bool = False
+    ) -> None:
         self.model = model
         self.threshold = threshold
+        self.decompose = decompose
 
     def _label(self, scores: EntailmentScores, slot: Any) -> str:
         if refutes(scores, slot):
@@ -247,8 +251,7 @@ class CitationChecker:
         ]
 
     def standalone(self, doc: CitedDocument, context: str | None = None) -> list[str]:
-        """Each sentence's claim made stand-alone ("It was built in 1889." -> "The tower was
-        built in 1889.")."""
+        """Each sentence's claim made stand-alone ("It was built ..." -> "The tower was ...")."""
         claims = [s.claim for s in doc.sentences]
         return [
             d.decontextualized for d in decontextualize_sentences(claims, context, nlp=get_nlp())
@@ -261,18 +264,25 @@ class CitationChecker:
         made stand-alone first ("It was built in 1889." -> "The tower was built in 1889.")."""
         by_id: Mapping[str, Source] = {s.id: s for s in sources}
         doc = CitedDocument.parse(text, by_id)
-        nlp = get_nlp()
-        claims = [is_claim(d) for d in nlp.pipe([s.claim for s in doc.sentences])]
         standalone = self.standalone(doc, context)
-        pairs: list[tuple[str, str]] = []
+        parsed = list(get_nlp().pipe(standalone))  # the one parse of each claim
+        claims = [is_claim(d) for d in parsed]
+        parts = [
+            sentence_parts(d) if self.decompose else (Part(t, 0, len(t), "main"),)
+            for d, t in zip(parsed, standalone, strict=True)
+        ]
+        flat: list[tuple[str, str]] = []  # (premise, part) pairs
+        owner: list[int] = []  # the (sentence, sources) question each flat pair answers
         index: dict[tuple[int, tuple[str, ...]], int] = {}
 
         def ask(i: int, ids: tuple[str, ...]) -> None:
             key = (i, ids)
             if ids and key not in index:
-                index[key] = len(pairs)
+                index[key] = len(index)
                 premise = "\n\n".join(premise_of(by_id[k]) for k in ids)
-                pairs.append((premise, standalone[i]))
+                for part in parts[i]:
+                    flat.append((premise, part.text))
+                    owner.append(index[key])
 
         for i, s in enumerate(doc.sentences):
             cited = tuple(c for c in s.citations if c in by_id)
@@ -282,7 +292,9 @@ class CitationChecker:
             if len(cited) > 1:
                 for c in cited:
                     ask(i, tuple(k for k in cited if k != c))
-        scores, slots = judge_batch(self.model, pairs)
+        scores, slots, judged = (
+            zip(*self._all_parts(flat, owner, len(index)), strict=True) if index else ((), (), ())
+        )
 
         def supports(i: int, ids: tuple[str, ...]) -> bool:
             if not ids:
@@ -293,7 +305,9 @@ class CitationChecker:
         checks = []
         for i, (s, claim) in enumerate(zip(doc.sentences, claims, strict=True)):
             checks.append(
-                self._sentence(i, s, claim, by_id, scores, slots, index, supports, standalone[i])
+                self._sentence(
+                    i, s, claim, by_id, scores, slots, index, supports, judged, standalone[i]
+                )
             )
         precision, recall = citation_scores(
             [
@@ -307,22 +321,48 @@ class CitationChecker:
         )
         return CheckResult(text, tuple(checks), precision, recall, unknown, warnings)
 
+    def _all_parts(self, flat: list[tuple[str, str]], owner: list[int], n: int) -> list[tuple]:
+        """The verifier on every (premise, part) pair, folded into one (scores, slot verdict,
+        (deciding part, several parts?)) per question by ``combine_parts``."""
+        flat_scores, flat_slots = judge_batch(self.model, flat)
+        mine: list[list[int]] = [[] for _ in range(n)]
+        for j, k in enumerate(owner):
+            mine[k].append(j)
+        out = []
+        for js in mine:
+            sc, sl, pick = combine_parts([flat_scores[j] for j in js], [flat_slots[j] for j in js])
+            out.append((sc, sl, (flat[js[pick]][1], len(js) > 1)))
+        return out
+
     def _sentence(
-        self, i, s: CitedSentence, claim: bool, by_id, scores, slots, index, supports, text=""
+        self,
+        i,
+        s: CitedSentence,
+        claim: bool,
+        by_id,
+        scores,
+        slots,
+        index,
+        supports,
+        judged,
+        standalone="",
     ):
         cited = tuple(c for c in s.citations if c in by_id)
         verdicts = []
         for c in cited:
             k = index[(i, (c,))]
             label = self._label(scores[k], slots[k])
+            part, several = judged[k]
             reason = _reason(label, scores[k], slots[k])
+            if several and label != "supports":  # name the part that fails
+                reason = f"{reason}; the part that fails: '{part}'"
             named = getattr(slots[k], "evidence_sentence", None)
             span = named or best_span(s.claim, by_id[c].text)
             values = None
             sl = slots[k]
             if label == "contradicts" and getattr(sl, "names_a_difference", False):
                 a, b = sl.claim_span
-                values = (text[a:b], sl.evidence_span or "")
+                values = (part[a:b], sl.evidence_span or "")
             verdicts.append(SourceVerdict(c, label, scores[k].supported, span, reason, values))
         together = supports(i, cited)
         precise = [False] * (len(s.citations) - len(cited))  # markers that name no source
@@ -338,7 +378,14 @@ class CitationChecker:
         else:
             outcome = "needs_citation" if claim else "needs_none"
         return SentenceCheck(
-            s.text, s.claim, s.citations, outcome, together, tuple(verdicts), tuple(precise), text
+            s.text,
+            s.claim,
+            s.citations,
+            outcome,
+            together,
+            tuple(verdicts),
+            tuple(precise),
+            standalone,
         )
 
 

@@ -140,6 +140,12 @@ class AttributionConfig(_Cfg):
     threshold: float = Field(
         0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
     )
+    decompose: bool = Field(
+        False,
+        description="The report, `purr check` and `purr score`: split each sentence into its "
+        "atomic parts by its parse (conjoined clauses, appositions, relative clauses) and call "
+        "it supported only when every part is; the part that fails is named.",
+    )
     fusion: bool = Field(
         True,
         description="purr: judge with the calibrated verifier (the NLI scores fused with slot "

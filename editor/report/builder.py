@@ -12,7 +12,7 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.scoring import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence
-from editor.result import AttributionReport, SentenceReport
+from editor.result import AttributionReport, PartReport, SentenceReport
 from editor.types import Evidence, Query
 from retrieval.rerank import Reranker
 
@@ -26,11 +26,13 @@ class Reporter:
         reranker: Reranker | None,
         max_evidence: int = 5,
         threshold: float = 0.5,
+        decompose: bool = False,
     ) -> None:
         self.attribution = attribution
         self.reranker = reranker
         self.max_evidence = max_evidence
         self.threshold = threshold
+        self.decompose = decompose
 
     def report(
         self,
@@ -43,22 +45,34 @@ class Reporter:
         """Select at most M evidence by query coverage and score both texts against them."""
         chosen = self.select(queries, evidence)
         texts = [e.text for e in chosen]
-        threshold = self.threshold
-        before = auto_ais(original, texts, self.attribution, context=context, threshold=threshold)
-        after = (
-            before
-            if revised == original
-            else auto_ais(revised, texts, self.attribution, context=context, threshold=threshold)
-        )
+        kw = {"context": context, "threshold": self.threshold, "decompose": self.decompose}
+        before = auto_ais(original, texts, self.attribution, **kw)
+        after = before if revised == original else auto_ais(revised, texts, self.attribution, **kw)
         pres = preservation(original, revised)
+
+        def evidence_id(i: int | None) -> str | None:
+            return chosen[i].id if i is not None else None
+
         sentences = tuple(
             SentenceReport(
                 s.text,
                 s.decontextualized,
                 s.attribution,
-                chosen[s.evidence_index].id if s.evidence_index is not None else None,
+                evidence_id(s.evidence_index),
                 s.applicable,
                 s.verdict,
+                tuple(
+                    PartReport(
+                        p.text,
+                        p.start,
+                        p.end,
+                        p.kind,
+                        p.attribution,
+                        evidence_id(p.evidence_index),
+                        p.verdict,
+                    )
+                    for p in s.parts
+                ),
             )
             for s in after.sentences
         )

@@ -50,7 +50,10 @@ def run_score(args: argparse.Namespace) -> int:
 
         model = build(cfg.attribution)
         with GracefulStop() as stop:
-            counts = score_file(model, src, Path(args.output), cfg.attribution.threshold, stop=stop)
+            a = cfg.attribution
+            counts = score_file(
+                model, src, Path(args.output), a.threshold, stop=stop, decompose=a.decompose
+            )
         print(
             f"scored {counts['scored']} rows into {args.output} ({counts['skipped']} already "
             f"there, {counts['redone']} redone); {counts['errors']} rows had errors (see their "
@@ -63,8 +66,9 @@ def run_score(args: argparse.Namespace) -> int:
         raise ValueError("pass the TEXT to score (or --input FILE --output FILE)")
     evidence = [e for value in args.evidence for e in read_evidence_arg(value)]
     model = build(cfg.attribution)
+    a = cfg.attribution
     report = score_text(
-        model, args.text, evidence, args.context, cfg.attribution.threshold
+        model, args.text, evidence, args.context, a.threshold, a.decompose
     ).to_json()
     if args.json:
         print(

@@ -98,6 +98,16 @@ class BatchResponse(BaseModel):
     results: list[BatchItem]
 
 
+class ScoredPart(BaseModel):
+    text: str = Field(description="the atomic part, stated on its own")
+    start: int = Field(description="start of the words it asserts in the sentence")
+    end: int
+    kind: str = Field(description="main, conjunct, apposition or relative")
+    attribution: float
+    evidence_index: int | None
+    verdict: str
+
+
 class ScoredSentence(BaseModel):
     text: str
     decontextualized: str
@@ -109,6 +119,10 @@ class ScoredSentence(BaseModel):
         None, description="supported, contradicted or unverified (None: not applicable)"
     )
     evidence: str | None
+    parts: list[ScoredPart] = Field(
+        default_factory=list,
+        description="with attribution.decompose, the atomic parts of a sentence of several",
+    )
 
 
 class ScoreResponse(BaseModel):

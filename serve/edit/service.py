@@ -280,12 +280,17 @@ class EditService:
 
         self.check(req)
         self.require_ready(EditOptions())
-        threshold = self.pipeline.cfg.attribution.threshold
+        a = self.pipeline.cfg.attribution
         deadline = time.monotonic() + self.settings.deadline_s
         try:
             report = await self._run(
                 lambda: score_text(
-                    self.pipeline.attribution, req.text, req.evidence, req.context, threshold
+                    self.pipeline.attribution,
+                    req.text,
+                    req.evidence,
+                    req.context,
+                    a.threshold,
+                    a.decompose,
                 ),
                 deadline,
             )

@@ -164,3 +164,12 @@ def test_a_batch_gives_the_verdicts_of_one_check_at_a_time():
         "unknown",
     ]
     assert batched[4].verbatim and not batched[0].verbatim
+
+
+def test_the_difference_named_is_the_predicate_not_the_subjects_other_name(checker):
+    # one person's two names are no reason; the birthplace is
+    v = checker.check(
+        "Marie Curie was born in Paris.",
+        "Maria Sklodowska was born in Warsaw, in the Kingdom of Poland, in 1867.",
+    )
+    assert v.verdict == "contradicted" and v.reason == "'Paris' vs 'Warsaw'"

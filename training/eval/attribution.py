@@ -39,7 +39,7 @@ from training.data.nli import (
     load_nli_sets,
     split_source,
 )
-from training.eval.attribution_metrics import binary_report
+from training.eval.attribution_metrics import binary_report, expected_calibration_error
 from training.eval.base import Evaluation
 
 log = logging.getLogger(__name__)
@@ -85,15 +85,19 @@ def score_rows(
     progress: bool = True,
     desc: str = "score",
     per_sentence: bool = False,
+    decompose: bool = False,
 ) -> np.ndarray:
     """(n, 3) scores in ``LABELS`` order. ``per_sentence`` scores each sentence of a
-    multi-sentence hypothesis on its own and combines them with ``all_sentences``."""
+    multi-sentence hypothesis on its own and combines them with ``all_sentences``;
+    ``decompose`` also splits each sentence into its atomic parts (``editor.text.parts``)."""
     out = np.zeros((len(rows), 3))
     for i in tqdm(range(0, len(rows), batch), desc=desc, disable=not progress, leave=False):
         chunk = rows[i : i + batch]
         parts = [
             hypothesis_sentences(r.hypothesis) if per_sentence else [r.hypothesis] for r in chunk
         ]
+        if decompose:
+            parts = decompose_all(parts)
         pairs = [(r.premise, h) for r, hs in zip(chunk, parts, strict=True) for h in hs]
         flat = np.array(
             [[s.supported, s.contradicted, s.not_supported] for s in model.score_batch(pairs)]
@@ -114,6 +118,20 @@ def hypothesis_sentences(text: str) -> list[str]:
     return split(text) or [text]
 
 
+def decompose_all(sentences: list[list[str]]) -> list[list[str]]:
+    """Each hypothesis's sentences replaced by their atomic parts (one spaCy pass)."""
+    from editor.text.nlp import get_nlp
+    from editor.text.parts import sentence_parts
+
+    flat = [s for ss in sentences for s in ss]
+    parts = [[p.text for p in sentence_parts(d)] for d in get_nlp().pipe(flat)]
+    out, k = [], 0
+    for ss in sentences:
+        out.append([p for j in range(k, k + len(ss)) for p in parts[j]])
+        k += len(ss)
+    return out
+
+
 def all_sentences(scores: np.ndarray) -> np.ndarray:
     """The scores of a claim made of sentences with ``scores`` (n, 3) in ``LABELS`` order: it
     is supported when every sentence is (min), contradicted when any sentence is (max), and
@@ -132,6 +150,7 @@ def evaluate_model(
     dev: Mapping[str, Sequence[NLIExample]],
     progress: bool = True,
     per_sentence: bool = True,
+    decompose: bool = False,
 ) -> dict[str, float]:
     """Metrics per source (``source/name``) and averaged (``mean/name``); primary
     ``mean/balanced_accuracy``."""
@@ -141,11 +160,17 @@ def evaluate_model(
             log.warning("source %s has no dev rows, skipped", name)
             continue
         scores = score_rows(
-            model, rows, progress=progress, desc=f"eval {name}", per_sentence=per_sentence
+            model,
+            rows,
+            progress=progress,
+            desc=f"eval {name}",
+            per_sentence=per_sentence,
+            decompose=decompose,
         )
         y = np.array([r.label == "supported" for r in rows], dtype=int)
         for key, value in binary_report(y, scores[:, 0]).items():
             out[f"{name}/{key}"] = value
+        out[f"{name}/ece"] = expected_calibration_error(y, scores[:, 0])
         gold = np.array([LABELS.index(r.label) for r in rows])
         out[f"{name}/accuracy_3way"] = float((scores.argmax(1) == gold).mean())
         # correct claims called contradicted by the gate's rule (what the gate then edits),
@@ -162,6 +187,7 @@ def evaluate_model(
         "balanced_accuracy",
         "balanced_accuracy_best",
         "roc_auc",
+        "ece",
         "accuracy_3way",
         "false_contradiction_rate",
         "contradiction_recall",
@@ -229,6 +255,7 @@ def run_eval(
     per_sentence: bool = True,
     device: str = "auto",
     progress: bool = True,
+    decompose: bool = False,
 ) -> dict[str, Any]:
     """Evaluate, measure throughput, write ``metrics.json`` and ``metrics.png`` into ``out``."""
     if limit is not None and limit < 1:
@@ -240,7 +267,9 @@ def run_eval(
         limit=limit,
         max_length=max_length if windowed else None,
     )
-    metrics = evaluate_model(model, dev, progress=progress, per_sentence=per_sentence)
+    metrics = evaluate_model(
+        model, dev, progress=progress, per_sentence=per_sentence, decompose=decompose
+    )
     windows = load_dev_sets(data_dir, list(dev), limit=limit, max_length=max_length)
     pairs = [(r.premise, r.hypothesis) for rows in windows.values() for r in rows]
     pairs = sorted(pairs, key=lambda p: -len(p[0]) - len(p[1]))[:256]  # the ones that fill 256
@@ -254,6 +283,7 @@ def run_eval(
         "rows": {name: len(rows) for name, rows in dev.items()},
         "premises": "windowed" if windowed else "whole (model chunking)",
         "hypotheses": "per sentence (all must be supported)" if per_sentence else "whole",
+        "decompose": decompose,
         "max_length": max_length,
         "metrics": metrics,
     }
@@ -289,6 +319,11 @@ def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         action="store_true",
         help="score a multi-sentence hypothesis whole (default: per sentence, all must hold)",
     )
+    e.add_argument(
+        "--decompose",
+        action="store_true",
+        help="split each hypothesis sentence into its atomic parts by its parse (all must hold)",
+    )
     e.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
     e.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 
@@ -311,6 +346,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         windowed=args.windowed,
         per_sentence=not args.whole_hypothesis,
         device=args.device,
+        decompose=args.decompose,
     )
     return {"out": args.out, "rows": report["rows"], "metrics": report["metrics"]}
 

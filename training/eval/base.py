@@ -44,4 +44,5 @@ def checking_pipeline(args: Any) -> tuple[Any, Any]:
 
     pipeline = Pipeline(Components(load_config(args.config, list(args.overrides))))
     pipeline.prepare(research=False)
-    return pipeline, CitationChecker(pipeline.attribution, pipeline.cfg.attribution.threshold)
+    a = pipeline.cfg.attribution
+    return pipeline, CitationChecker(pipeline.attribution, a.threshold, a.decompose)

@@ -63,7 +63,13 @@ def check_row(row: Any, lineno: int) -> tuple[str, str, list[str], str | None]:
 
 
 def score_file(
-    model, src: Path, dst: Path, threshold: float, progress: bool = True, stop: Any = None
+    model,
+    src: Path,
+    dst: Path,
+    threshold: float,
+    progress: bool = True,
+    stop: Any = None,
+    decompose: bool = False,
 ) -> dict[str, Any]:
     """Score every row of ``src`` into ``dst`` (a ``RowJournal``: rows already there are
     skipped, so a killed run resumes). Bad rows are written as ``{id, error}`` and counted; the
@@ -92,7 +98,7 @@ def score_file(
                 except json.JSONDecodeError as e:
                     raise RowError(f"line {lineno}: invalid JSON ({e.msg})") from None
                 row_id, text, evidence, context = check_row(row, lineno)
-                report = score_text(model, text, evidence, context, threshold)
+                report = score_text(model, text, evidence, context, threshold, decompose)
                 result = {"id": row_id, **report.to_json()}
                 counts["scored"] += 1
             except ValueError as e:  # RowError or an empty text: report the row, keep going

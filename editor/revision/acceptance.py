@@ -31,6 +31,7 @@ from typing import Any
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import refutes
 from editor.revision.proofs import independent_proofs, proofs
+from editor.revision.values import value_problem
 from editor.text.words import TOKEN as _WORD
 from editor.text.words import is_question, named_in_question, word_changes
 
@@ -284,6 +285,7 @@ class EditAcceptance:
             form_problem(old, new, context, evidence)
             or negation_problem(old, new, evidence)
             or type_problem(old, new)
+            or value_problem(old, new, evidence)
         )
         if problem:
             return Judgement(False, f"rejected: {problem}")

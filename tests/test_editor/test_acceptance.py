@@ -161,6 +161,51 @@ def test_a_value_the_evidence_states_of_another_fact_is_refused_though_nli_and_s
     assert "statement" in j.proof.split("+") and "slot" not in j.proof.split("+")
 
 
+SMC = (
+    "Classified as a dwarf irregular galaxy, the SMC has a D25 isophotal diameter of about 5.78 "
+    "kiloparsecs (18,900 light-years), and contains several hundred million stars."
+)
+STANFORD = (
+    "He served as the eighth governor of California from 1862 to 1863 and represented the state "
+    "in the United States Senate from 1885 until his death in 1893."
+)
+
+
+@pytest.mark.parametrize(
+    "before, after, evidence, why",
+    [  # three edits the verifier and the statement proof both passed
+        (
+            "The SMC has a D25 isophotal diameter of about 11.56 kiloparsecs (18,900 light-years).",
+            "The SMC has a D25 isophotal diameter of 18,900 kiloparsecs (18,900 light-years).",
+            SMC,
+            "'18,900' is in 'light-years', not 'kiloparsecs'",
+        ),
+        (
+            "He represented the state in SI Senate from 1885 until his death in 1893.",
+            "He represented the state in the United States from 1885 until his death in 1893.",
+            STANFORD,
+            "name goes on: 'the United States Senate'",
+        ),
+        (
+            "Its expression in SI base units is 0/s or s−1.",
+            "Its expression in SI base units is 1/s/s or s−1.",
+            "The hertz is an SI derived unit whose expression in SI base units is 1/s or s−1.",
+            "writes '1/s/s'",
+        ),
+    ],
+)
+def test_values_must_stand_as_the_evidence_writes_them(acceptance, before, after, evidence, why):
+    j = acceptance.judge(before, after, (0, len(before)), (0, len(after)), evidence, rule="slot")
+    assert not j.accepted and why in j.reason
+
+
+def test_the_right_value_in_its_unit_is_accepted(acceptance):
+    before = "The SMC has a D25 isophotal diameter of about 11.56 kiloparsecs (18,900 light-years)."
+    after = "The SMC has a D25 isophotal diameter of about 5.78 kiloparsecs (18,900 light-years)."
+    j = acceptance.judge(before, after, (0, len(before)), (0, len(after)), SMC, rule="slot")
+    assert j.accepted, j.reason
+
+
 def test_steps_name_the_rule_the_editor_and_the_proof():
     from editor.config import AgreementConfig, RevisionConfig
     from editor.revision.agreement import build as build_agreement

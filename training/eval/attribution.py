@@ -62,10 +62,11 @@ def load_dev_sets(
 
 
 def build_model(
-    ref: str | AttributionConfig, device: str = "auto", max_length: int = 256
+    ref: str | AttributionConfig, device: str = "auto", max_length: int = 256, overlap: int = 1
 ) -> AttributionModel:
     """An attribution model from a config, a trained folder (type purr; ``large`` names the
-    shipped decoder verifier) or an HF reference."""
+    shipped decoder verifier) or an HF reference; long premises are read in windows of
+    ``max_length`` tokens sharing ``overlap`` sentences."""
     if isinstance(ref, AttributionConfig):
         return build(ref)
     if device == "auto":
@@ -75,7 +76,11 @@ def build_model(
     folder = Path(ref).expanduser()
     trained = ref == "large" or (folder / "config.json").is_file() or is_decoder_folder(folder)
     kind = "purr" if trained else "hf"
-    return build(AttributionConfig(type=kind, model=ref, device=device, max_length=max_length))
+    return build(
+        AttributionConfig(
+            type=kind, model=ref, device=device, max_length=max_length, overlap=overlap
+        )
+    )
 
 
 def score_rows(
@@ -256,11 +261,12 @@ def run_eval(
     device: str = "auto",
     progress: bool = True,
     decompose: bool = False,
+    overlap: int = 1,
 ) -> dict[str, Any]:
     """Evaluate, measure throughput, write ``metrics.json`` and ``metrics.png`` into ``out``."""
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1 row per source, got {limit}")
-    model = build_model(model_ref, device, max_length)
+    model = build_model(model_ref, device, max_length, overlap)
     dev = load_dev_sets(
         data_dir,
         sources or list(NLI_FILES),
@@ -285,6 +291,7 @@ def run_eval(
         "hypotheses": "per sentence (all must be supported)" if per_sentence else "whole",
         "decompose": decompose,
         "max_length": max_length,
+        "overlap": overlap,
         "metrics": metrics,
     }
     write_text(out / "metrics.json", json.dumps(report, indent=2, default=float))
@@ -312,7 +319,10 @@ def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         help="comma-separated NLI sets or aliases (shared, extra, eval-only); the mean is theirs",
     )
     e.add_argument("--limit", type=positive_int, default=None, help="dev rows per source")
-    e.add_argument("--max-length", type=positive_int, default=256)
+    e.add_argument("--max-length", type=positive_int, default=256, help="tokens per premise window")
+    e.add_argument(
+        "--overlap", type=int, default=1, help="sentences consecutive premise windows share"
+    )
     e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
     e.add_argument(
         "--whole-hypothesis",
@@ -347,6 +357,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         per_sentence=not args.whole_hypothesis,
         device=args.device,
         decompose=args.decompose,
+        overlap=args.overlap,
     )
     return {"out": args.out, "rows": report["rows"], "metrics": report["metrics"]}
 

@@ -6,6 +6,7 @@
 EVALUATIONS = (
     "edits",
     "attribution",
+    "fusion",
     "retrieval",
     "slots",
     "citations",

@@ -79,6 +79,8 @@ def type_problem(before: str, after: str) -> str | None:
     "the edit puts 'almost two years', no date, where the text had a date, 'January 1 2018'"
     >>> type_problem("It opened in 1990.", "It opened in the early 1970s.") is None
     True
+    >>> type_problem("There are 104 species.", "There are 83 species.") is None  # a number fix
+    True
     >>> type_problem("He was the 12th president.", "He was the 16th president.") is None
     True
     >>> type_problem("He led the Kuomintang.", "He led the Chinese Communist Party.") is None
@@ -89,7 +91,7 @@ def type_problem(before: str, after: str) -> str | None:
         old, new = " ".join(removed), " ".join(inserted)
         if any(_ORDINAL.match(w) for w in removed) != any(_ORDINAL.match(w) for w in inserted):
             return f"the edit puts {new!r} where the text had {old!r} (an ordinal)"
-        if _YEAR.search(old) and not (_YEAR.search(new) or _MONTH.search(new)):
+        if _YEAR.search(old) and not (re.search(r"\d", new) or _MONTH.search(new)):
             return f"the edit puts {new!r}, no date, where the text had a date, {old!r}"
         if _HEMISPHERE.search(new) and not _HEMISPHERE.search(old) and old[:1].isupper():
             return f"the edit puts a hemisphere, {new!r}, where the text had a place, {old!r}"

@@ -64,6 +64,9 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.add_argument("--dev-limit-per-source", type=positive_int, default=600)
     p.add_argument("--wiki-articles", type=int, default=3000, help="synthetic pairs; 0 = none")
     p.add_argument(
+        "--multi-facts", type=int, default=0, help="articles for multi-fact pairs; 0 = none"
+    )
+    p.add_argument(
         "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
     )
     p.add_argument(
@@ -184,8 +187,11 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         raise ValueError(f"--lr must be > 0, got {args.lr}")
     if args.epochs <= 0:
         raise ValueError(f"--epochs must be > 0, got {args.epochs}")
-    if args.wiki_articles < 0:
-        raise ValueError(f"--wiki-articles must be >= 0, got {args.wiki_articles}")
+    if args.wiki_articles < 0 or args.multi_facts < 0:
+        raise ValueError(
+            f"--wiki-articles and --multi-facts must be >= 0, got {args.wiki_articles} and "
+            f"{args.multi_facts}"
+        )
     if args.prepare_only and not args.save_splits:
         raise ValueError("--prepare-only writes the examples and stops: add --save-splits FILE")
     cfg = TrainAttributionConfig(
@@ -214,6 +220,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         limit_per_source=args.limit_per_source,
         dev_limit_per_source=args.dev_limit_per_source,
         wiki_articles=args.wiki_articles,
+        multi_facts=args.multi_facts,
         role_swaps=args.role_swaps,
         same_article_neutrals=args.same_article_neutrals,
         edit_pairs=args.edit_pairs,

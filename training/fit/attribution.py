@@ -90,6 +90,16 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
             same_article_neutrals=cfg.same_article_neutrals,
             progress=cfg.progress,
         )
+    if cfg.multi_facts:
+        from retrieval.corpus import read_wiki_summaries
+        from training.data.nli_multifact import multifact_pairs
+
+        sets["wiki-multifact"] = multifact_pairs(
+            read_wiki_summaries(),
+            max_articles=cfg.multi_facts,
+            seed=cfg.seed,
+            progress=cfg.progress,
+        )
     if cfg.edit_pairs:
         from training.data.nli import default_data_dir
         from training.data.nli_contrast import summedits_sentence_pairs

@@ -47,6 +47,13 @@ class TrainAttributionConfig(BaseModel):
         description="Share of synthetic articles that add the sentence against the article's "
         "other sentences as not_supported (about the subject, not stating the fact).",
     )
+    multi_facts: int = Field(
+        0,
+        ge=0,
+        description="Articles for multi-fact pairs (training.data.nli_multifact: two facts "
+        "fused in one claim, supported by both sentences, not supported with one left out; "
+        "0 = none).",
+    )
     edit_pairs: bool = Field(
         False,
         description="Add sentence-level contrast pairs from SummEdits' minimal edits "

@@ -56,6 +56,9 @@ def value_problem(old: str, new: str, evidence: str) -> str | None:
     True
     >>> value_problem("about 11.56 kiloparsecs", "about 5.78 kiloparsecs", ev) is None
     True
+    >>> value_problem("dates back 27 million years", "dates back 49 million years",
+    ...               "It has 49 species. Its record dates back 49 million years.") is None
+    True
     """
     ev_tokens = evidence.split()
     ev_alnum = {_alnum(t) for t in ev_tokens}
@@ -70,25 +73,18 @@ def value_problem(old: str, new: str, evidence: str) -> str | None:
             if any(c.isdigit() for c in t) and _alnum(t) not in ev_alnum:
                 return f"the edit writes {_bare(t)!r}, which the evidence does not"
         seq = [_bare(t).lower() for t in run]
-        at = next(
-            (p for p in range(len(ev_words)) if ev_words[p : p + len(seq)] == seq and seq), None
-        )
-        if at is None:
-            continue
-        theirs = _follower(ev_tokens, at + len(seq))
-        if theirs is None:
-            continue
+        ats = [p for p in range(len(ev_words)) if seq and ev_words[p : p + len(seq)] == seq]
+        followers = [_follower(ev_tokens, p + len(seq)) for p in ats]
         mine = _follower(b, j2)
+        if not ats or any(f is None or f.lower() == (mine or "").lower() for f in followers):
+            continue  # the evidence writes the value as the revision does, somewhere
+        theirs = [f for f in followers if f is not None]
         removed = {_bare(t).lower() for t in a[i1:i2]}
         value = " ".join(_bare(t) for t in run)
-        if theirs.lower() in removed and (mine or "").lower() != theirs.lower():
-            return f"the evidence's name goes on: '{value} {theirs}'"
+        if all(f.lower() in removed for f in theirs):
+            return f"the evidence's name goes on: '{value} {theirs[0]}'"
         numeric = any(c.isdigit() for c in value)
-        if (
-            numeric
-            and mine is not None
-            and mine.lower() != theirs.lower()
-            and mine.lower() in ev_words  # the evidence uses the revision's unit elsewhere
-        ):
-            return f"the evidence's {value!r} is in {theirs!r}, not {mine!r}"
+        if numeric and mine is not None and mine.lower() in ev_words:
+            # the evidence uses the revision's unit, but for other numbers
+            return f"the evidence's {value!r} is in {theirs[0]!r}, not {mine!r}"
     return None

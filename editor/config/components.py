@@ -212,11 +212,11 @@ class EditorConfig(_Cfg):
     """The editor that fixes what the evidence contradicts."""
 
     type: Annotated[str, _registered("editor.type")] = Field(
-        "causal",
+        "substitute",
         description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
-        "numbers and dates for the evidence's; prompted: RARR's few-shot LLM editor; fid: "
-        "fusion-in-decoder T5 (PURR); causal: a causal LM denoising editor (LoRA adapter; "
-        "the default: the shipped purr-editor-causal).",
+        "numbers and dates for the evidence's (the default, tried first); prompted: RARR's "
+        "few-shot LLM editor; fid: fusion-in-decoder T5 (PURR); causal: a causal LM denoising "
+        "editor (LoRA adapter; the shipped purr-editor-causal).",
     )
     model: str | None = Field(
         None,
@@ -225,9 +225,10 @@ class EditorConfig(_Cfg):
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
     fallback: Annotated[str, _registered("editor.fallback")] | None = Field(
-        "substitute",
-        description="Editor asked where `type` returns the text unchanged or an edit over the "
-        "revision limits (the default: causal, then substitute); None = no second editor.",
+        "causal",
+        description="Editor asked where `type` returns the text unchanged, an edit over the "
+        "revision limits or one acceptance refuses (the default: substitute, then the causal "
+        "LLM editor, which costs about 2 s a call on two CPU cores); None = no second editor.",
     )
     prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
     answers: bool = Field(

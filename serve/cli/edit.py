@@ -61,7 +61,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "--editor",
         default=None,
         help="editor type alone (substitute, causal, ...) or TYPE+FALLBACK (default: the "
-        "config's, causal+substitute)",
+        "config's, substitute+causal)",
     )
     p.add_argument("--json", action="store_true", help="print the result contract as JSON")
     add_ray_args(p, batch_size=True)

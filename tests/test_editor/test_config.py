@@ -62,10 +62,10 @@ def test_every_preset_loads_and_names_its_editor():
     from editor.config import load_config
 
     expected = {
-        "default": ("causal", "iterative", "nli"),
+        "default": ("substitute", "iterative", "nli"),
         "purr-hub": ("fid", "one-pass", "nli"),
         "rarr-openai": ("prompted", "iterative", "llm"),
-        "web-searxng": ("causal", "iterative", "nli"),
+        "web-searxng": ("substitute", "iterative", "nli"),
     }
     presets = {p.stem for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")}
     assert presets == set(expected)

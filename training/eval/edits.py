@@ -21,18 +21,20 @@ from retrieval.files import RowJournal, save_png, write_text
 from training.eval.base import Evaluation, stopped
 from training.eval.edits_metrics import EvalRecord, summarise
 
-DEFAULT_PAIR = "causal+substitute"
-"""The default editor: the trained causal editor with the substitute editor as its fallback."""
+DEFAULT_PAIR = "substitute+causal"
+"""The default editor: the substitute editor with the trained causal editor as its fallback."""
+PAIRS = (DEFAULT_PAIR, "causal+substitute")
+"""The editor pairs ``--editor`` names (the other order: the LLM first, slower on CPU)."""
 ORACLE = "oracle"
 """Not an editor: the row's reference is the revision (``ReferenceReviser``), an upper bound."""
 
 
 def editor_choices() -> list[str]:
-    """What ``purr eval edits --editor`` accepts: every registered editor type, the default pair
+    """What ``purr eval edits --editor`` accepts: every registered editor type, the two pairs
     and the oracle."""
     from editor.revision.editors import available
 
-    return [ORACLE, *available(), DEFAULT_PAIR]
+    return [ORACLE, *available(), *PAIRS]
 
 
 class ReferenceReviser:
@@ -243,8 +245,8 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         "--editor",
         choices=editor_choices(),
         default=None,
-        help="editor alone, or causal+substitute (default: the config's editor); oracle: the "
-        "row's reference as the revision",
+        help="editor alone, or a pair (substitute+causal, causal+substitute; default: the "
+        "config's editor); oracle: the row's reference as the revision",
     )
     p.add_argument("--limit", type=int, default=None)
     p.add_argument(

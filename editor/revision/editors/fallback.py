@@ -1,11 +1,12 @@
 """An editor with a second opinion: the first editor's revision when it is usable, else the
 second's (dspy's ``Refine`` habit: a wrapper that composes editors instead of subclassing).
 
-The default pipeline runs the trained causal editor first and falls back to the substitute
-editor (the evidence's own name, number or date swapped in, kept only when the attribution
-model agrees) where the trained editor returns the text unchanged, an edit larger than the
-revision limits would accept, or (given an ``acceptance``) an edit the verifier or the form
-check rejects; the reason says which editor answered.
+The default pipeline runs the substitute editor first (the evidence's own name, number or
+date swapped in, kept only when the attribution model agrees: a fraction of a second) and falls
+back to the trained causal LLM editor (about 2 s a call on two CPU cores) where the substitute
+returns the text unchanged, an edit larger than the revision limits would accept, or (given an
+``acceptance``) an edit the verifier or the form check rejects; the reason says which editor
+answered.
 """
 
 from __future__ import annotations

@@ -159,3 +159,45 @@ class Fusion:
                 "refit it with purr train fusion"
             )
         return fusion
+
+
+def fit_weights(
+    X: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 3000, lr: float = 0.05
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Multinomial logistic regression on standardised features, classes weighted equally
+    (Adam, full batch). Returns ``W`` (3, d), ``b`` (3,), the feature mean and scale."""
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    scale[scale < 1e-6] = 1.0
+    Z = (X - mean) / scale
+    n, d = Z.shape
+    k = len(LABELS)
+    counts = np.bincount(y, minlength=k).astype(float)
+    w = (n / (k * np.maximum(counts, 1)))[y]  # (n,) class weights
+    Y = np.eye(k)[y]
+    W, b = np.zeros((k, d)), np.zeros(k)
+    m = [np.zeros_like(W), np.zeros_like(b)]
+    v = [np.zeros_like(W), np.zeros_like(b)]
+    for t in range(1, steps + 1):
+        P = softmax(Z @ W.T + b)
+        G = (P - Y) * w[:, None] / w.sum()  # (n, k)
+        grads = [G.T @ Z + l2 * W, G.sum(axis=0)]
+        for j, (param, g) in enumerate(zip((W, b), grads, strict=True)):
+            m[j] = 0.9 * m[j] + 0.1 * g
+            v[j] = 0.999 * v[j] + 0.001 * g * g
+            param -= lr * (m[j] / (1 - 0.9**t)) / (np.sqrt(v[j] / (1 - 0.999**t)) + 1e-8)
+    return W, b, mean, scale
+
+
+def fit_temperature(logits: np.ndarray, y: np.ndarray) -> float:
+    """The temperature minimising the negative log-likelihood of ``y`` (grid in log space,
+    then refined)."""
+
+    def nll(t: float) -> float:
+        P = softmax(logits / t)
+        return float(-np.mean(np.log(P[np.arange(len(y)), y] + 1e-12)))
+
+    grid = np.exp(np.linspace(np.log(0.05), np.log(20), 200))
+    best = min(grid, key=nll)
+    fine = np.linspace(best * 0.9, best * 1.1, 41)
+    return float(min(fine, key=nll))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from training.args import check_data_dir, positive_int
 from training.eval.base import Evaluation
@@ -72,12 +73,17 @@ def run(
 ) -> dict[str, Any]:
     """Collect features, fit the variants on one half, judge on the other; write the report."""
     from editor.attribution import build
-    from editor.attribution.fusion import FEATURES, FUSION_FILE, Fusion
+    from editor.attribution.fusion import (
+        FEATURES,
+        FUSION_FILE,
+        Fusion,
+        fit_temperature,
+        fit_weights,
+    )
     from editor.attribution.verifier import FusedVerifier
     from editor.config import AttributionConfig
     from training.data.nli import LABELS, is_dev
     from training.eval.attribution import load_dev_sets
-    from training.fit.fusion import collect, fit_temperature, fit_weights
 
     folder = Path(model).expanduser()
     nli = build(AttributionConfig(type="purr", model=str(folder), fusion=False))
@@ -85,11 +91,16 @@ def run(
     dev = load_dev_sets(data_dir, sources, limit=limit)
     fit_x, fit_y, held = [], [], {}
     for name, rows in dev.items():
-        data = collect(verifier, list(rows), progress=True)
+        feats = [
+            verifier.features([(r.premise, r.hypothesis) for r in rows[i : i + 64]])[0]
+            for i in tqdm(range(0, len(rows), 64), desc=f"features {name}", leave=False)
+        ]
+        Xs = np.concatenate(feats) if feats else np.zeros((0, len(FEATURES)))
+        ys = np.array([LABELS.index(r.label) for r in rows], dtype=int)
         half = np.array([is_dev(r.group, 0.5, salt="purr-fusion-ablation") for r in rows])
-        fit_x.append(data.X[~half])
-        fit_y.append(data.y[~half])
-        held[name] = (data.X[half], data.y[half])
+        fit_x.append(Xs[~half])
+        fit_y.append(ys[~half])
+        held[name] = (Xs[half], ys[half])
     X, y = np.concatenate(fit_x), np.concatenate(fit_y)
     shipped = Fusion.load(folder / FUSION_FILE) if (folder / FUSION_FILE).is_file() else None
     predictors: dict[str, Callable[[np.ndarray], np.ndarray]] = {

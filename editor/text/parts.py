@@ -142,7 +142,7 @@ def _commas_around(child: Token) -> set[int]:
 def _head_phrase(tok: Token) -> list[Token]:
     """The noun phrase a clause attaches to: the head and the words before it ("The Eiffel
     Tower"), without its appositions and relatives."""
-    return [t for t in tok.doc[tok.left_edge.i : tok.i + 1]]
+    return list(tok.doc[tok.left_edge.i : tok.i + 1])
 
 
 def _past(root: Token) -> bool:

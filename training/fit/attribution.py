@@ -78,12 +78,15 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
     if cfg.splits:
         return read_splits(cfg.splits)
     sets = load_nli_sets(cfg.data_dir, cfg.sources, max_length=cfg.max_length)
-    if cfg.wiki_articles:
+    if cfg.wiki_articles or cfg.multi_facts:
         from retrieval.corpus import read_wiki_summaries
+
+        wiki = list(read_wiki_summaries())  # read once for both generators
+    if cfg.wiki_articles:
         from training.data.nli_synthetic import synthetic_pairs
 
         sets["wiki-synthetic"] = synthetic_pairs(
-            read_wiki_summaries(),
+            wiki,
             max_articles=cfg.wiki_articles,
             seed=cfg.seed,
             role_swaps=cfg.role_swaps,
@@ -91,14 +94,10 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
             progress=cfg.progress,
         )
     if cfg.multi_facts:
-        from retrieval.corpus import read_wiki_summaries
         from training.data.nli_multifact import multifact_pairs
 
         sets["wiki-multifact"] = multifact_pairs(
-            read_wiki_summaries(),
-            max_articles=cfg.multi_facts,
-            seed=cfg.seed,
-            progress=cfg.progress,
+            wiki, max_articles=cfg.multi_facts, seed=cfg.seed, progress=cfg.progress
         )
     if cfg.edit_pairs:
         from training.data.nli import default_data_dir

@@ -14,7 +14,11 @@ ROC-AUC; the best state by the mean over the four shared sets is kept), then wri
   teacher's soft labels for distillation);
 - ``metrics.json``: the run's settings, its curve, dev and eval-only scores, speed.
 
-Needs numpy, torch, transformers, peft and gguf only.
+``--init-adapter`` goes on from a trained folder (its dev score at step 0 is the one to beat);
+``--train-exclude PREFIX`` labels the rows of sources named so (a distillation pool) without
+training on them. Needs numpy, torch, transformers, peft, scikit-learn and gguf only: copied
+beside ``editor/attribution/decoder_model.py`` (in empty ``editor/`` packages) it runs where
+purr is not installed.
 """
 
 from __future__ import annotations
@@ -107,6 +111,23 @@ def predict(model, rows: list[np.ndarray], device: str, batch_tokens: int = 3276
     return out
 
 
+def load_adapter(model, folder: Path) -> None:
+    """Load ``folder/adapter.safetensors`` (as written by ``adapter_state``) into ``model``."""
+    import torch
+    from safetensors.torch import load_file
+
+    state = {
+        k.replace(".lora_A.weight", ".lora_A.default.weight").replace(
+            ".lora_B.weight", ".lora_B.default.weight"
+        ): v.to(torch.float32)
+        for k, v in load_file(str(Path(folder) / "adapter.safetensors")).items()
+    }
+    result = model.load_state_dict(state, strict=False)
+    loaded = [k for k in state if k not in result.unexpected_keys]
+    if result.unexpected_keys or len(loaded) != len(state):
+        raise ValueError(f"adapter keys not in the model: {result.unexpected_keys[:5]}")
+
+
 def train(args: argparse.Namespace) -> dict:
     import torch
     from peft import LoraConfig, inject_adapter_in_model
@@ -117,7 +138,13 @@ def train(args: argparse.Namespace) -> dict:
     meta = json.loads((args.bundle / "meta.json").read_text("utf-8"))
     tokens = np.load(args.bundle / "tokens.npz")
     names = meta["sources"]
-    train_rows, train_y, _ = split(tokens, "train")
+    train_rows, train_y, train_src = split(tokens, "train")
+    train_all = train_rows  # every train row gets the teacher's probabilities at the end
+    if args.train_exclude:  # rows of these sources are labelled, not trained on
+        skip = [i for i, n in enumerate(names) if n.startswith(args.train_exclude)]
+        keep = ~np.isin(train_src, skip)
+        train_rows = [r for r, k in zip(train_rows, keep, strict=True) if k]
+        train_y = train_y[keep]
     dev_rows, dev_y, dev_src = split(tokens, "dev")
     if args.limit:  # a smoke run: a few rows of each
         train_rows, train_y = train_rows[: args.limit], train_y[: args.limit]
@@ -133,6 +160,8 @@ def train(args: argparse.Namespace) -> dict:
         r=args.rank, lora_alpha=2 * args.rank, lora_dropout=0.05, target_modules=list(LORA_TARGETS)
     )
     inject_adapter_in_model(lora, model.backbone)
+    if args.init_adapter:  # go on from a trained adapter (its LoRA weights and head)
+        load_adapter(model, args.init_adapter)
     for n, p in model.named_parameters():
         p.requires_grad = "lora_" in n or n.startswith("head.")
     model.to(device)
@@ -143,6 +172,8 @@ def train(args: argparse.Namespace) -> dict:
     )
     opt = torch.optim.AdamW(trainable, lr=args.lr, weight_decay=0.01)
     steps = args.epochs * math.ceil(len(train_rows) / args.batch_size)
+    if args.max_steps:
+        steps = min(steps, args.max_steps)
     warm = max(1, int(0.06 * steps))
     sched = torch.optim.lr_scheduler.LambdaLR(
         opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
@@ -150,6 +181,23 @@ def train(args: argparse.Namespace) -> dict:
     curve, best, best_state, bad = [], -1.0, None, 0
     started, seen = time.perf_counter(), 0
     step = 0
+    if args.init_adapter:  # the starting state is the one to beat
+        dev = scores(predict(model, dev_rows, device), dev_y, dev_src, names)
+        best = dev["shared_mean_balanced_accuracy"]
+        best_state = {
+            k: v.detach().clone().cpu()
+            for k, v in model.state_dict().items()
+            if "lora_" in k or k.startswith("head.")
+        }
+        curve.append(
+            {
+                "step": 0,
+                "shared_bacc": best,
+                "shared_auc": dev["shared_mean_roc_auc"],
+                "mean_bacc": dev["mean_balanced_accuracy"],
+            }
+        )
+        print(json.dumps(curve[-1]), flush=True)
     for _epoch in range(args.epochs):
         perm = rng.permutation(len(train_rows))
         # Length-sorted within chunks of 50 batches: less padding, still shuffled.
@@ -162,6 +210,8 @@ def train(args: argparse.Namespace) -> dict:
             batches += [c[i : i + args.batch_size] for i in range(0, len(c), args.batch_size)]
         rng.shuffle(batches)
         for b in batches:
+            if step >= steps:
+                break
             ids, mask = pad_batch([train_rows[j] for j in b])
             with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
                 logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))
@@ -199,19 +249,11 @@ def train(args: argparse.Namespace) -> dict:
             if args.max_seconds and time.perf_counter() - started > args.max_seconds:
                 bad = args.patience  # out of time: keep the best state so far
                 break
-        if bad >= args.patience:
+        if bad >= args.patience or step >= steps:
             break
     train_s = time.perf_counter() - started
     model.load_state_dict(best_state, strict=False)
     args.out.mkdir(parents=True, exist_ok=True)
-    probs = {
-        k: predict(model, split(tokens, k)[0][:: 40 if args.limit else 1], device)
-        for k in ("train", "dev", "eval")
-        if f"{k}_ids" in tokens
-    }
-    np.savez_compressed(
-        args.out / "probs.npz", **{k: v.astype(np.float16) for k, v in probs.items()}
-    )
     save_file(adapter_state(model), str(args.out / "adapter.safetensors"))
     lora_meta = {"r": args.rank, "alpha": 2 * args.rank, "targets": list(LORA_TARGETS)}
     manifest = {
@@ -222,6 +264,15 @@ def train(args: argparse.Namespace) -> dict:
         "template": list(TEMPLATE),
     }
     (args.out / "decoder.json").write_text(json.dumps(manifest, indent=2), "utf-8")
+    for module in model.modules():  # merged LoRA: the same outputs, faster to label with
+        if hasattr(module, "lora_A") and hasattr(module, "merge"):
+            module.merge()
+    # dev and eval first, so a run stopped while labelling the (large) train rows keeps them
+    probs = {
+        k: predict(model, split(tokens, k)[0][:: 40 if args.limit else 1], device)
+        for k in ("dev", "eval")
+        if f"{k}_ids" in tokens
+    }
     result = {
         "settings": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
         "lora": {
@@ -231,6 +282,7 @@ def train(args: argparse.Namespace) -> dict:
             "targets": list(LORA_TARGETS),
         },
         "steps": step,
+        "train_rows": len(train_rows),
         "best_shared_bacc": best,
         "curve": curve,
         "train_seconds": train_s,
@@ -243,6 +295,14 @@ def train(args: argparse.Namespace) -> dict:
         step_ = 40 if args.limit else 1
         result["eval"] = scores(probs["eval"], ev_y[::step_], ev_src[::step_], names)
     (args.out / "metrics.json").write_text(json.dumps(result, indent=1), "utf-8")
+    print(json.dumps({"saved": str(args.out), "labelling_train_rows": len(train_all)}), flush=True)
+    began = time.perf_counter()
+    probs["train"] = predict(model, train_all[:: 40 if args.limit else 1], device)
+    result["label_seconds"] = time.perf_counter() - began
+    (args.out / "metrics.json").write_text(json.dumps(result, indent=1), "utf-8")
+    np.savez_compressed(
+        args.out / "probs.npz", **{k: v.astype(np.float16) for k, v in probs.items()}
+    )
     return result
 
 
@@ -257,6 +317,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--eval-every", type=int, default=300)
     p.add_argument("--patience", type=int, default=4)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--train-exclude", default="", help="sources starting so are labelled, not trained on"
+    )
+    p.add_argument("--max-steps", type=int, default=0, help="cap on steps (the schedule's length)")
+    p.add_argument("--init-adapter", type=Path, default=None, help="a trained folder to go on from")
     p.add_argument("--max-seconds", type=float, default=0, help="stop training after this long")
     p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
     r = train(p.parse_args(argv))

@@ -137,6 +137,24 @@ def trained(tiny_gemma, tmp_path_factory) -> tuple[Path, NLISplits]:
     return out, splits
 
 
+def test_training_goes_on_from_a_trained_adapter_and_labels_the_rows_it_skips(trained, tmp_path):
+    from training.fit.decoder_train import main
+
+    out, _ = trained
+    more = tmp_path / "more"
+    args = ["--bundle", str(out.parent / "bundle"), "--out", str(more), "--rank", "2"]
+    args += ["--lr", "1e-9", "--max-steps", "1", "--eval-every", "1", "--batch-size", "8"]
+    main([*args, "--init-adapter", str(out), "--train-exclude", "wice"])
+    metrics = json.loads((more / "metrics.json").read_text("utf-8"))
+    assert metrics["curve"][0]["step"] == 0 and metrics["steps"] == 1
+    assert metrics["train_rows"] == 12  # the 12 wice rows are not trained on...
+    probs = np.load(more / "probs.npz")
+    assert probs["train"].shape == (24, 3)  # ...but labelled
+    before = np.load(out / "probs.npz")
+    # the loaded adapter scores as the one saved (fp16 weights), not as a fresh head
+    assert np.abs(probs["dev"].astype(float) - before["dev"].astype(float)).max() < 0.02
+
+
 def test_the_trained_folder_loads_as_the_attribution_model_and_scores_as_the_trainer(
     trained, tmp_path
 ):

@@ -19,6 +19,7 @@ accuracy (supported vs rest, P(supported) >= 0.5); the best state is kept (early
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import math
@@ -129,7 +130,15 @@ def teacher_targets(path: str | None, train: list[NLIExample]) -> dict[int, np.n
     """Each train row's teacher probabilities (keyed by the row object), or None."""
     if not path:
         return None
-    probs = np.load(Path(path).expanduser())["train"].astype(np.float32)
+    saved = np.load(Path(path).expanduser())
+    probs = saved["train"].astype(np.float32)
+    if "train_ids_sha256" in saved.files:  # the labels name the rows they belong to
+        digest = hashlib.sha256("\n".join(r.id for r in train).encode()).hexdigest()
+        if str(saved["train_ids_sha256"]) != digest:
+            raise ValueError(
+                f"teacher {path} labelled other train rows than these splits hold (ids differ); "
+                "use the --splits file the teacher's bundle was made from"
+            )
     if len(probs) != len(train):
         raise ValueError(
             f"teacher {path} scored {len(probs)} train rows but the splits hold {len(train)}; "

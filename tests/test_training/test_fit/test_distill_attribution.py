@@ -3,6 +3,8 @@ a trained folder, ``--teacher`` pulls the student toward the teacher's soft labe
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 from helpers import EVIDENCE
@@ -70,3 +72,16 @@ def test_a_teacher_of_other_rows_is_refused_with_the_fix(tiny_base, splits, tmp_
     cfg = _cfg(tiny_base, tmp_path / "x", teacher=str(tmp_path / "probs.npz"))
     with pytest.raises(ValueError, match="--splits"):
         train_attribution(cfg, splits)
+
+
+def test_a_teacher_of_as_many_but_other_rows_is_refused_by_their_ids(tiny_base, splits, tmp_path):
+    from training.fit.attribution import teacher_targets
+
+    n = len(splits.train)
+    probs = np.full((n, 3), 1 / 3, np.float16)
+    np.savez(tmp_path / "other.npz", train=probs, train_ids_sha256=np.array("0" * 64))
+    with pytest.raises(ValueError, match="ids differ"):
+        teacher_targets(str(tmp_path / "other.npz"), splits.train)
+    digest = hashlib.sha256("\n".join(r.id for r in splits.train).encode()).hexdigest()
+    np.savez(tmp_path / "same.npz", train=probs, train_ids_sha256=np.array(digest))
+    assert len(teacher_targets(str(tmp_path / "same.npz"), splits.train)) == n

@@ -22,7 +22,9 @@ from editor.attribution.decoder_model import (
     TEMPLATE,
     build_model,
     encode_pair,
+    merge_lora,
     pad_batch,
+    read_adapter,
 )
 from editor.attribution.hf import quantize_int8
 from editor.attribution.nli import ChunkedNLI
@@ -95,21 +97,13 @@ class DecoderNLI(ChunkedNLI):
             LoraConfig(r=lora["r"], lora_alpha=lora["alpha"], target_modules=list(LORA_TARGETS)),
             model.backbone,
         )
-        state = {
-            k.replace(".lora_A.weight", ".lora_A.default.weight").replace(
-                ".lora_B.weight", ".lora_B.default.weight"
-            ): v.float()
-            for k, v in load_file(str(self.path / ADAPTER)).items()
-        }
-        result = model.load_state_dict(state, strict=False)
+        result = model.load_state_dict(read_adapter(self.path / ADAPTER), strict=False)
         if result.unexpected_keys or any("lora_" in k or "head" in k for k in result.missing_keys):
             raise AssetNotFoundError(
                 f"{self.path / ADAPTER} does not fit {self.manifest['base']} "
                 f"(unexpected {result.unexpected_keys[:3]}); re-export the adapter"
             )
-        for module in model.backbone.modules():
-            if hasattr(module, "lora_A") and hasattr(module, "merge"):
-                module.merge()  # the adapter folded into the weights: no LoRA cost per pair
+        merge_lora(model.backbone)  # the adapter folded into the weights: no LoRA cost per pair
         model = model.to(self.device).eval()
         if self.quantize == "int8":
             model = quantize_int8(model, self.device)

@@ -115,3 +115,23 @@ def adapter_state(model: Any) -> dict[str, Any]:
     state = {f"backbone.{k}": v for k, v in get_peft_model_state_dict(model.backbone).items()}
     state |= {f"head.{k}": v for k, v in model.head.state_dict().items()}
     return {k: v.detach().half().contiguous().cpu() for k, v in state.items()}
+
+
+def read_adapter(path: Any) -> dict[str, Any]:
+    """An ``adapter.safetensors`` (as ``adapter_state`` writes it) as fp32 tensors under the
+    names a model with the LoRA injected has (peft's ``default`` adapter)."""
+    from safetensors.torch import load_file
+
+    return {
+        k.replace(".lora_A.weight", ".lora_A.default.weight").replace(
+            ".lora_B.weight", ".lora_B.default.weight"
+        ): v.float()
+        for k, v in load_file(str(path)).items()
+    }
+
+
+def merge_lora(model: Any) -> None:
+    """Fold every injected LoRA into its layer's weights: the same outputs, no LoRA cost."""
+    for module in model.modules():
+        if hasattr(module, "lora_A") and hasattr(module, "merge"):
+            module.merge()

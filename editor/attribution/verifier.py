@@ -65,6 +65,25 @@ class FusedVerifier:
             load()
         self.slots.warm_up()
 
+    def feature_matrix(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        batch: int = 64,
+        progress: bool = False,
+        desc: str = "fusion features",
+    ) -> np.ndarray:
+        """``features`` of many pairs, ``batch`` at a time (a progress bar when asked): the
+        fusion's (n, features) rows, as fitting and evaluating it read them."""
+        from tqdm.auto import tqdm
+
+        from editor.attribution.fusion import FEATURES
+
+        parts = [
+            self.features(pairs[i : i + batch])[0]
+            for i in tqdm(range(0, len(pairs), batch), desc=desc, disable=not progress, leave=False)
+        ]
+        return np.concatenate(parts) if parts else np.zeros((0, len(FEATURES)))
+
     def features(
         self, pairs: Sequence[tuple[str, str]]
     ) -> tuple[np.ndarray, list[EntailmentScores], list[SlotVerdict]]:

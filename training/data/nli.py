@@ -312,6 +312,12 @@ def _open_text(path: Path, mode: str):
     return path.open(mode, encoding="utf-8")
 
 
+def ids_digest(rows: Iterable[NLIExample]) -> str:
+    """SHA-256 of the rows' ids joined by newlines: names which rows, in which order, a file of
+    per-row values (a teacher's probabilities) belongs to."""
+    return hashlib.sha256("\n".join(r.id for r in rows).encode("utf-8")).hexdigest()
+
+
 def write_splits(splits: NLISplits, path: str | Path) -> dict[str, int]:
     """Save prepared train and dev examples to one JSONL file (``.xz``/``.gz`` compress), each
     row with its ``split``; ``read_splits`` reads it back. Prepare once, train elsewhere."""

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from training.args import check_data_dir, positive_int
 from training.eval.base import Evaluation
@@ -91,11 +90,8 @@ def run(
     dev = load_dev_sets(data_dir, sources, limit=limit)
     fit_x, fit_y, held = [], [], {}
     for name, rows in dev.items():
-        feats = [
-            verifier.features([(r.premise, r.hypothesis) for r in rows[i : i + 64]])[0]
-            for i in tqdm(range(0, len(rows), 64), desc=f"features {name}", leave=False)
-        ]
-        Xs = np.concatenate(feats) if feats else np.zeros((0, len(FEATURES)))
+        pairs = [(r.premise, r.hypothesis) for r in rows]
+        Xs = verifier.feature_matrix(pairs, progress=True, desc=f"features {name}")
         ys = np.array([LABELS.index(r.label) for r in rows], dtype=int)
         half = np.array([is_dev(r.group, 0.5, salt="purr-fusion-ablation") for r in rows])
         fit_x.append(Xs[~half])

@@ -19,7 +19,6 @@ accuracy (supported vs rest, P(supported) >= 0.5); the best state is kept (early
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
@@ -41,6 +40,7 @@ from training.data.nli import (
     NLIExample,
     NLISplits,
     build_mixture,
+    ids_digest,
     label_counts,
     load_nli_sets,
     read_splits,
@@ -133,8 +133,7 @@ def teacher_targets(path: str | None, train: list[NLIExample]) -> dict[int, np.n
     saved = np.load(Path(path).expanduser())
     probs = saved["train"].astype(np.float32)
     if "train_ids_sha256" in saved.files:  # the labels name the rows they belong to
-        digest = hashlib.sha256("\n".join(r.id for r in train).encode()).hexdigest()
-        if str(saved["train_ids_sha256"]) != digest:
+        if str(saved["train_ids_sha256"]) != ids_digest(train):
             raise ValueError(
                 f"teacher {path} labelled other train rows than these splits hold (ids differ); "
                 "use the --splits file the teacher's bundle was made from"

@@ -25,7 +25,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from editor.attribution.decoder_model import encode_pair
-from training.data.nli import LABELS, NLIExample, load_nli_sets, read_splits
+from training.data.nli import LABELS, NLIExample, ids_digest, load_nli_sets, read_splits
 
 
 def tokenize_rows(tokenizer, rows: list[NLIExample], max_length: int, desc: str) -> list[list[int]]:
@@ -99,6 +99,7 @@ def pack(
         "labels": list(LABELS),
         "max_length": max_length,
         "kept_rows": len(keep),
+        "train_ids_sha256": ids_digest(groups["train"]),  # carried into the teacher's probs
     }
     (out / "meta.json").write_text(json.dumps(meta, indent=1), "utf-8")
     return {k: len(v) for k, v in groups.items()} | {"kept_rows": len(keep), "bytes": offset}

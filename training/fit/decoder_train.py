@@ -38,7 +38,9 @@ from editor.attribution.decoder_model import (
     build_model,
     hf_name,
     is_norm,
+    merge_lora,
     pad_batch,
+    read_adapter,
 )
 
 SHARED = ("scifact", "climate-fever", "wice", "summedits")
@@ -111,20 +113,20 @@ def predict(model, rows: list[np.ndarray], device: str, batch_tokens: int = 3276
     return out
 
 
+def trained_state(model) -> dict:
+    """A CPU copy of what training changes: the LoRA weights and the head."""
+    return {
+        k: v.detach().clone().cpu()
+        for k, v in model.state_dict().items()
+        if "lora_" in k or k.startswith("head.")
+    }
+
+
 def load_adapter(model, folder: Path) -> None:
     """Load ``folder/adapter.safetensors`` (as written by ``adapter_state``) into ``model``."""
-    import torch
-    from safetensors.torch import load_file
-
-    state = {
-        k.replace(".lora_A.weight", ".lora_A.default.weight").replace(
-            ".lora_B.weight", ".lora_B.default.weight"
-        ): v.to(torch.float32)
-        for k, v in load_file(str(Path(folder) / "adapter.safetensors")).items()
-    }
+    state = read_adapter(Path(folder) / "adapter.safetensors")
     result = model.load_state_dict(state, strict=False)
-    loaded = [k for k in state if k not in result.unexpected_keys]
-    if result.unexpected_keys or len(loaded) != len(state):
+    if result.unexpected_keys:
         raise ValueError(f"adapter keys not in the model: {result.unexpected_keys[:5]}")
 
 
@@ -184,11 +186,7 @@ def train(args: argparse.Namespace) -> dict:
     if args.init_adapter:  # the starting state is the one to beat
         dev = scores(predict(model, dev_rows, device), dev_y, dev_src, names)
         best = dev["shared_mean_balanced_accuracy"]
-        best_state = {
-            k: v.detach().clone().cpu()
-            for k, v in model.state_dict().items()
-            if "lora_" in k or k.startswith("head.")
-        }
+        best_state = trained_state(model)
         curve.append(
             {
                 "step": 0,
@@ -237,11 +235,7 @@ def train(args: argparse.Namespace) -> dict:
                 print(json.dumps(curve[-1]), flush=True)
                 if primary > best:
                     best, bad = primary, 0
-                    best_state = {
-                        k: v.detach().clone().cpu()
-                        for k, v in model.state_dict().items()
-                        if "lora_" in k or k.startswith("head.")
-                    }
+                    best_state = trained_state(model)
                 else:
                     bad += 1
                 if bad >= args.patience:
@@ -264,9 +258,7 @@ def train(args: argparse.Namespace) -> dict:
         "template": list(TEMPLATE),
     }
     (args.out / "decoder.json").write_text(json.dumps(manifest, indent=2), "utf-8")
-    for module in model.modules():  # merged LoRA: the same outputs, faster to label with
-        if hasattr(module, "lora_A") and hasattr(module, "merge"):
-            module.merge()
+    merge_lora(model)  # the same outputs, faster to label with
     # dev and eval first, so a run stopped while labelling the (large) train rows keeps them
     probs = {
         k: predict(model, split(tokens, k)[0][:: 40 if args.limit else 1], device)
@@ -300,9 +292,10 @@ def train(args: argparse.Namespace) -> dict:
     probs["train"] = predict(model, train_all[:: 40 if args.limit else 1], device)
     result["label_seconds"] = time.perf_counter() - began
     (args.out / "metrics.json").write_text(json.dumps(result, indent=1), "utf-8")
-    np.savez_compressed(
-        args.out / "probs.npz", **{k: v.astype(np.float16) for k, v in probs.items()}
-    )
+    arrays = {k: v.astype(np.float16) for k, v in probs.items()}
+    if "train_ids_sha256" in meta and not args.limit:  # the rows these labels belong to
+        arrays["train_ids_sha256"] = np.array(meta["train_ids_sha256"])
+    np.savez_compressed(args.out / "probs.npz", **arrays)
     return result
 
 

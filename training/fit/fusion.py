@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from editor.attribution.fusion import (  # the fitting maths live with the model
     FEATURES,
@@ -85,12 +84,7 @@ def collect(
     verifier: Any, rows: list[NLIExample], batch: int = 64, progress: bool = True
 ) -> FusionData:
     """Feature rows of ``rows`` from ``verifier.features`` (a ``FusedVerifier``)."""
-    parts = []
-    for i in tqdm(range(0, len(rows), batch), desc="fusion features", disable=not progress):
-        chunk = rows[i : i + batch]
-        X, _, _ = verifier.features([(r.premise, r.hypothesis) for r in chunk])
-        parts.append(X)
-    X = np.concatenate(parts) if parts else np.zeros((0, len(FEATURES)))
+    X = verifier.feature_matrix([(r.premise, r.hypothesis) for r in rows], batch, progress)
     y = np.array([LABELS.index(r.label) for r in rows], dtype=int)
     return FusionData(X, y, [r.source for r in rows])
 

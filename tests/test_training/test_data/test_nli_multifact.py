@@ -16,7 +16,7 @@ def test_two_facts_fused_are_supported_only_by_both_sentences():
     by_group: dict[str, dict[str, object]] = {}
     for r in rows:
         by_group.setdefault(r.group, {})[r.label] = r
-    for group, g in by_group.items():
+    for g in by_group.values():
         sup = g["supported"]
         assert ", and " in sup.hypothesis
         if "not_supported" in g:  # the same claim, one of its sentences left out

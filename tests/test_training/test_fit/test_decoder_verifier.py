@@ -140,7 +140,14 @@ def trained(tiny_gemma, tmp_path_factory) -> tuple[Path, NLISplits]:
 def test_training_goes_on_from_a_trained_adapter_and_labels_the_rows_it_skips(trained, tmp_path):
     from training.fit.decoder_train import main
 
-    out, _ = trained
+    from training.data.nli import ids_digest
+    from training.fit.attribution import teacher_targets
+
+    out, splits = trained
+    # the first run's labels name their rows (from the bundle) and a student accepts them
+    first = np.load(out / "probs.npz")
+    assert str(first["train_ids_sha256"]) == ids_digest(splits.train)
+    assert len(teacher_targets(str(out / "probs.npz"), splits.train)) == len(splits.train)
     more = tmp_path / "more"
     args = ["--bundle", str(out.parent / "bundle"), "--out", str(more), "--rank", "2"]
     args += ["--lr", "1e-9", "--max-steps", "1", "--eval-every", "1", "--batch-size", "8"]
@@ -150,9 +157,8 @@ def test_training_goes_on_from_a_trained_adapter_and_labels_the_rows_it_skips(tr
     assert metrics["train_rows"] == 12  # the 12 wice rows are not trained on...
     probs = np.load(more / "probs.npz")
     assert probs["train"].shape == (24, 3)  # ...but labelled
-    before = np.load(out / "probs.npz")
     # the loaded adapter scores as the one saved (fp16 weights), not as a fresh head
-    assert np.abs(probs["dev"].astype(float) - before["dev"].astype(float)).max() < 0.02
+    assert np.abs(probs["dev"].astype(float) - first["dev"].astype(float)).max() < 0.02
 
 
 def test_the_trained_folder_loads_as_the_attribution_model_and_scores_as_the_trainer(

@@ -3,13 +3,11 @@ a trained folder, ``--teacher`` pulls the student toward the teacher's soft labe
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 from helpers import EVIDENCE
 
-from training.data.nli import NLISplits, load_nli_sets
+from training.data.nli import NLISplits, ids_digest, load_nli_sets
 
 PAIRS = [(EVIDENCE, "The tower was completed in 1889."), (EVIDENCE, "The tower is in Rome.")]
 
@@ -82,6 +80,6 @@ def test_a_teacher_of_as_many_but_other_rows_is_refused_by_their_ids(tiny_base, 
     np.savez(tmp_path / "other.npz", train=probs, train_ids_sha256=np.array("0" * 64))
     with pytest.raises(ValueError, match="ids differ"):
         teacher_targets(str(tmp_path / "other.npz"), splits.train)
-    digest = hashlib.sha256("\n".join(r.id for r in splits.train).encode()).hexdigest()
+    digest = ids_digest(splits.train)
     np.savez(tmp_path / "same.npz", train=probs, train_ids_sha256=np.array(digest))
     assert len(teacher_targets(str(tmp_path / "same.npz"), splits.train)) == n

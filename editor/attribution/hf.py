@@ -68,7 +68,7 @@ class _HFModel(ChunkedNLI):
                 model = _from_adapter_folder(model_class, resolved.load_id)
             elif is_partial_folder(resolved.load_id):
                 base = json.loads((Path(resolved.load_id) / MANIFEST).read_text())["base"]
-                model = load_partial(model_class, resolved.load_id, resolve(base).load_id)
+                model = load_partial(model_class, resolved.load_id, _base_folder(base))
             else:
                 model = model_class.from_pretrained(resolved.load_id, local_files_only=local)
         except OSError as e:
@@ -104,6 +104,18 @@ def quantize_int8(model: Any, device: str) -> Any:
 
 
 _WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
+
+
+def _base_folder(ref: str) -> str:
+    """What ``from_pretrained`` loads for a partial checkpoint's base: a packaged int8 ONNX
+    encoder (MiniLM-L12, bge-small) is dequantised once into the cache."""
+    resolved = resolve(ref)
+    if resolved.source == "packaged" and resolved.kind in ("onnx-encoder", "onnx-cross-encoder"):
+        from editor.attribution.onnx_bert import bert_from_onnx
+        from retrieval.settings import Settings
+
+        return str(bert_from_onnx(ref, Settings().cache_dir))
+    return resolved.load_id
 
 
 def _is_adapter_folder(path: str) -> bool:

@@ -70,13 +70,13 @@ def locate_model(ref: str, cache_dir: Path) -> ModelLocation:
                 f"packaged model '{name}' is a {resolved.kind} model, not a causal LM; use "
                 "packaged:gemma-3-270m, packaged:smollm2-135m-instruct, a local path or a hub id"
             )
-        if not _is_complete(target):
+        if not is_complete(target):
             _convert_packaged(name, resolved.kind, resolved.path, target)
         return ModelLocation(ref, str(target), "packaged", converted=True)
     if resolved.source == "path":
         assert resolved.path is not None
         if target is not None:
-            if not _is_complete(target):
+            if not is_complete(target):
                 convert_gguf(resolved.path, target)
             return ModelLocation(ref, str(target), "path", converted=True)
         if not (resolved.path / "config.json").exists():
@@ -99,10 +99,10 @@ def needs_conversion(ref: str, cache_dir: Path) -> bool:
     except Exception:  # noqa: BLE001 - an unresolvable reference fails later, with its own message
         return False
     target = _conversion_target(ref, resolved, cache_dir)
-    return target is not None and not _is_complete(target)
+    return target is not None and not is_complete(target)
 
 
-def _save_into_cache(target: Path, write: Callable[[Path], dict[str, Any]]) -> bool:
+def save_into_cache(target: Path, write: Callable[[Path], dict[str, Any]]) -> bool:
     """Run ``write(tmp)`` in a temporary sibling of ``target``, record what it returns as the
     folder's provenance, and rename the folder into place, so that an interrupted write is never
     mistaken for a finished one. Returns False when a concurrent writer got there first."""
@@ -115,7 +115,7 @@ def _save_into_cache(target: Path, write: Callable[[Path], dict[str, Any]]) -> b
         try:
             os.rename(tmp, target)
         except OSError:
-            if not _is_complete(target):
+            if not is_complete(target):
                 raise LLMError(
                     f"cannot move the finished model into {target}; it exists but is incomplete: "
                     "delete that folder and retry"
@@ -146,7 +146,7 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
         seconds = time.perf_counter() - started
         return {"source": str(gguf_file), "bytes": gguf_file.stat().st_size, "seconds": seconds}
 
-    _save_into_cache(target, write)
+    save_into_cache(target, write)
     logger.info("converted %s in %.1f s", gguf_file.name, time.perf_counter() - started)
     return target
 
@@ -175,7 +175,7 @@ def _dequantize_kwargs() -> dict[str, object]:
     return {"quantization_config": GgufConfig(dequantize=True)}
 
 
-def _is_complete(folder: Path) -> bool:
+def is_complete(folder: Path) -> bool:
     return (folder / "config.json").exists() and any(folder.glob("*.safetensors"))
 
 
@@ -227,7 +227,7 @@ def merged_model(
         / "merged"
         / f"{Path(adapter).name}-{adapter_digest(adapter, base)}"
     )
-    if (target / _PROVENANCE).is_file() and _is_complete(target):
+    if (target / _PROVENANCE).is_file() and is_complete(target):
         from transformers.utils import logging as hf_logging
 
         bars = hf_logging.is_progress_bar_enabled()
@@ -247,7 +247,7 @@ def merged_model(
         return {"adapter": str(Path(adapter).resolve()), "base": base}
 
     try:
-        _save_into_cache(target, write)
+        save_into_cache(target, write)
     except (OSError, LLMError) as e:  # a read-only or full cache only costs the next run the merge
         logger.warning(
             "cannot save the merged model to %s (%s); it is merged on each load", target, e

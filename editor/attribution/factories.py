@@ -80,9 +80,13 @@ LARGE_ARTEFACT = "purr-verifier-large"
 """The large verifier (``attribution.model=large``): Gemma-3-270M with a LoRA adapter and a
 3-way head (``editor.attribution.decoder``)."""
 
+PRESETS = {"large": LARGE_ARTEFACT, "medium": "purr-verifier-medium"}
+"""Shipped verifiers by name: ``medium`` is MiniLM-L12 (the ranker's 12-layer encoder) fully
+fine-tuned, twice the default's layers; ``large`` the Gemma decoder."""
+
 
 def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
-    model = LARGE_ARTEFACT if cfg.model == "large" else cfg.model
+    model = PRESETS.get(cfg.model, cfg.model) if cfg.model else cfg.model
     path = Path(model).expanduser() if model else default_purr_path(settings)
     if not path.exists() and (SHIPPED_MODELS / path / "config.json").is_file():
         path = SHIPPED_MODELS / path  # a shipped artefact by name: purr-attribution-summaries

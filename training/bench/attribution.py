@@ -113,15 +113,15 @@ def bench_attribution(
 
     from editor.attribution import default_purr_path
     from editor.attribution.decoder import DecoderNLI, is_decoder_folder
-    from editor.attribution.factories import LARGE_ARTEFACT, SHIPPED_MODELS
+    from editor.attribution.factories import PRESETS, SHIPPED_MODELS
     from editor.attribution.fusion import FUSION_FILE, Fusion
     from editor.attribution.hf import HFSequenceClassificationNLI
     from editor.attribution.verifier import FusedVerifier
     from retrieval.settings import Settings
 
     ref = model_ref or str(default_purr_path())
-    if ref == "large":
-        ref = str(SHIPPED_MODELS / LARGE_ARTEFACT)
+    if ref in PRESETS:
+        ref = str(SHIPPED_MODELS / PRESETS[ref])
     decoder = is_decoder_folder(Path(ref))
     report: dict[str, Any] = {
         "model": ref,
@@ -210,7 +210,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",
         default=None,
-        help="model folder, or 'large' for the shipped decoder verifier (default: the shipped one)",
+        help="model folder, or 'medium' / 'large' for a shipped verifier (default: the default's)",
     )
     p.add_argument("--lengths", default="256,128", help="comma-separated pair lengths in tokens")
     p.add_argument("--n", type=int, default=192, help="pairs per run")

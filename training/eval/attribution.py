@@ -27,6 +27,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution.base import CONTRADICTED_MIN, AttributionModel, build
 from editor.attribution.decoder import is_decoder_folder
+from editor.attribution.factories import PRESETS
 from editor.config import AttributionConfig
 from retrieval.files import save_png, write_text
 from retrieval.sentences import split
@@ -65,7 +66,7 @@ def build_model(
     ref: str | AttributionConfig, device: str = "auto", max_length: int = 256, overlap: int = 1
 ) -> AttributionModel:
     """An attribution model from a config, a trained folder (type purr; ``large`` names the
-    shipped decoder verifier) or an HF reference; long premises are read in windows of
+    shipped decoder verifier, ``medium`` the MiniLM-L12 one) or an HF reference; long premises are read in windows of
     ``max_length`` tokens sharing ``overlap`` sentences."""
     if isinstance(ref, AttributionConfig):
         return build(ref)
@@ -74,7 +75,7 @@ def build_model(
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
     folder = Path(ref).expanduser()
-    trained = ref == "large" or (folder / "config.json").is_file() or is_decoder_folder(folder)
+    trained = ref in PRESETS or (folder / "config.json").is_file() or is_decoder_folder(folder)
     kind = "purr" if trained else "hf"
     return build(
         AttributionConfig(

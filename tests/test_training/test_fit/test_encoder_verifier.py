@@ -213,3 +213,21 @@ def test_the_trained_folder_loads_over_its_packaged_base_and_scores_as_the_train
     np.testing.assert_allclose(mine, probs, atol=5e-3)  # fp16 shards over the same base
     base = Path(settings.cache_dir) / "models" / "ms-marco-minilm-l12-bert"
     assert (base / "model.safetensors").is_file()  # dequantised once, then reused
+
+
+def test_the_shipped_medium_verifier_loads_by_name_over_its_packaged_base():
+    from editor.attribution import build
+    from editor.config import AttributionConfig
+
+    model = build(AttributionConfig(type="purr", model="medium", max_length=128))
+    premise = "Maria Sklodowska was born in Warsaw, in the Kingdom of Poland, in 1867."
+    born_there, born_elsewhere, unrelated = model.score_batch(
+        [
+            (premise, "Maria Sklodowska was born in Warsaw."),
+            (premise, "Maria Sklodowska was born in Paris."),
+            (premise, "Maria Sklodowska won a Nobel Prize in Chemistry."),
+        ]
+    )
+    assert born_there.supported > 0.5 > born_elsewhere.supported
+    assert born_elsewhere.contradicted > 0.5
+    assert unrelated.supported < 0.5

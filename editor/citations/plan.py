@@ -85,6 +85,14 @@ class RepairPlanner:
                         f"source {best.id} supports it (P(supported) {supporting[0][1]:.2f}); "
                         f"{_names(c.citations)} do{'es' if len(c.citations) == 1 else ''} not",
                     )
+                elif _name_break(doc, i):
+                    plans[i] = RepairPlan(
+                        "uncited",
+                        (),
+                        f"source {best.id} supports it, but it ends at '{doc.sentences[i].text[-1]}' "
+                        "mid-line before a cited sentence (a name such as 'Impulse! Records'?): "
+                        "no marker added inside it",
+                    )
                 else:
                     plans[i] = RepairPlan(
                         "added",
@@ -146,7 +154,7 @@ class RepairPlanner:
         next_id = max(numeric, default=len(known)) + 1
         new: list[Source] = []
         for i, plan in plans.items():
-            if plan.action not in ("uncited", "unconfirmed"):
+            if plan.action not in ("uncited", "unconfirmed") or _name_break(doc, i):
                 continue
             claim = doc.sentences[i].claim
             try:
@@ -188,6 +196,17 @@ class RepairPlanner:
             new.append(src)
             next_id += 1
         return new
+
+
+def _name_break(doc: CitedDocument, i: int) -> bool:
+    """Whether sentence ``i`` ends at '!' or '?' with a cited sentence after it on the same
+    line: the split may be inside a name ("Impulse! Records", "Yahoo! Inc."), where a marker
+    of its own would land mid-name; the next sentence's marker covers it."""
+    s = doc.sentences[i]
+    if not s.text.rstrip().endswith(("!", "?")) or i + 1 >= len(doc.sentences):
+        return False
+    nxt = doc.sentences[i + 1]
+    return bool(nxt.citations) and "\n" not in doc.text[s.end : nxt.start]
 
 
 def _candidates(claim: str, sources: Sequence[Source], skip: set[str], k: int) -> list[Source]:

@@ -177,3 +177,19 @@ def test_claims_the_sources_cannot_settle_are_researched_and_cited_as_new_source
     assert [a.id for a in added] == ["5"] and "Apollo 11" in added[0].text
     assert result.revised.endswith("with Apollo 11 [5].")
     assert any(e.id == "5" and e.source == "research" for e in result.evidence)
+
+
+def test_no_marker_lands_inside_a_name_split_at_an_exclamation_mark(pipeline):
+    # "Impulse! Records": a sentence split mid-line at '!' or '?' before a cited sentence may be
+    # one sentence cut inside a name, so it gets no marker of its own (the check still flags it)
+    text = "It was the centerpiece of the 1889 World's Fair! It is 330 metres tall [2]."
+    result = pipeline.edit(text, sources=SOURCES)
+    assert result.revised == text
+    change = next(c for c in result.citations.changes if c.sentence == 0)
+    assert change.action == "uncited" and "no marker added inside it" in change.reason
+    assert "source 1 supports it" in change.reason
+    # on a line of its own the same sentence is cited
+    lines = "It was the centerpiece of the 1889 World's Fair!\nIt is 330 metres tall [2]."
+    cited = pipeline.edit(lines, sources=SOURCES)
+    assert "[1]" in cited.revised.splitlines()[0]
+    assert cited.revised.splitlines()[1] == "It is 330 metres tall [2]."

@@ -138,10 +138,9 @@ def trained(tiny_gemma, tmp_path_factory) -> tuple[Path, NLISplits]:
 
 
 def test_training_goes_on_from_a_trained_adapter_and_labels_the_rows_it_skips(trained, tmp_path):
-    from training.fit.decoder_train import main
-
     from training.data.nli import ids_digest
     from training.fit.attribution import teacher_targets
+    from training.fit.decoder_train import main
 
     out, splits = trained
     # the first run's labels name their rows (from the bundle) and a student accepts them

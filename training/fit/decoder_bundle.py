@@ -35,6 +35,19 @@ def tokenize_rows(tokenizer, rows: list[NLIExample], max_length: int, desc: str)
     ]
 
 
+def bundle_groups(
+    splits: Path, eval_sources: tuple[str, ...], eval_limit: int, data_dir: Path | None
+) -> dict[str, list[NLIExample]]:
+    """A bundle's rows: the splits' train and dev, and ``eval_limit`` rows of each
+    evaluation-only set (none when ``eval_sources`` is empty)."""
+    data = read_splits(splits)
+    groups: dict[str, list[NLIExample]] = {"train": data.train, "dev": data.dev}
+    if eval_sources:
+        sets = load_nli_sets(data_dir, eval_sources, max_length=128, limit_per_source=eval_limit)
+        groups["eval"] = [r for rows in sets.values() for r in rows]
+    return groups
+
+
 def pack(
     splits: Path,
     gguf_file: Path,
@@ -51,11 +64,7 @@ def pack(
 
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
-    data = read_splits(splits)
-    groups: dict[str, list[NLIExample]] = {"train": data.train, "dev": data.dev}
-    if eval_sources:
-        sets = load_nli_sets(data_dir, eval_sources, max_length=128, limit_per_source=eval_limit)
-        groups["eval"] = [r for rows in sets.values() for r in rows]
+    groups = bundle_groups(splits, eval_sources, eval_limit, data_dir)
     encoded = {k: tokenize_rows(tokenizer, rows, max_length, k) for k, rows in groups.items()}
     used = {i for seqs in encoded.values() for s in seqs for i in s}
     keep = np.array(sorted(used | set(range(4))), dtype=np.int64)

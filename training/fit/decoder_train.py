@@ -130,6 +130,29 @@ def load_adapter(model, folder: Path) -> None:
         raise ValueError(f"adapter keys not in the model: {result.unexpected_keys[:5]}")
 
 
+def epoch_batches(rng, lengths: list[int], batch_size: int) -> list[np.ndarray]:
+    """One epoch's batches of row indices: length-sorted within chunks of 50 batches (less
+    padding), the batches shuffled."""
+    perm = rng.permutation(len(lengths))
+    size = 50 * batch_size
+    batches = []
+    for c in (perm[i : i + size] for i in range(0, len(perm), size)):
+        c = c[np.argsort([lengths[j] for j in c])]
+        batches += [c[i : i + batch_size] for i in range(0, len(c), batch_size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def warmup_linear(opt, steps: int):
+    """Linear warm-up over 6% of ``steps``, then linear decay to zero."""
+    import torch
+
+    warm = max(1, int(0.06 * steps))
+    return torch.optim.lr_scheduler.LambdaLR(
+        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
+    )
+
+
 def train(args: argparse.Namespace) -> dict:
     import torch
     from peft import LoraConfig, inject_adapter_in_model
@@ -176,10 +199,7 @@ def train(args: argparse.Namespace) -> dict:
     steps = args.epochs * math.ceil(len(train_rows) / args.batch_size)
     if args.max_steps:
         steps = min(steps, args.max_steps)
-    warm = max(1, int(0.06 * steps))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
-    )
+    sched = warmup_linear(opt, steps)
     curve, best, best_state, bad = [], -1.0, None, 0
     started, seen = time.perf_counter(), 0
     step = 0
@@ -197,17 +217,7 @@ def train(args: argparse.Namespace) -> dict:
         )
         print(json.dumps(curve[-1]), flush=True)
     for _epoch in range(args.epochs):
-        perm = rng.permutation(len(train_rows))
-        # Length-sorted within chunks of 50 batches: less padding, still shuffled.
-        chunks = [
-            perm[i : i + 50 * args.batch_size] for i in range(0, len(perm), 50 * args.batch_size)
-        ]
-        batches = []
-        for c in chunks:
-            c = c[np.argsort([len(train_rows[j]) for j in c])]
-            batches += [c[i : i + args.batch_size] for i in range(0, len(c), args.batch_size)]
-        rng.shuffle(batches)
-        for b in batches:
+        for b in epoch_batches(rng, [len(r) for r in train_rows], args.batch_size):
             if step >= steps:
                 break
             ids, mask = pad_batch([train_rows[j] for j in b])

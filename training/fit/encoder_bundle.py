@@ -26,7 +26,8 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from training.data.nli import LABELS, NLIExample, ids_digest, load_nli_sets, read_splits
+from training.data.nli import LABELS, NLIExample, ids_digest
+from training.fit.decoder_bundle import bundle_groups
 
 
 def encode(tokenizer, rows: list[NLIExample], max_length: int, desc: str):
@@ -75,11 +76,7 @@ def pack(
 
     out.mkdir(parents=True, exist_ok=True)
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_dir)
-    data = read_splits(splits)
-    groups: dict[str, list[NLIExample]] = {"train": data.train, "dev": data.dev}
-    if eval_limit:
-        sets = load_nli_sets(data_dir, ("eval-only",), max_length=128, limit_per_source=eval_limit)
-        groups["eval"] = [r for rows in sets.values() for r in rows]
+    groups = bundle_groups(splits, ("eval-only",) if eval_limit else (), eval_limit, data_dir)
     digest = ids_digest(groups["train"])
     arrays: dict[str, np.ndarray] = {}
     if teacher is not None:

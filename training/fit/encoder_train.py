@@ -32,7 +32,7 @@ import numpy as np
 
 from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.llm.partial import save_partial
-from training.fit.decoder_train import scores
+from training.fit.decoder_train import epoch_batches, scores, warmup_linear
 
 FROZEN = ["bert.embeddings.word_embeddings.weight"]
 
@@ -116,10 +116,7 @@ def train(args: argparse.Namespace) -> dict:
     steps = math.ceil(args.epochs * len(rows) / args.batch_size)
     if args.max_steps:
         steps = min(steps, args.max_steps)
-    warm = max(1, int(0.06 * steps))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
-    )
+    sched = warmup_linear(opt, steps)
 
     def evaluate(step: int, loss: float) -> float:
         dev = scores(predict(model, dev_rows, dev_seg, device), dev_y, dev_src, names)
@@ -140,16 +137,9 @@ def train(args: argparse.Namespace) -> dict:
     best = evaluate(0, math.nan)  # the starting state is the one to beat
     best_state = {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}
     started = time.perf_counter()
+    lengths = [len(r) for r in rows]
     while step < steps and bad < args.patience:
-        perm = rng.permutation(len(rows))
-        # Length-sorted within chunks of 50 batches: less padding, still shuffled.
-        size = 50 * args.batch_size
-        batches = []
-        for c in (perm[i : i + size] for i in range(0, len(perm), size)):
-            c = c[np.argsort([len(rows[j]) for j in c])]
-            batches += [c[i : i + args.batch_size] for i in range(0, len(c), args.batch_size)]
-        rng.shuffle(batches)
-        for b in batches:
+        for b in epoch_batches(rng, lengths, args.batch_size):
             ids, mask, types = (
                 torch.from_numpy(a).to(device) for a in pad([rows[j] for j in b], seg[b])
             )

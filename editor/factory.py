@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from editor.config import PipelineConfig
 from editor.research.researcher import Researcher
+from editor.text.document import TextParser, share
 from retrieval.backends import open_index
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.index import CONFIG_FILE, Index
@@ -180,7 +181,15 @@ class Components:
         from editor.research.querygen.base import build as build_querygen
 
         needs_llm = self.cfg.querygen.type == "llm"
-        return build_querygen(self.cfg.querygen, self.llm if needs_llm else None)
+        generator = build_querygen(self.cfg.querygen, self.llm if needs_llm else None)
+        share(self.parser, generator, getattr(generator, "fallback", None))
+        return generator
+
+    @cached_property
+    def parser(self) -> TextParser:
+        """The one parser of passages every stage shares (``editor.text.document``): a text is
+        split, decontextualised and parsed once, at input, and each stage reads that parse."""
+        return TextParser()
 
     @cached_property
     def web(self):
@@ -247,11 +256,15 @@ class Components:
 
 
 def build_reviser(
-    cfg: PipelineConfig, attribution: Callable[[], Any], llm: Callable[[], Any]
+    cfg: PipelineConfig,
+    attribution: Callable[[], Any],
+    llm: Callable[[], Any],
+    parser: TextParser | None = None,
 ) -> Reviser:
     """The revision stage of ``cfg``: the editor (behind its fallback, if one is set) and the
     agreement gate. ``attribution`` and ``llm`` are loaders, called only by the stages that need
-    them, so an editor without an LLM never loads one."""
+    them, so an editor without an LLM never loads one; ``parser``: the pipeline's, shared by the
+    gate and edit acceptance."""
     from editor.revision.acceptance import EditAcceptance
     from editor.revision.agreement import build as build_agreement
     from editor.revision.editors import build as build_editor
@@ -259,9 +272,10 @@ def build_reviser(
     from editor.revision.editors.fallback import FallbackEditor
     from editor.revision.reviser import Reviser
 
+    parser = parser or TextParser()
     editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
-    acceptance = (
-        EditAcceptance(attribution(), cfg.revision.accept_min_supported)  # loads on first score
+    acceptance = (  # the model loads on first score
+        EditAcceptance(attribution(), cfg.revision.accept_min_supported, parser=parser)
         if cfg.revision.verify_edits and edits(editor)
         else None
     )
@@ -280,6 +294,7 @@ def build_reviser(
         editor = AnswerEditor(editor, attribution())
     gate = cfg.revision.gate and edits(editor)
     agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
+    share(parser, agreement)
     if agreement is not None and cfg.editor.answers:
         from editor.revision.agreement.question import QuestionAgreement
 

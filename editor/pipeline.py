@@ -77,7 +77,10 @@ class Pipeline:
         """The revision stage (built from the config on first use)."""
         if self._editor is None:
             self._editor = build_reviser(
-                self.cfg, attribution=lambda: self.attribution, llm=lambda: self.components.llm
+                self.cfg,
+                attribution=lambda: self.attribution,
+                llm=lambda: self.components.llm,
+                parser=self.components.parser,
             )
         return self._editor
 
@@ -240,6 +243,14 @@ class Pipeline:
         refused = self._refused(text, context, evidence is None, timings)
         if refused is not None:
             return refused
+        t = time.perf_counter()
+        try:  # the one parse every stage reads (components.parser hands it on)
+            self.components.parser.parse(text, context)
+        except Exception as e:  # noqa: BLE001
+            return self._degraded(
+                text, context, f"parsing the text failed: {e}", timings, t, "parse"
+            )
+        timings["parse"] = (time.perf_counter() - t) * 1000
         warnings: list[str] = []
         queries: list[Query] = []
         found: list[Evidence] = []
@@ -354,6 +365,7 @@ class Pipeline:
             self.max_evidence,
             self.cfg.attribution.threshold,
             self.cfg.attribution.decompose,
+            self.components.parser,
         )
 
     def _degraded(

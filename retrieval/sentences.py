@@ -13,6 +13,9 @@ _ABBREVIATIONS = frozenset(
     ed eds approx ca jan feb mar apr jun jul aug sep sept oct nov dec inc ltd co corp dept
     univ gen col lt sgt capt cmdr adm gov sen rep pres u.s u.k u.n ph.d b.c a.d p pp""".split()
 )
+# Names that end in "!" or "?" ("Yahoo! Inc.", "Impulse! Records", "Mamma Mia! Here We Go"):
+# their mark, before a capitalised word, is no boundary.
+_EXCLAIMED_NAMES = frozenset("yahoo jeopardy impulse oklahoma wham mia panic oliver".split())
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace.
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*\s+|\n\s*\n+|\n(?=\s*[-*•]\s)")
 _NEXT_START = re.compile(r"[\"'“‘(\[]*[A-Z0-9À-ÖØ-Þ]")
@@ -24,6 +27,8 @@ def split_spans(text: str) -> list[tuple[int, int]]:
     >>> t = "Dr. Smith was born in 1901. He died in St. Louis in 1990! Really?"
     >>> [t[a:b] for a, b in split_spans(t)]
     ['Dr. Smith was born in 1901.', 'He died in St. Louis in 1990!', 'Really?']
+    >>> split("He recorded for Impulse! Records in 1961. Yahoo! Inc. bought it. Oh wham! It fell.")
+    ['He recorded for Impulse! Records in 1961.', 'Yahoo! Inc. bought it.', 'Oh wham!', 'It fell.']
     """
     spans: list[tuple[int, int]] = []
     start = 0
@@ -53,12 +58,12 @@ def split(text: str) -> list[str]:
 def _is_boundary(text: str, sent_start: int, punct_at: int, next_at: int) -> bool:
     if next_at < len(text) and not _NEXT_START.match(text, next_at):
         return False  # next sentence must start with a capital, digit or opening quote
-    if text[punct_at] != ".":
-        return True
     word_start = punct_at
     while word_start > sent_start and not text[word_start - 1].isspace():
         word_start -= 1
     word = text[word_start:punct_at].lower().lstrip("(\"'“")
+    if text[punct_at] != ".":
+        return word not in _EXCLAIMED_NAMES or not text[word_start].isupper()
     if not word:
         return True
     if word in _ABBREVIATIONS:

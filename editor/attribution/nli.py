@@ -4,8 +4,11 @@ Models (``editor.nli_hf``) read (premise, hypothesis) pairs and return ``Entailm
 A premise longer than the model's window is cut into windows of consecutive sentences that fit
 next to the hypothesis, consecutive windows sharing ``overlap`` sentences; each window is scored
 and the scores are aggregated (max P(supported), max P(contradicted), min P(not_supported)),
-so one supporting passage anywhere in a long document is enough. ``ChunkedNLI`` holds that
-logic; a model class supplies token counting and the scoring of pairs that fit.
+so one supporting passage anywhere in a long document is enough. With ``gather``, one more window
+joins the sentences that together cover the most of the hypothesis's content words
+(``editor.text.words.gather``), for claims that only several scattered sentences support.
+``ChunkedNLI`` holds that logic; a model class supplies token counting and the scoring of pairs
+that fit.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from editor.text.words import gather as gather_sentences
 from editor.types import EntailmentScores
 from retrieval.sentences import split
 
@@ -140,7 +144,9 @@ class ChunkedNLI:
     three_way = True
     """Whether ``contradicted`` is predicted (False: always 0.0)."""
 
-    def __init__(self, max_length: int = 256, batch_size: int = 16, overlap: int = 1) -> None:
+    def __init__(
+        self, max_length: int = 256, batch_size: int = 16, overlap: int = 1, gather: bool = False
+    ) -> None:
         if max_length < 16:
             raise ValueError(f"max_length must be >= 16 tokens, got {max_length}")
         if batch_size < 1:
@@ -150,6 +156,7 @@ class ChunkedNLI:
         self.max_length = max_length
         self.batch_size = batch_size
         self.overlap = overlap
+        self.gather = gather
         # A fast tokenizer keeps its padding and truncation settings between calls: requests
         # on other threads must not change them halfway through this one's.
         self.tokenizer_lock = threading.Lock()
@@ -193,7 +200,7 @@ class ChunkedNLI:
         hyp_len = dict(zip(hypotheses, self._token_lengths(hypotheses), strict=True))
         prem_len = dict(zip(premises, self._token_lengths(premises), strict=True))
         units: dict[str, tuple[list[str], list[int]]] = {}
-        cache: dict[tuple[str, int], list[str]] = {}
+        cache: dict[tuple[str, int], tuple[list[str], list[str], list[int]]] = {}
         out = []
         for premise, hypothesis in pairs:
             budget = self._budget(hyp_len[self._format_hypothesis(hypothesis)])
@@ -205,7 +212,13 @@ class ChunkedNLI:
                 units[premise] = (sentences, self._token_lengths(sentences))
             if (premise, budget) not in cache:
                 cache[(premise, budget)] = _chunk(*units[premise], budget, self.overlap)
-            out.append(cache[(premise, budget)])
+            windows, pieces, lengths = cache[(premise, budget)]
+            if self.gather:
+                picked = gather_sentences(pieces, hypothesis, lengths, budget)
+                joined = " ".join(pieces[i] for i in picked)
+                if picked and joined not in windows:
+                    windows = [*windows, joined]
+            out.append(windows)
         return out
 
     def _budget(self, hypothesis_tokens: int) -> int:
@@ -237,9 +250,12 @@ class ChunkedNLI:
         raise NotImplementedError
 
 
-def _chunk(sentences: list[str], lengths: list[int], budget: int, overlap: int) -> list[str]:
-    """Windows of ``sentences`` within ``budget``; sentences over budget are first cut by words
-    (token counts estimated per word, the tokenizer truncates what an estimate misses)."""
+def _chunk(
+    sentences: list[str], lengths: list[int], budget: int, overlap: int
+) -> tuple[list[str], list[str], list[int]]:
+    """Windows of ``sentences`` within ``budget``, with the units they are made of and their
+    lengths; sentences over budget are first cut by words (token counts estimated per word, the
+    tokenizer truncates what an estimate misses)."""
     units: list[str] = []
     unit_lengths: list[int] = []
     for sentence, length in zip(sentences, lengths, strict=True):
@@ -254,4 +270,5 @@ def _chunk(sentences: list[str], lengths: list[int], budget: int, overlap: int) 
             piece = words[i : i + step]
             units.append(" ".join(piece))
             unit_lengths.append(max(1, round(per_word * len(piece))))
-    return [" ".join(units[a:b]) for a, b in premise_windows(unit_lengths, budget, overlap)]
+    windows = [" ".join(units[a:b]) for a, b in premise_windows(unit_lengths, budget, overlap)]
+    return windows, units, unit_lengths

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
-from editor.text.decontext import Decontextualized, decontextualize, decontextualize_passage
+from editor.text.decontext import Decontextualized, decontextualize
+from editor.text.document import TextParser
 from editor.text.nlp import get_nlp, is_claim
 from editor.text.parts import Part, sentence_parts
 from editor.types import (
@@ -65,6 +66,7 @@ def auto_ais(
     threshold: float = 0.5,
     nlp: Language | None = None,
     decompose: bool = False,
+    parser: TextParser | None = None,
 ) -> PassageAttribution:
     """auto-AIS of ``passage`` (a text, or its sentences) against ``evidence``.
 
@@ -75,16 +77,19 @@ def auto_ais(
     applicable sentence scores 0.0. ``decompose`` splits each sentence into its atomic parts
     (``editor.text.parts``; the parse made for ``is_claim``, not a second one): each part gets
     max over the evidence, the sentence the smallest of its parts'. All (evidence, claim)
-    pairs go to ``model.score_batch`` in one call; the model batches them.
+    pairs go to ``model.score_batch`` in one call; the model batches them. A text passage is
+    read from ``parser``'s parse of it (the one the pipeline's other stages share).
     """
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], got {threshold}")
-    nlp = nlp or get_nlp()
     if isinstance(passage, str):
-        decon = decontextualize_passage(passage, context, nlp=nlp)
+        parsed = (parser or TextParser(nlp)).parse(passage, context)
+        decon = parsed.decontextualized
+        docs = [s.doc for s in parsed.sentences]  # the one parse of each claim
     else:
+        nlp = nlp or get_nlp()
         decon = _decontextualize_sentences(list(passage), context, nlp)
-    docs = list(nlp.pipe([d.decontextualized for d in decon]))  # the one parse of each claim
+        docs = list(nlp.pipe([d.decontextualized for d in decon]))  # the one parse of each claim
     applicable = [is_claim(doc) for doc in docs]
     texts = [e if isinstance(e, str) else e.text for e in evidence]
     units: list[tuple[Part, ...]] = [

@@ -13,6 +13,7 @@ from editor.attribution.scoring import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence
 from editor.result import AttributionReport, PartReport, SentenceReport
+from editor.text.document import TextParser
 from editor.types import Evidence, Query
 from retrieval.rerank import Reranker
 
@@ -27,8 +28,10 @@ class Reporter:
         max_evidence: int = 5,
         threshold: float = 0.5,
         decompose: bool = False,
+        parser: TextParser | None = None,
     ) -> None:
         self.attribution = attribution
+        self.parser = parser or TextParser()
         self.reranker = reranker
         self.max_evidence = max_evidence
         self.threshold = threshold
@@ -45,7 +48,12 @@ class Reporter:
         """Select at most M evidence by query coverage and score both texts against them."""
         chosen = self.select(queries, evidence)
         texts = [e.text for e in chosen]
-        kw = {"context": context, "threshold": self.threshold, "decompose": self.decompose}
+        kw = {
+            "context": context,
+            "threshold": self.threshold,
+            "decompose": self.decompose,
+            "parser": self.parser,
+        }
         before = auto_ais(original, texts, self.attribution, **kw)
         after = before if revised == original else auto_ais(revised, texts, self.attribution, **kw)
         pres = preservation(original, revised)

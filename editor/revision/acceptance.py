@@ -32,6 +32,7 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import refutes
 from editor.revision.proofs import independent_proofs, proofs
 from editor.revision.values import value_problem
+from editor.text.document import TextParser
 from editor.text.words import TOKEN as _WORD
 from editor.text.words import is_question, named_in_question, word_changes
 
@@ -247,9 +248,14 @@ class EditAcceptance:
     """The verifier's and the form's say on each edit (see the module doc)."""
 
     def __init__(
-        self, attribution: AttributionModel, min_supported: float = 0.5, decontextualize=True
+        self,
+        attribution: AttributionModel,
+        min_supported: float = 0.5,
+        decontextualize=True,
+        parser: TextParser | None = None,
     ) -> None:
         self.attribution = attribution
+        self.parser = parser or TextParser()
         self.min_supported = min_supported
         self.decontextualize = decontextualize
 
@@ -258,12 +264,7 @@ class EditAcceptance:
         sentence = passage[span[0] : span[1]].strip()
         if not self.decontextualize or not sentence:
             return sentence
-        from editor.text.decontext import decontextualize_passage
-
-        for d in decontextualize_passage(passage, context):
-            if d.original.strip() == sentence:
-                return d.decontextualized
-        return sentence
+        return self.parser.parse(passage, context).standalone(sentence)
 
     def check(self, *args: Any, **kwargs: Any) -> tuple[bool, str]:
         """Whether an edit may stand, and why: ``judge``'s verdict without its proof."""

@@ -118,8 +118,24 @@ def decontextualize_sentences(
     return _run(_tail(context), list(sentences), nlp or get_nlp()) if sentences else []
 
 
+def decontextualize_docs(
+    sentences: list[str], context: str | None, nlp: Language
+) -> tuple[list[Decontextualized], list[Doc]]:
+    """``decontextualize_sentences`` with the parse of each sentence as written (one spaCy pass
+    over the context's last sentences and ``sentences``; ``editor.text.document`` reuses it)."""
+    if not sentences:
+        return [], []
+    return _run_docs(_tail(context), list(sentences), nlp)
+
+
 def _run(context: list[str], sentences: list[str], nlp: Language) -> list[Decontextualized]:
     """Resolve each sentence against the context and the sentences before it."""
+    return _run_docs(context, sentences, nlp)[0]
+
+
+def _run_docs(
+    context: list[str], sentences: list[str], nlp: Language
+) -> tuple[list[Decontextualized], list[Doc]]:
     docs = list(nlp.pipe([*context, *sentences]))
     mentions = [_mentions(d) for d in docs[: len(context)]]
     genders: dict[str, str] = {}  # antecedent text -> "he" | "she", learnt from resolutions
@@ -129,7 +145,7 @@ def _run(context: list[str], sentences: list[str], nlp: Language) -> list[Decont
         results.append(result)
         mentions.append(_mentions(doc) + [m for m, _ in resolved])
         genders.update({m.text: kind for m, kind in resolved if kind in {"he", "she"}})
-    return results
+    return results, docs[len(context) :]
 
 
 def _tail(text: str | None) -> list[str]:

@@ -101,6 +101,39 @@ def focus(evidence: str, claim: str, max_chars: int = 800) -> str:
     return evidence[spans[i][0] : spans[j - 1][1]]
 
 
+def gather(sentences: list[str], claim: str, lengths: list[int], budget: int) -> list[int]:
+    """Indices (in order) of the sentences that together cover the most of ``claim``'s content
+    words within ``budget`` tokens (``lengths`` per sentence): greedily, the sentence adding the
+    most words not yet covered, then the one sharing the most; none that adds nothing.
+    For a claim that only several sentences of a long document support together.
+
+    >>> s = ["Curie was born in Warsaw.", "It rained.", "She moved to Paris in 1891."]
+    >>> gather(s, "Curie, born in Warsaw, moved to Paris in 1891.", [6, 3, 7], 13)
+    [0, 2]
+    >>> gather(s, "Curie, born in Warsaw, moved to Paris in 1891.", [6, 3, 7], 8)  # one fits
+    [0]
+    """
+    target = content_words(claim)
+    words = [content_words(s) & target for s in sentences]
+    chosen: list[int] = []
+    covered: set[str] = set()
+    used = 0
+    while True:
+        best = max(
+            (
+                (len(w - covered), len(w), -i)
+                for i, w in enumerate(words)
+                if i not in chosen and used + lengths[i] <= budget
+            ),
+            default=None,
+        )
+        if best is None or best[0] == 0:
+            return sorted(chosen)
+        chosen.append(-best[2])
+        covered |= words[-best[2]]
+        used += lengths[-best[2]]
+
+
 _DETOK = (
     (re.compile(r"``\s*|\s*''"), '"'),
     (re.compile(r"\s+([.,;:!?%)\]}])"), r"\1"),

@@ -245,7 +245,7 @@ def test_pipeline_edit_result_contract(nli):
     rep = data["report"]
     assert rep["attribution_after"] > rep["attribution_before"]
     assert 0.9 < rep["preservation"] < 1.0 and rep["f1_ap"] is not None
-    assert set(data["timings_ms"]) == {"prepare", "research", "revision", "report"}
+    assert set(data["timings_ms"]) == {"prepare", "parse", "research", "revision", "report"}
     step = next(s for s in data["steps"] if s["accepted"])  # what carried the edit, and its proof
     assert step["rule"] in ("slot", "nli") and step["editor"] and "statement" in step["verified_by"]
     assert not data["hops"]  # no question, no hops

@@ -9,8 +9,7 @@ from editor.research.querygen.questions import (
     entity_question,
     interleave,
 )
-from editor.text.decontext import decontextualize_passage
-from editor.text.nlp import get_nlp, is_claim
+from editor.text.document import TextParser
 from editor.types import Query
 
 if TYPE_CHECKING:
@@ -21,19 +20,20 @@ if TYPE_CHECKING:
 class _PerSentence(BatchedGenerator):
     """A generator over the checkable sentences of a passage, at most ``max_queries`` queries."""
 
-    def __init__(self, max_queries: int = 16, nlp: Language | None = None) -> None:
+    def __init__(
+        self, max_queries: int = 16, nlp: Language | None = None, parser: TextParser | None = None
+    ) -> None:
         if max_queries < 1:
             raise ValueError(f"max_queries must be >= 1, got {max_queries}")
         self.max_queries = max_queries
-        self._nlp = nlp
+        self.parser = parser or TextParser(nlp)
 
     def claims(self, text: str, context: str | None) -> list[Doc]:
-        """Parsed decontextualised sentences of ``text`` that state something checkable."""
+        """Parsed decontextualised sentences of ``text`` that state something checkable (from
+        the shared parser's one parse of the text)."""
         if not text or not text.strip():
             return []
-        nlp = self._nlp or get_nlp()
-        sentences = [d.decontextualized for d in decontextualize_passage(text, context, nlp=nlp)]
-        return [doc for doc in nlp.pipe(sentences) if is_claim(doc)]
+        return [s.doc for s in self.parser.parse(text, context).sentences if s.claim]
 
 
 class SentenceQueryGenerator(_PerSentence):

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
 from editor.revision.agreement.base import Agreement, FromBatch, slot_rule
+from editor.text.document import TextParser
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
 
@@ -23,8 +24,10 @@ class NLIAgreement(FromBatch):
         support_threshold: float = 0.5,
         sentences_per_query: int = 1,
         decontextualize: bool = True,
+        parser: TextParser | None = None,
     ) -> None:
         self.attribution = attribution
+        self.parser = parser or TextParser()
         self.contradiction_threshold = contradiction_threshold
         self.support_threshold = support_threshold
         self.sentences_per_query = sentences_per_query
@@ -82,9 +85,7 @@ class NLIAgreement(FromBatch):
         if not self.decontextualize or not sentences:
             return sentences
         if text not in cache:
-            from editor.text.decontext import decontextualize_passage
-
-            full = decontextualize_passage(text, context)
+            full = self.parser.parse(text, context).decontextualized
             cache[text] = {d.original: d.decontextualized for d in full}
         return [cache[text].get(s, s) for s in sentences]
 

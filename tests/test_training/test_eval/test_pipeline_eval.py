@@ -44,7 +44,7 @@ def test_identity_pipeline_fills_the_result_contract(tiny_nli, built_index):
     )
     assert [s["applicable"] for s in report["sentences"]] == [True, True]
     assert all(s["evidence_id"] in report["evidence_ids"] for s in report["sentences"])
-    assert set(data["timings_ms"]) == {"prepare", "research", "revision", "report"}
+    assert set(data["timings_ms"]) == {"prepare", "parse", "research", "revision", "report"}
 
 
 def test_given_evidence_replaces_research(tiny_nli, built_index):

@@ -1,0 +1,136 @@
+"""A passage parsed once: its sentences with their spans, each made stand-alone against what
+comes before it (``editor.text.decontext``), with the spaCy parse of that stand-alone sentence
+and whether it states something checkable (``is_claim``).
+
+``TextParser.parse(text, context)`` makes a ``ParsedText`` in one spaCy pass over the context's
+last sentences and the passage's sentences (plus one over the few sentences decontextualisation
+rewrote) and keeps the last few it made. ``Pipeline`` parses the text at input and hands the same
+parser to every stage that reads the passage's sentences (query generation, the agreement gate,
+edit acceptance, the report), so each of them gets that one ``ParsedText`` instead of splitting
+and parsing the text again.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from editor.text.decontext import Decontextualized, decontextualize_docs
+from editor.text.nlp import get_nlp, is_claim
+from retrieval.sentences import split_spans
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+
+@dataclass(frozen=True)
+class ParsedSentence:
+    """A sentence at ``text[start:end]`` of its passage, its stand-alone form and the parse of
+    that form (what ``is_claim``, claim parts and slot checks read)."""
+
+    start: int
+    end: int
+    standalone: Decontextualized
+    doc: Doc
+    claim: bool
+
+    @property
+    def text(self) -> str:
+        """The sentence as written."""
+        return self.standalone.original
+
+
+@dataclass(frozen=True)
+class ParsedText:
+    """A passage (and the dialogue context it was read in) split and parsed once."""
+
+    text: str
+    context: str | None
+    sentences: tuple[ParsedSentence, ...]
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        """Each sentence's ``(start, end)`` in ``text``."""
+        return [(s.start, s.end) for s in self.sentences]
+
+    @property
+    def decontextualized(self) -> list[Decontextualized]:
+        """Each sentence and its stand-alone form, in order."""
+        return [s.standalone for s in self.sentences]
+
+    def standalone(self, sentence: str) -> str:
+        """The stand-alone form of the first sentence written as ``sentence`` (itself if the
+        passage has no such sentence)."""
+        wanted = sentence.strip()
+        return next(
+            (s.standalone.decontextualized for s in self.sentences if s.text == wanted), wanted
+        )
+
+
+class TextParser:
+    """Parses passages into ``ParsedText``s and keeps the last ``keep`` of them, so stages that
+    share it share one parse of a text. Thread-safe; ``nlp`` defaults to the shared pipeline.
+
+    >>> parser = TextParser()
+    >>> p = parser.parse("Marie Curie was a physicist. She won two Nobel Prizes. Any questions?")
+    >>> [(s.standalone.decontextualized, s.claim) for s in p.sentences]
+    [('Marie Curie was a physicist.', True), ('Marie Curie won two Nobel Prizes.', True), \
+('Any questions?', False)]
+    >>> parser.parse(p.text) is p
+    True
+    """
+
+    def __init__(self, nlp: Language | None = None, keep: int = 32) -> None:
+        if keep < 1:
+            raise ValueError(f"keep must be >= 1 parsed texts, got {keep}")
+        self._nlp = nlp
+        self.keep = keep
+        self._lock = threading.Lock()
+        self._kept: OrderedDict[tuple[str, str | None], ParsedText] = OrderedDict()
+
+    @property
+    def nlp(self) -> Language:
+        return self._nlp or get_nlp()
+
+    def parse(self, text: str, context: str | None = None) -> ParsedText:
+        """``text`` split, decontextualised against ``context`` and what precedes each
+        sentence, and parsed; the same object for the same text and context while kept."""
+        key = (text, context or None)
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
+        parsed = parse_text(text, context, self.nlp)
+        with self._lock:
+            self._kept[key] = parsed
+            while len(self._kept) > self.keep:
+                self._kept.popitem(last=False)
+        return parsed
+
+
+def parse_text(text: str, context: str | None, nlp: Language) -> ParsedText:
+    """``TextParser.parse`` without keeping: one spaCy pass over context and sentences, one more
+    over the sentences decontextualisation rewrote."""
+    spans = split_spans(text)
+    results, docs = decontextualize_docs([text[a:b] for a, b in spans], context, nlp)
+    rewritten = [i for i, r in enumerate(results) if r.changed]
+    again = nlp.pipe([results[i].decontextualized for i in rewritten])
+    for i, doc in zip(rewritten, again, strict=True):
+        docs[i] = doc
+    sentences = tuple(
+        ParsedSentence(a, b, r, doc, is_claim(doc))
+        for (a, b), r, doc in zip(spans, results, docs, strict=True)
+    )
+    return ParsedText(text, context or None, sentences)
+
+
+def share(parser: TextParser, *stages: object) -> None:
+    """Hand ``parser`` to each of ``stages`` that reads passages through one (has a ``parser``
+    attribute): stages built by registered factories, which take no parser, get the pipeline's
+    this way."""
+    for stage in stages:
+        if isinstance(getattr(stage, "parser", None), TextParser):
+            stage.parser = parser  # type: ignore[attr-defined]

@@ -48,4 +48,13 @@ available = _MODELS.available
 
 def build(cfg: AttributionConfig, settings: Settings | None = None) -> AttributionModel:
     """The attribution model of ``cfg.type``. Nothing is loaded until the first score."""
-    return _MODELS.get(cfg.type)(cfg, settings or Settings())
+    model = _MODELS.get(cfg.type)(cfg, settings or Settings())
+    if cfg.gather:
+        windows = getattr(model, "nli", model)  # a fused verifier reads through its NLI model
+        if not hasattr(windows, "gather"):
+            raise ValueError(
+                f"attribution.gather needs a model that reads premises in windows; "
+                f"{type(windows).__name__} does not: set attribution.gather=false"
+            )
+        windows.gather = True
+    return model

@@ -137,6 +137,12 @@ class AttributionConfig(_Cfg):
     overlap: int = Field(
         1, ge=0, le=8, description="Sentences shared by consecutive windows of a long premise."
     )
+    gather: bool = Field(
+        False,
+        description="A long premise is also read as one window of the sentences that together "
+        "cover most of the claim's content words (for claims several scattered sentences "
+        "support); see docs/pages/results/judgement.md.",
+    )
     threshold: float = Field(
         0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
     )

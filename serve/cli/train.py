@@ -67,6 +67,12 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "--multi-facts", type=int, default=0, help="articles for multi-fact pairs; 0 = none"
     )
     p.add_argument(
+        "--paraphrases",
+        type=float,
+        default=0.0,
+        help="share of train rows also given reworded (fronted, passive, inverted; 0-1)",
+    )
+    p.add_argument(
         "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
     )
     p.add_argument(
@@ -221,6 +227,7 @@ def run_train_attribution(args: argparse.Namespace) -> int:
         dev_limit_per_source=args.dev_limit_per_source,
         wiki_articles=args.wiki_articles,
         multi_facts=args.multi_facts,
+        paraphrases=args.paraphrases,
         role_swaps=args.role_swaps,
         same_article_neutrals=args.same_article_neutrals,
         edit_pairs=args.edit_pairs,

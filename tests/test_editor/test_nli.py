@@ -152,3 +152,29 @@ def test_requests_on_many_threads_share_one_tokenizer_safely(mnli_model):
 
     with ThreadPoolExecutor(8) as pool:
         assert sorted(pool.map(work, range(8))) == list(range(8))
+
+
+def test_gather_adds_one_window_of_the_scattered_sentences_a_claim_needs():
+    filler = [f"Filler sentence number {i} is here." for i in range(30)]
+    filler[3] = "Curie was born in Warsaw."
+    filler[25] = "She moved to Paris in 1891."
+    premise, claim = " ".join(filler), "Curie, born in Warsaw, moved to Paris in 1891."
+    plain = TruncatingStub(max_length=40)
+    [windows] = plain._windows([(premise, claim)])
+    both = [w for w in windows if "Warsaw" in w and "Paris" in w]
+    assert not both  # no window of consecutive sentences holds both facts
+    gathering = TruncatingStub(max_length=40, gather=True)
+    [gathered] = gathering._windows([(premise, claim)])
+    assert gathered[:-1] == windows  # the windows as before, and one more
+    assert gathered[-1] == "Curie was born in Warsaw. She moved to Paris in 1891."
+    short = "Curie was born in Warsaw."  # a premise that fits is read whole, nothing added
+    assert gathering._windows([(short, claim)]) == [[short]]
+
+
+def test_gather_is_set_from_the_config_on_the_model_that_reads_windows():
+    from editor.attribution import build
+    from editor.config import AttributionConfig
+
+    model = build(AttributionConfig(gather=True))
+    assert getattr(model, "nli", model).gather is True
+    assert getattr(build(AttributionConfig()), "nli", model).gather is False

@@ -15,5 +15,6 @@ EVALUATIONS = (
     "extraction",
     "language",
     "audit",
+    "paraphrase",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

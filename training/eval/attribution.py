@@ -63,7 +63,11 @@ def load_dev_sets(
 
 
 def build_model(
-    ref: str | AttributionConfig, device: str = "auto", max_length: int = 256, overlap: int = 1
+    ref: str | AttributionConfig,
+    device: str = "auto",
+    max_length: int = 256,
+    overlap: int = 1,
+    gather: bool = False,
 ) -> AttributionModel:
     """An attribution model from a config, a trained folder (type purr; ``large`` names the
     shipped decoder verifier, ``medium`` the MiniLM-L12 one) or an HF reference; long premises are read in windows of
@@ -79,7 +83,12 @@ def build_model(
     kind = "purr" if trained else "hf"
     return build(
         AttributionConfig(
-            type=kind, model=ref, device=device, max_length=max_length, overlap=overlap
+            type=kind,
+            model=ref,
+            device=device,
+            max_length=max_length,
+            overlap=overlap,
+            gather=gather,
         )
     )
 
@@ -263,11 +272,12 @@ def run_eval(
     progress: bool = True,
     decompose: bool = False,
     overlap: int = 1,
+    gather: bool = False,
 ) -> dict[str, Any]:
     """Evaluate, measure throughput, write ``metrics.json`` and ``metrics.png`` into ``out``."""
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1 row per source, got {limit}")
-    model = build_model(model_ref, device, max_length, overlap)
+    model = build_model(model_ref, device, max_length, overlap, gather)
     dev = load_dev_sets(
         data_dir,
         sources or list(NLI_FILES),
@@ -293,6 +303,7 @@ def run_eval(
         "decompose": decompose,
         "max_length": max_length,
         "overlap": overlap,
+        "gather": gather,
         "metrics": metrics,
     }
     write_text(out / "metrics.json", json.dumps(report, indent=2, default=float))
@@ -325,6 +336,11 @@ def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         "--overlap", type=int, default=1, help="sentences consecutive premise windows share"
     )
     e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
+    e.add_argument(
+        "--gather",
+        action="store_true",
+        help="also read a long premise as one window of the sentences that cover the claim",
+    )
     e.add_argument(
         "--whole-hypothesis",
         action="store_true",
@@ -359,6 +375,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         device=args.device,
         decompose=args.decompose,
         overlap=args.overlap,
+        gather=args.gather,
     )
     return {"out": args.out, "rows": report["rows"], "metrics": report["metrics"]}
 

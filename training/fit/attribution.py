@@ -116,6 +116,10 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
     for name, rows in sets.items():
         s = split_source(name, rows, cfg.dev_fraction)
         train[name], dev[name] = s.train, s.dev
+    if cfg.paraphrases:  # reworded claims, train side only (training.data.nli_paraphrase)
+        from training.data.nli_paraphrase import with_paraphrases
+
+        train = with_paraphrases(train, cfg.paraphrases, cfg.seed, cfg.progress)
     splits = NLISplits(
         build_mixture(train, cfg.limit_per_source, cfg.seed),
         build_mixture(dev, cfg.dev_limit_per_source, cfg.seed),

@@ -54,6 +54,14 @@ class TrainAttributionConfig(BaseModel):
         "fused in one claim, supported by both sentences, not supported with one left out; "
         "0 = none).",
     )
+    paraphrases: float = Field(
+        0.0,
+        ge=0,
+        le=1,
+        description="Share of each source's train rows also given reworded (training.data."
+        "nli_paraphrase: a time or place phrase fronted, active to passive, a copula inverted; "
+        "same label), as source NAME-paraphrase.",
+    )
     edit_pairs: bool = Field(
         False,
         description="Add sentence-level contrast pairs from SummEdits' minimal edits "

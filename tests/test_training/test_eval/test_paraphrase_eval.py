@@ -1,0 +1,35 @@
+"""``purr eval paraphrase`` with the shipped verifier on real dev rows."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from editor.attribution.factories import default_purr_path
+from training.eval.paraphrase import run
+
+SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
+
+
+@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
+def test_written_and_reworded_claims_are_scored_against_the_same_evidence(tmp_path):
+    report = run(
+        str(default_purr_path()),
+        tmp_path,
+        data_dir=SHARED_DATA,
+        sources=["rte"],
+        limit=80,
+        progress=False,
+    )
+    m = report["metrics"]
+    assert m["all/n"] == m["rte/n"] > 0
+    assert 0.0 <= m["all/verdict_flip_rate"] <= 1.0
+    assert m["all/mean_abs_change"] >= abs(m["all/mean_change"])
+    pairs = [json.loads(line) for line in (tmp_path / "pairs.jsonl").read_text().splitlines()]
+    assert len(pairs) == m["all/n"]
+    assert all(p["written"] != p["rewritten"] and p["source"] == "rte" for p in pairs)
+    flips = sum((p["p_written"] >= 0.5) != (p["p_rewritten"] >= 0.5) for p in pairs)
+    assert flips / len(pairs) == pytest.approx(m["all/verdict_flip_rate"])
+    assert (tmp_path / "metrics.png").stat().st_size > 1000

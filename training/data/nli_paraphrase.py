@@ -12,18 +12,24 @@ Three rewrites, each keeping every word of the claim that carries a fact:
   ("Paris is the capital of France." -> "The capital of France is Paris.").
 
 A rewrite keeps its pair's label: the facts and what the evidence says of them are unchanged.
+
+    python -m training.data.nli_paraphrase --splits runs/pool/splits.jsonl.xz \
+        --out runs/pool/para-splits.jsonl.xz --share 1.0
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
-from training.data.nli import NLIExample
+from training.data.nli import NLIExample, NLISplits, read_splits, write_splits
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -202,3 +208,31 @@ def with_paraphrases(
         if made:
             out[f"{name}-paraphrase"] = made
     return out
+
+
+def with_paraphrased_train(
+    splits: NLISplits, share: float, seed: int = 0, progress: bool = False
+) -> NLISplits:
+    """``with_paraphrases`` on saved splits (``--splits``): their train rows grouped by source,
+    the rewrites added after them; dev unchanged."""
+    by_source: dict[str, list[NLIExample]] = {}
+    for row in splits.train:
+        by_source.setdefault(row.source, []).append(row)
+    added = with_paraphrases(by_source, share, seed, progress)
+    extra = [r for name, rows in added.items() if name not in by_source for r in rows]
+    return NLISplits([*splits.train, *extra], splits.dev)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--splits", type=Path, required=True, help="prepared splits (--save-splits)")
+    p.add_argument("--out", type=Path, required=True, help="the splits with the rewrites added")
+    p.add_argument("--share", type=float, default=1.0, help="share of train rows to reword")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    splits = with_paraphrased_train(read_splits(args.splits), args.share, args.seed, True)
+    print(json.dumps(write_splits(splits, args.out)))
+
+
+if __name__ == "__main__":
+    main()

@@ -77,7 +77,12 @@ def prepare_splits(cfg: TrainAttributionConfig) -> NLISplits:
     """Train/dev examples: shared sets split by document, synthetic Wikipedia pairs by article,
     train capped per source (seeded), dev capped per source."""
     if cfg.splits:
-        return read_splits(cfg.splits)
+        read = read_splits(cfg.splits)
+        if not cfg.paraphrases:
+            return read
+        from training.data.nli_paraphrase import with_paraphrased_train
+
+        return with_paraphrased_train(read, cfg.paraphrases, cfg.seed, cfg.progress)
     sets = load_nli_sets(cfg.data_dir, cfg.sources, max_length=cfg.max_length)
     if cfg.wiki_articles or cfg.multi_facts:
         from retrieval.corpus import read_wiki_summaries

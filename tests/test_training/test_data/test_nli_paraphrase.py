@@ -89,3 +89,14 @@ def test_with_paraphrases_adds_a_source_of_rewrites_only_for_the_share_asked():
     assert {r.group for r in half["fever-nli-paraphrase"]} <= {r.group for r in train["fever-nli"]}
     with pytest.raises(ValueError, match="share"):
         with_paraphrases(train, 1.5)
+
+
+def test_saved_splits_get_their_train_rows_reworded_and_dev_untouched():
+    from training.data.nli import NLISplits
+    from training.data.nli_paraphrase import with_paraphrased_train
+
+    train = [_row(i, "The company acquired Instagram in 2012.") for i in range(10)]
+    dev = [_row(99, "The riots in Greece started on December 6.")]
+    out = with_paraphrased_train(NLISplits(train, dev), 1.0)
+    assert out.dev == dev and out.train[:10] == train
+    assert len(out.train) == 20 and all(r.id.endswith("#para") for r in out.train[10:])

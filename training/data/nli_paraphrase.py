@@ -204,7 +204,10 @@ def with_paraphrases(
     out = dict(train)
     for name, rows in train.items():
         picked = [r for r in rows if rng.random() < share]
-        made = [b for _, b, _ in paraphrase_rows(picked, get_nlp(), progress=progress)]
+        made = [
+            replace(b, source=f"{name}-paraphrase")
+            for _, b, _ in paraphrase_rows(picked, get_nlp(), progress=progress)
+        ]
         if made:
             out[f"{name}-paraphrase"] = made
     return out

@@ -87,6 +87,7 @@ def test_with_paraphrases_adds_a_source_of_rewrites_only_for_the_share_asked():
     assert set(half) == {"fever-nli", "fever-nli-paraphrase"}
     assert 10 < len(half["fever-nli-paraphrase"]) < 30
     assert {r.group for r in half["fever-nli-paraphrase"]} <= {r.group for r in train["fever-nli"]}
+    assert {r.source for r in half["fever-nli-paraphrase"]} == {"fever-nli-paraphrase"}
     with pytest.raises(ValueError, match="share"):
         with_paraphrases(train, 1.5)
 

@@ -24,6 +24,7 @@ from editor.attribution.verifier import combine_parts, judge_batch, refutes
 from editor.citations.document import CitedDocument, CitedSentence
 from editor.citations.mafe import Mafe
 from editor.text.decontext import decontextualize_sentences
+from editor.text.document import standalone_docs
 from editor.text.nlp import get_nlp, is_claim
 from editor.text.parts import Part, sentence_parts
 from editor.text.words import content_words
@@ -264,8 +265,8 @@ class CitationChecker:
         made stand-alone first ("It was built in 1889." -> "The tower was built in 1889.")."""
         by_id: Mapping[str, Source] = {s.id: s for s in sources}
         doc = CitedDocument.parse(text, by_id)
-        standalone = self.standalone(doc, context)
-        parsed = list(get_nlp().pipe(standalone))  # the one parse of each claim
+        decon, parsed = standalone_docs([s.claim for s in doc.sentences], context, get_nlp())
+        standalone = [d.decontextualized for d in decon]  # parsed: the one parse of each
         claims = [is_claim(d) for d in parsed]
         parts = [
             sentence_parts(d) if self.decompose else (Part(t, 0, len(t), "main"),)

@@ -115,16 +115,25 @@ def parse_text(text: str, context: str | None, nlp: Language) -> ParsedText:
     """``TextParser.parse`` without keeping: one spaCy pass over context and sentences, one more
     over the sentences decontextualisation rewrote."""
     spans = split_spans(text)
-    results, docs = decontextualize_docs([text[a:b] for a, b in spans], context, nlp)
-    rewritten = [i for i, r in enumerate(results) if r.changed]
-    again = nlp.pipe([results[i].decontextualized for i in rewritten])
-    for i, doc in zip(rewritten, again, strict=True):
-        docs[i] = doc
+    results, docs = standalone_docs([text[a:b] for a, b in spans], context, nlp)
     sentences = tuple(
         ParsedSentence(a, b, r, doc, is_claim(doc))
         for (a, b), r, doc in zip(spans, results, docs, strict=True)
     )
     return ParsedText(text, context or None, sentences)
+
+
+def standalone_docs(
+    sentences: list[str], context: str | None, nlp: Language
+) -> tuple[list[Decontextualized], list[Doc]]:
+    """Each sentence made stand-alone, and the parse of that stand-alone form: the parse made
+    for decontextualisation where nothing was rewritten, one more pass over the rest."""
+    results, docs = decontextualize_docs(sentences, context, nlp)
+    rewritten = [i for i, r in enumerate(results) if r.changed]
+    again = nlp.pipe([results[i].decontextualized for i in rewritten])
+    for i, doc in zip(rewritten, again, strict=True):
+        docs[i] = doc
+    return results, docs
 
 
 def share(parser: TextParser, *stages: object) -> None:

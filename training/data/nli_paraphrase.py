@@ -76,8 +76,8 @@ def _subtree(token: Token) -> Span:
     return token.doc[token.left_edge.i : token.right_edge.i + 1]
 
 
-def _lead(text: str, first: Token) -> str:
-    """``text`` (which starts at ``first``) as the start of a sentence."""
+def _lead(text: str) -> str:
+    """``text`` as the start of a sentence."""
     return text[:1].upper() + text[1:]
 
 
@@ -94,7 +94,6 @@ def _fronted(doc: Doc) -> str | None:
     end = doc[-1] if doc[-1].is_punct else None
     if end is None or root.pos_ not in {"VERB", "AUX"} or root.lemma_ in _PLACED:
         return None  # "In Atlanta, the institute is located." reads wrong
-    last = doc[end.i - 1]
     for child in root.children:
         if child.dep_ != "prep" or child.lower_ not in _FRONTED_PREPS:
             continue
@@ -106,9 +105,7 @@ def _fronted(doc: Doc) -> str | None:
         if doc[phrase.start - 1].is_punct:  # "..., in 1911." already set apart
             continue
         rest = _span_text(doc[: phrase.start])
-        moved = _lead(_span_text(phrase), child)
-        if last.i != phrase.end - 1:
-            return None
+        moved = _lead(_span_text(phrase))
         return f"{moved}, {_inside(rest, doc[0])}{end.text}"
     return None
 
@@ -134,7 +131,7 @@ def _passive(doc: Doc) -> str | None:
     plural = obj.tag_ in {"NNS", "NNPS"} or any(c.dep_ == "conj" for c in obj.children)
     be = "were" if plural else "was"
     rest = _span_text(doc[o.end :])
-    joined = f"{_lead(_span_text(o), o[0])} {be} {root.text} by {_inside(_span_text(s), s[0])}"
+    joined = f"{_lead(_span_text(o))} {be} {root.text} by {_inside(_span_text(s), s[0])}"
     return joined + ("" if doc[o.end].is_punct else " ") + rest
 
 
@@ -164,7 +161,7 @@ def _inverted(doc: Doc) -> str | None:
     if a.end != len(doc) - 1 or not doc[-1].is_punct:
         return None
     stop = "" if s[-1].text.endswith(".") else doc[-1].text  # "Juventus F.C.", not "F.C.."
-    return f"{_lead(_span_text(a), a[0])} {root.text} {_span_text(s)}{stop}"
+    return f"{_lead(_span_text(a))} {root.text} {_span_text(s)}{stop}"
 
 
 def paraphrase_rows(

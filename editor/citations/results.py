@@ -1,0 +1,124 @@
+"""What ``purr check`` returns: each cited source's verdict on a sentence, each sentence's check,
+the whole text's result, and ALCE's citation precision and recall."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from editor.citations.document import CitedDocument
+from editor.citations.mafe import Mafe
+
+if TYPE_CHECKING:
+    from editor.citations.check import Source
+
+OUTCOMES = ("supported", "citation_not_supporting", "needs_citation", "needs_none")
+
+
+@dataclass(frozen=True)
+class SourceVerdict:
+    """The verifier on one (cited source, sentence) pair."""
+
+    source_id: str
+    label: str
+    p_supported: float
+    span: str
+    reason: str
+    values: tuple[str, str] | None = None
+    """for a contradiction that names a slot: (what the claim states, what the source states)"""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source_id": self.source_id,
+            "label": self.label,
+            "p_supported": round(self.p_supported, 4),
+            "span": self.span,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence: its citations, their verdicts, whether they support it, its outcome."""
+
+    text: str
+    claim: str
+    citations: tuple[str, ...]
+    outcome: str
+    supported: bool
+    verdicts: tuple[SourceVerdict, ...]
+    precise: tuple[bool, ...]
+    """per citation: not irrelevant in ALCE's sense"""
+    standalone: str = ""
+    """the claim made stand-alone, as the verifier judged it"""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "citations": list(self.citations),
+            "outcome": self.outcome,
+            "supported": self.supported,
+            "verdicts": [v.to_json() for v in self.verdicts],
+        }
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """``Pipeline.check``: every sentence's check and the text's citation scores."""
+
+    text: str
+    sentences: tuple[SentenceCheck, ...]
+    citation_precision: float | None
+    citation_recall: float | None
+    unknown_markers: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    status: str = "checked"
+    """``checked``, or ``degraded`` when the verifier failed (the reason in ``warnings``)"""
+    mafe: Mafe | None = None
+    """QA-based factuality against the sources (``Pipeline.check(..., qa=True)``)"""
+
+    def to_json(self) -> dict[str, Any]:
+        def r(x: float | None) -> float | None:
+            return None if x is None else round(x, 4)
+
+        return {
+            "text": self.text,
+            "sentences": [s.to_json() for s in self.sentences],
+            "citation_precision": r(self.citation_precision),
+            "citation_recall": r(self.citation_recall),
+            "unknown_markers": list(self.unknown_markers),
+            "outcomes": {o: sum(s.outcome == o for s in self.sentences) for o in OUTCOMES},
+            "status": self.status,
+            "warnings": list(self.warnings),
+            "mafe": None if self.mafe is None else self.mafe.to_json(),
+        }
+
+    @classmethod
+    def degraded(cls, text: str, sources: Sequence[Source], reason: str) -> CheckResult:
+        """The text's sentences and citations, unchecked, with the reason."""
+        doc = CitedDocument.parse(text, [s.id for s in sources])
+        sentences = tuple(
+            SentenceCheck(s.text, s.claim, s.citations, "unchecked", False, (), ())
+            for s in doc.sentences
+        )
+        unknown = tuple(doc.unknown_markers(s.id for s in sources))
+        return cls(text, sentences, None, None, unknown, (reason,), "degraded")
+
+
+def citation_scores(
+    checks: Sequence[tuple[bool, bool, Sequence[bool]]],
+) -> tuple[float | None, float | None]:
+    """ALCE's citation (precision, recall) from, per sentence, (needs support, supported by its
+    citations together, each citation's precision). Recall: the share of sentences that need
+    support whose citations support them; precision: the share of all citations that are not
+    irrelevant (a citation of an unsupported sentence is not precise). None where undefined.
+
+    >>> citation_scores([(True, True, [True, False]), (True, False, []), (False, False, [])])
+    (0.5, 0.5)
+    """
+    need = [c for c in checks if c[0]]
+    recall = sum(c[1] for c in need) / len(need) if need else None
+    cites = [p for c in checks for p in c[2]]
+    precision = sum(cites) / len(cites) if cites else None
+    return precision, recall

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from editor.config import AttributionConfig
 from editor.registry import Registry
 from editor.types import EntailmentScores
 from retrieval.settings import Settings
 
-if TYPE_CHECKING:
-    pass
-
+log = logging.getLogger(__name__)
 
 CONTRADICTED_MIN = 0.7
 """P(contradicted) a judgement needs (above P(supported) too) to count as a contradiction when
@@ -47,7 +46,8 @@ available = _MODELS.available
 
 
 def build(cfg: AttributionConfig, settings: Settings | None = None) -> AttributionModel:
-    """The attribution model of ``cfg.type``. Nothing is loaded until the first score."""
+    """The attribution model of ``cfg.type`` (recalibrated by ``cfg.calibration`` when set).
+    Nothing is loaded until the first score."""
     model = _MODELS.get(cfg.type)(cfg, settings or Settings())
     if cfg.gather:
         windows = getattr(model, "nli", model)  # a fused verifier reads through its NLI model
@@ -57,4 +57,17 @@ def build(cfg: AttributionConfig, settings: Settings | None = None) -> Attributi
                 f"{type(windows).__name__} does not: set attribution.gather=false"
             )
         windows.gather = True
+    if cfg.calibration:
+        from editor.attribution.recalibration import Recalibrated, Recalibration, verifier_of
+
+        calibration = Recalibration.load(cfg.calibration)
+        if calibration.verifier and calibration.verifier != verifier_of(cfg):
+            log.warning(
+                "attribution.calibration %s was fitted for %s, not %s: refit it with purr "
+                "train calibration",
+                cfg.calibration,
+                calibration.verifier,
+                verifier_of(cfg),
+            )
+        model = Recalibrated(model, calibration)
     return model

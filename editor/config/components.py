@@ -146,6 +146,11 @@ class AttributionConfig(_Cfg):
     threshold: float = Field(
         0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
     )
+    calibration: str | None = Field(
+        None,
+        description="A recalibration to one domain (JSON from `purr train calibration`): "
+        "P(supported) rescaled by Platt scaling fitted on labelled pairs of that domain.",
+    )
     decompose: bool = Field(
         False,
         description="The report, `purr check` and `purr score`: split each sentence into its "

@@ -17,11 +17,12 @@ from pathlib import Path
 
 from retrieval.files import GracefulStop
 from training.args import check_data_dir, positive_int
+from training.fit import calibration
 from training.fit.editor import CLI_FIELDS
 
 
 def register(sub: argparse._SubParsersAction, common) -> None:
-    """``purr train attribution|editor|querygen``."""
+    """``purr train attribution|editor|querygen|fusion|calibration``."""
     train = sub.add_parser("train", help="train the project's models")
     tsub = train.add_subparsers(dest="train_command", required=True)
     p = tsub.add_parser("attribution", help="fine-tune the attribution (NLI) model")
@@ -108,6 +109,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     _add_editor_parser(tsub)
     _add_querygen_parser(tsub)
     _add_fusion_parser(tsub)
+    calibration.add_parser(tsub, common)
 
 
 def _add_fusion_parser(tsub: argparse._SubParsersAction) -> None:

@@ -16,5 +16,6 @@ EVALUATIONS = (
     "language",
     "audit",
     "paraphrase",
+    "calibration",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

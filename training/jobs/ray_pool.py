@@ -121,7 +121,7 @@ def start(job: RayJob) -> bool:
                 ray.init(num_cpus=cpus, **kwargs)
                 break
             except Exception as e:  # noqa: BLE001 - Ray raises a bare Exception on this timeout
-                if "timed out during startup" not in str(e):
+                if "timed out" not in str(e).lower():  # during startup, or waiting for a port
                     raise
                 ray.shutdown()
                 if attempt == 2:
@@ -129,7 +129,7 @@ def start(job: RayJob) -> bool:
                         f"the local Ray cluster did not start ({e}); the machine may be "
                         "overloaded: retry, or run without --ray"
                     ) from None
-                log.warning("the local Ray cluster did not start in 30 s; trying once more")
+                log.warning("the local Ray cluster did not start in time; trying once more")
     return True
 
 

@@ -255,6 +255,20 @@ class Components:
         )
 
 
+def _as_trained(attribution: Callable[[], Any]) -> Callable[[], Any]:
+    """A loader of the verifier without its recalibration (``attribution.calibration``): a
+    recalibration reshapes the probabilities users read (report, check, score), never what
+    decides an edit, whose thresholds were measured on the verifier as trained."""
+
+    from editor.attribution.recalibration import Recalibrated
+
+    def load() -> Any:
+        model = attribution()
+        return model.model if isinstance(model, Recalibrated) else model
+
+    return load
+
+
 def build_reviser(
     cfg: PipelineConfig,
     attribution: Callable[[], Any],
@@ -273,6 +287,7 @@ def build_reviser(
     from editor.revision.reviser import Reviser
 
     parser = parser or TextParser()
+    attribution = _as_trained(attribution)  # edits are decided by the verifier as measured
     editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
     acceptance = (  # the model loads on first score
         EditAcceptance(attribution(), cfg.revision.accept_min_supported, parser=parser)

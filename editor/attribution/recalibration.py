@@ -213,19 +213,28 @@ def cross_fitted(
     groups: Sequence[str],
     folds: int = 5,
     balanced: bool = False,
+    pairs: int | None = None,
+    seed: int = 0,
 ) -> np.ndarray:
     """Each row's recalibrated P(supported) from a recalibration fitted on the other folds (by
     document, so no document is both fitted and judged): an honest estimate of what a
-    recalibration does to pairs it has not seen."""
+    recalibration does to pairs it has not seen. ``pairs``: each fit sees only that many of
+    the other folds' pairs, drawn at random (``seed``), as a user with fewer labels would."""
     p, y = np.asarray(p, dtype=np.float64), np.asarray(y, dtype=np.int64)
     if folds < 2:
         raise ValueError(f"cross-fitting needs at least 2 folds, got {folds}")
     fold = np.array([fold_of(g, folds) for g in groups])
+    rng = np.random.default_rng(seed)
     out = np.empty_like(p)
     for k in range(folds):
         held = fold == k
-        if held.any():
-            out[held] = fit_recalibration(p[~held], y[~held], balanced).p_supported(p[held])
+        if not held.any():
+            continue
+        fit_on = np.flatnonzero(~held)
+        if pairs is not None and pairs < len(fit_on):
+            fit_on = rng.choice(fit_on, pairs, replace=False)
+        cal = fit_recalibration(p[fit_on], y[fit_on], balanced)
+        out[held] = cal.p_supported(p[held])
     return out
 
 

@@ -66,6 +66,11 @@ def test_each_fold_is_judged_by_a_fit_on_the_others():
     expected = fit_recalibration(p[~held], y[~held]).p_supported(p[held])
     assert recal[held] == pytest.approx(expected)
     assert not np.allclose(recal, fit_recalibration(p, y).p_supported(p))
+    few = cross_fitted(p, y, groups, folds=4, pairs=30, seed=1)  # 30 of the others' pairs a fit
+    assert np.array_equal(few, cross_fitted(p, y, groups, folds=4, pairs=30, seed=1))
+    assert not np.allclose(few, recal) and not np.allclose(
+        few, cross_fitted(p, y, groups, 4, pairs=30)
+    )
 
 
 def test_a_balanced_fit_puts_half_way_between_the_classes():
@@ -184,3 +189,20 @@ def test_purr_train_calibration_writes_a_usable_file(tmp_path, capsys):
     missing = str(tmp_path / "none.jsonl")
     assert main(["train", "calibration", "--pairs", missing, "--out", str(out)]) == 2
     assert "no such NLI file" in capsys.readouterr().err
+
+
+def test_edits_are_decided_by_the_verifier_as_trained(tmp_path):
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+
+    path = tmp_path / "cal.json"
+    path.write_text(json.dumps(Recalibration(2.0, 1.5).to_json()))
+    cfg = load_config("default", [f"attribution.calibration={path}"])
+    pipe = Pipeline(Components(cfg, progress=False))
+    assert isinstance(pipe.attribution, Recalibrated)  # the report, check and score read it
+    assert pipe.reporter.attribution is pipe.attribution
+    reviser = pipe.editor
+    gate = getattr(reviser.agreement, "inner", reviser.agreement)
+    for stage in (reviser.acceptance, gate):
+        assert stage.attribution is pipe.attribution.model

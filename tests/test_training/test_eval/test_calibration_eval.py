@@ -46,3 +46,6 @@ def test_each_set_is_recalibrated_by_fits_on_its_other_documents(tmp_path):
     saved = json.loads((tmp_path / "metrics.json").read_text())
     assert saved["primary"] == "mean/ece_recalibrated" and saved["folds"] == 4
     assert (tmp_path / "reliability.png").stat().st_size > 1000
+    rows = [json.loads(line) for line in (tmp_path / "scores.jsonl").read_text().splitlines()]
+    assert len(rows) == 80 and {"p_given", "p_recalibrated", "p_balanced"} <= set(rows[0])
+    assert 0.0 <= m["rte/ece_recalibrated_n20"] <= 1.0

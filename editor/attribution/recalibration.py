@@ -4,7 +4,7 @@ The verifier's probabilities are calibrated on its training mix. On any one doma
 (on the shared dev sets the expected calibration error of P(supported) runs from 0.06 to 0.22),
 and 0.5, the threshold the report and ``purr check`` use, is not that domain's best threshold.
 A recalibration is Platt scaling of P(supported), ``sigmoid(scale * logit(P) + bias)``, fitted
-on a few dozen labelled (evidence, claim) pairs of the domain:
+on labelled (evidence, claim) pairs of the domain (50 to 100 are enough):
 
     purr train calibration --pairs my-pairs.jsonl --out my-domain.json
     purr check TEXT --source ... --set attribution.calibration=my-domain.json

@@ -88,9 +88,20 @@ def fit(
     raw: dict[str, Any] = {**cal.to_json(), "pairs_file": str(pairs)}
     try:
         metrics, variants = recalibration_metrics(p, y, [r.group for r in rows], folds)
-        drop = "recalibrated" if balanced else "balanced"
+        name, drop = ("balanced", "recalibrated") if balanced else ("recalibrated", "balanced")
         raw["cross_fitted"] = {k: v for k, v in metrics.items() if not k.endswith(drop)}
         del variants[drop]
+        key = "balanced_accuracy" if balanced else "ece"  # what each fit is for
+        kept, fitted = metrics[f"{key}_given"], metrics[f"{key}_{name}"]
+        if (fitted < kept) if balanced else (fitted > kept):
+            log.warning(
+                "on pairs it did not see, the recalibration does worse than the verifier as "
+                "given (%s %.3f -> %.3f): the verifier may already suit these pairs, or they "
+                "are too few; check with more pairs before using it",
+                key,
+                kept,
+                fitted,
+            )
         plot({pairs.stem: (y, variants)}, out.with_suffix(".png"))
     except ValueError as e:  # too few pairs to hold some out: the fit stands, unmeasured
         log.warning("no cross-fitted figures (%s); add pairs to measure the recalibration", e)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from editor.citations.check import Source, read_sources
+from editor.citations.sources import Source, read_sources
 from editor.config import LimitsConfig
 from retrieval.sentences import split
 

@@ -24,9 +24,11 @@ from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.batch import BatchOutcome, edit_batch
-from editor.citations.check import CheckResult, CitationChecker, Source, premise_of
+from editor.citations.check import CitationChecker
 from editor.citations.mafe import mafe
 from editor.citations.markers import protect, restore
+from editor.citations.results import CheckResult
+from editor.citations.sources import Source, premise_of
 from editor.factory import Components, build_repairer, build_reviser, first_use_work
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter

@@ -8,7 +8,7 @@ Contract: ``base.py``. Models: ``nli.py`` (``ChunkedNLI``, long premises in wind
 
 from __future__ import annotations
 
-from editor.attribution.base import AttributionModel, available, build, register
+from editor.attribution.base import AttributionModel, adjust_every, available, build, register
 from editor.attribution.factories import (
     PURR_ARTEFACT,
     SHIPPED_MODELS,
@@ -28,6 +28,7 @@ from editor.attribution.nli import (
     infer_label_map,
     premise_windows,
 )
+from editor.attribution.recalibration import recalibrate
 from editor.attribution.scoring import auto_ais
 from editor.types import EntailmentScores, PassageAttribution, SentenceAttribution
 
@@ -37,6 +38,7 @@ register("purr", _purr)
 register("minicheck-t5", _minicheck_t5)
 register("llm-check", _llm_check_transformers)
 register("llm-check-vllm", _llm_check_vllm)
+adjust_every(recalibrate)
 
 __all__ = [
     "LABELS",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -10,8 +9,6 @@ from editor.config import AttributionConfig
 from editor.registry import Registry
 from editor.types import EntailmentScores
 from retrieval.settings import Settings
-
-log = logging.getLogger(__name__)
 
 CONTRADICTED_MIN = 0.7
 """P(contradicted) a judgement needs (above P(supported) too) to count as a contradiction when
@@ -44,10 +41,19 @@ register = _MODELS.register
 available = _MODELS.available
 """The names ``build`` accepts."""
 
+_ADJUSTMENTS: list[Callable[[AttributionModel, AttributionConfig], AttributionModel]] = []
+
+
+def adjust_every(fn: Callable[[AttributionModel, AttributionConfig], AttributionModel]) -> None:
+    """Have ``build`` pass every model it makes through ``fn(model, cfg)`` (registered by the
+    package, as the model types are)."""
+    if fn not in _ADJUSTMENTS:
+        _ADJUSTMENTS.append(fn)
+
 
 def build(cfg: AttributionConfig, settings: Settings | None = None) -> AttributionModel:
-    """The attribution model of ``cfg.type`` (recalibrated by ``cfg.calibration`` when set).
-    Nothing is loaded until the first score."""
+    """The attribution model of ``cfg.type``, through every ``adjust_every`` function (the
+    recalibration of ``cfg.calibration``). Nothing is loaded until the first score."""
     model = _MODELS.get(cfg.type)(cfg, settings or Settings())
     if cfg.gather:
         windows = getattr(model, "nli", model)  # a fused verifier reads through its NLI model
@@ -57,17 +63,6 @@ def build(cfg: AttributionConfig, settings: Settings | None = None) -> Attributi
                 f"{type(windows).__name__} does not: set attribution.gather=false"
             )
         windows.gather = True
-    if cfg.calibration:
-        from editor.attribution.recalibration import Recalibrated, Recalibration, verifier_of
-
-        calibration = Recalibration.load(cfg.calibration)
-        if calibration.verifier and calibration.verifier != verifier_of(cfg):
-            log.warning(
-                "attribution.calibration %s was fitted for %s, not %s: refit it with purr "
-                "train calibration",
-                cfg.calibration,
-                calibration.verifier,
-                verifier_of(cfg),
-            )
-        model = Recalibrated(model, calibration)
+    for adjust in _ADJUSTMENTS:  # e.g. the domain recalibration (attribution.calibration)
+        model = adjust(model, cfg)
     return model

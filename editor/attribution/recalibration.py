@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -27,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from editor.attribution.base import AttributionModel
 from editor.types import EntailmentScores
+
+log = logging.getLogger(__name__)
 
 MIN_PAIRS = 20
 """Fewest labelled pairs a recalibration is fitted on."""
@@ -238,11 +240,28 @@ def cross_fitted(
     return out
 
 
+def recalibrate(model: Any, cfg: Any) -> Any:
+    """``model`` recalibrated by ``cfg.calibration`` (an attribution config), when it names
+    one; ``build`` passes every model it makes through this."""
+    if not getattr(cfg, "calibration", None):
+        return model
+    calibration = Recalibration.load(cfg.calibration)
+    if calibration.verifier and calibration.verifier != verifier_of(cfg):
+        log.warning(
+            "attribution.calibration %s was fitted for %s, not %s: refit it with purr train "
+            "calibration",
+            cfg.calibration,
+            calibration.verifier,
+            verifier_of(cfg),
+        )
+    return Recalibrated(model, calibration)
+
+
 class Recalibrated:
     """An attribution model whose P(supported) goes through a ``Recalibration``. Everything
     else (loading, the NLI model behind a fused verifier, its slot verdicts) is the model's."""
 
-    def __init__(self, model: AttributionModel, calibration: Recalibration) -> None:
+    def __init__(self, model: Any, calibration: Recalibration) -> None:  # an AttributionModel
         self.model = model
         self.calibration = calibration
         if callable(getattr(model, "verify_batch", None)):

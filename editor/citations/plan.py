@@ -9,8 +9,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from editor.citations.check import CitationChecker, SentenceCheck, Source, premise_of
+from editor.citations.check import CitationChecker
 from editor.citations.document import CitedDocument
+from editor.citations.results import SentenceCheck
+from editor.citations.sources import Source, premise_of
 from editor.text.words import content_words
 from editor.types import Evidence, evidence_text
 

@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from editor.citations.check import CheckResult, CitationChecker, Source
+from editor.citations.check import CitationChecker
 from editor.citations.document import CitedDocument, CitedSentence, parse_markers
 from editor.citations.markers import (
     marker_before_period,
@@ -37,6 +37,8 @@ from editor.citations.markers import (
     set_markers,
 )
 from editor.citations.plan import RepairPlan, RepairPlanner
+from editor.citations.results import CheckResult
+from editor.citations.sources import Source
 from editor.result import AddedSource, CitationChange, CitationReport, Step
 from editor.revision.base import Revises
 from editor.text.words import detokenize

@@ -11,7 +11,7 @@ from editor.citations.document import CitedDocument
 from editor.citations.mafe import Mafe
 
 if TYPE_CHECKING:
-    from editor.citations.check import Source
+    from editor.citations.sources import Source
 
 OUTCOMES = ("supported", "citation_not_supporting", "needs_citation", "needs_none")
 

@@ -150,7 +150,7 @@ class EditService:
             raise ApiError(422, str(e), "invalid_input") from None
         sources = getattr(req, "sources", None)
         if sources is not None:
-            from editor.citations.check import read_sources
+            from editor.citations.sources import read_sources
 
             if len(sources) > self.settings.max_evidence:
                 raise ApiError(

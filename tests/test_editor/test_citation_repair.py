@@ -123,8 +123,9 @@ def test_repair_keeps_the_text_style_and_changes_nothing_that_is_well_cited(pipe
 
 
 def test_a_citation_with_nothing_to_support_it_is_removed_or_left_unconfirmed(pipeline):
-    from editor.citations.check import CitationChecker, read_sources
+    from editor.citations.check import CitationChecker
     from editor.citations.repair import CitationRepairer
+    from editor.citations.sources import read_sources
 
     text = "The Eiffel Tower is in Paris [1]. Its lifts were made by Otis [4]."
     sources = read_sources(SOURCES)

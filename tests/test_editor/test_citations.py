@@ -8,7 +8,8 @@ import pytest
 
 from editor.attribution.base import build as build_attribution
 from editor.citations import CitedDocument, parse_markers
-from editor.citations.check import CitationChecker, Source, read_sources
+from editor.citations.check import CitationChecker
+from editor.citations.sources import Source, read_sources
 from editor.config import AttributionConfig, load_config
 from editor.factory import Components
 from editor.inputs import InputError

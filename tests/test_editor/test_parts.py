@@ -7,7 +7,8 @@ import pytest
 
 from editor.attribution import build
 from editor.attribution.scoring import auto_ais
-from editor.citations.check import CitationChecker, Source
+from editor.citations.check import CitationChecker
+from editor.citations.sources import Source
 from editor.config import AttributionConfig
 from editor.text.nlp import get_nlp
 from editor.text.parts import sentence_parts

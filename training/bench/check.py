@@ -79,8 +79,8 @@ def bench_check(config: str = "default", overrides: list[str] | None = None, run
     from tqdm.auto import tqdm
 
     from editor.attribution.verifier import judge_batch
-    from editor.citations.check import premise_of, read_sources
     from editor.citations.document import CitedDocument
+    from editor.citations.sources import premise_of, read_sources
     from editor.config import load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline

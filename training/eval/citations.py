@@ -27,9 +27,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from editor.citations.check import citation_scores, read_sources
 from editor.citations.document import CitedDocument
 from editor.citations.repair import CitationRepairer
+from editor.citations.results import citation_scores
+from editor.citations.sources import read_sources
 from training.args import read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
 from training.jobs.journaled import journal_rows

@@ -38,8 +38,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from editor.citations.check import CitationChecker, read_sources
+from editor.citations.check import CitationChecker
 from editor.citations.document import CitedDocument
+from editor.citations.sources import read_sources
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words
 from training.args import read_rows

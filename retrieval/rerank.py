@@ -30,25 +30,48 @@ def calibrate(logits: np.ndarray, scale: float = 1.0, bias: float = 0.0) -> np.n
 
 
 def fit_platt(
-    logits: np.ndarray, labels: np.ndarray, steps: int = 500, lr: float = 0.1
+    logits: np.ndarray,
+    labels: np.ndarray,
+    *,
+    smooth: bool = False,
+    balanced: bool = False,
+    iterations: int = 50,
 ) -> tuple[float, float]:
-    """Fit ``scale, bias`` of ``sigmoid(scale*logit + bias)`` to 0/1 labels by gradient descent
-    on the log loss (Platt 1999).
+    """Fit ``scale, bias`` of ``sigmoid(scale*logit + bias)`` to 0/1 labels by Newton's method
+    on the log loss (Platt 1999), the logits standardised and each step backtracked until the
+    loss falls. ``smooth``: Platt's smoothed targets ((n+ + 1)/(n+ + 2), 1/(n- + 2)), so that a
+    few labels do not drive the fit to 0 or 1; ``balanced``: both classes weighed equally.
 
-    >>> s, b = fit_platt(np.array([-4.0, -2.0, 2.0, 4.0]), np.array([0, 0, 1, 1]))
+    >>> s, b = fit_platt(np.array([-4.0, -2.0, 2.0, 4.0]), np.array([0, 0, 1, 1]), smooth=True)
     >>> bool(s > 0)
     True
     """
     x = np.asarray(logits, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
-    mu, sd = x.mean(), x.std() or 1.0
-    z = (x - mu) / sd
-    a, b = 1.0, 0.0
-    for _ in range(steps):
-        p = 1.0 / (1.0 + np.exp(-(a * z + b)))
-        a -= lr * float(np.mean((p - y) * z))
-        b -= lr * float(np.mean(p - y))
-    return a / sd, b - a * mu / sd
+    pos, neg = float(y.sum()), float(len(y) - y.sum())
+    t = np.where(y > 0, (pos + 1) / (pos + 2), 1 / (neg + 2)) if smooth else y
+    weight = (
+        np.where(y > 0, len(y) / (2 * pos), len(y) / (2 * neg)) if balanced else np.ones_like(y)
+    )
+    mu, sd = float(x.mean()), float(x.std()) or 1.0
+    X = np.stack([(x - mu) / sd, np.ones_like(x)], axis=1)  # standardised: a well-posed Newton
+
+    def loss(w: np.ndarray) -> float:
+        z = X @ w
+        return float(np.sum(weight * (np.logaddexp(0, z) - t * z)))
+
+    w = np.array([1.0, 0.0])
+    for _ in range(iterations):
+        p = 1 / (1 + np.exp(-np.clip(X @ w, -60, 60)))
+        grad = X.T @ (weight * (p - t))
+        hess = X.T @ (X * (weight * p * (1 - p))[:, None]) + 1e-9 * np.eye(2)
+        step, now = np.linalg.solve(hess, grad), loss(w)
+        while loss(w - step) > now and np.abs(step).max() > 1e-12:  # backtrack
+            step = step / 2
+        w = w - step
+        if np.abs(step).max() < 1e-10:
+            break
+    return float(w[0] / sd), float(w[1] - w[0] * mu / sd)
 
 
 class Scorer(Protocol):

@@ -4,7 +4,8 @@ The verifier's probabilities are calibrated on its training mix. On any one doma
 (on the shared dev sets the expected calibration error of P(supported) runs from 0.06 to 0.22),
 and 0.5, the threshold the report and ``purr check`` use, is not that domain's best threshold.
 A recalibration is Platt scaling of P(supported), ``sigmoid(scale * logit(P) + bias)``, fitted
-on labelled (evidence, claim) pairs of the domain (50 to 100 are enough):
+on labelled (evidence, claim) pairs of the domain (50 to 100 are enough) by the fit the
+reranker's relevance uses (``retrieval.rerank.fit_platt``), with smoothed targets:
 
     purr train calibration --pairs my-pairs.jsonl --out my-domain.json
     purr check TEXT --source ... --set attribution.calibration=my-domain.json
@@ -29,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from editor.types import EntailmentScores
+from retrieval.rerank import fit_platt
 
 log = logging.getLogger(__name__)
 
@@ -45,44 +47,6 @@ def logit(p: np.ndarray | float) -> np.ndarray:
     """
     q = np.clip(np.asarray(p, dtype=np.float64), _EPS, 1 - _EPS)
     return np.log(q / (1 - q))
-
-
-def platt(
-    x: np.ndarray, y: np.ndarray, balanced: bool = False, iterations: int = 50
-) -> tuple[float, float]:
-    """``scale, bias`` of ``sigmoid(scale * x + bias)`` fitted to 0/1 labels ``y`` by Newton's
-    method, with Platt's (1999) smoothed targets so that a few pairs do not drive it to 0 or 1;
-    ``balanced`` weighs both classes equally (as if half the pairs were supported).
-
-    >>> a, b = platt(np.array([-2.0, -1.0, 1.0, 2.0, 3.0]), np.array([0, 0, 1, 1, 1]))
-    >>> bool(a > 0)
-    True
-    """
-    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    pos, neg = float(y.sum()), float(len(y) - y.sum())
-    t = np.where(y > 0, (pos + 1) / (pos + 2), 1 / (neg + 2))
-    weight = (
-        np.where(y > 0, len(y) / (2 * pos), len(y) / (2 * neg)) if balanced else np.ones_like(y)
-    )
-    mu, sd = float(x.mean()), float(x.std()) or 1.0
-    X = np.stack([(x - mu) / sd, np.ones_like(x)], axis=1)  # standardised: a well-posed Newton
-
-    def loss(w: np.ndarray) -> float:
-        z = X @ w
-        return float(np.sum(weight * (np.logaddexp(0, z) - t * z)))
-
-    w = np.array([1.0, 0.0])
-    for _ in range(iterations):
-        p = 1 / (1 + np.exp(-np.clip(X @ w, -60, 60)))
-        grad = X.T @ (weight * (p - t))
-        hess = X.T @ (X * (weight * p * (1 - p))[:, None]) + 1e-9 * np.eye(2)
-        step, now = np.linalg.solve(hess, grad), loss(w)
-        while loss(w - step) > now and np.abs(step).max() > 1e-12:  # backtrack
-            step = step / 2
-        w = w - step
-        if np.abs(step).max() < 1e-10:
-            break
-    return float(w[0] / sd), float(w[1] - w[0] * mu / sd)
 
 
 @dataclass(frozen=True)
@@ -185,7 +149,7 @@ def fit_recalibration(
             f"a recalibration needs at least {MIN_PAIRS} labelled pairs with both supported and "
             f"unsupported claims; got {len(y)} pairs, {positives} supported"
         )
-    scale, bias = platt(logit(p), y, balanced)
+    scale, bias = fit_platt(logit(p), y, smooth=True, balanced=balanced)
     return Recalibration(scale, bias, len(y), positives, balanced=balanced)
 
 
@@ -282,12 +246,11 @@ class Recalibrated:
 
     def _verify_batch(self, pairs: Sequence[tuple[str, str]]) -> list:
         from editor.attribution.nli import LABELS
-        from editor.attribution.verifier import VERBATIM_MIN_WORDS, _reason
-        from editor.text.words import content_words
+        from editor.attribution.verifier import _reason, states_verbatim
 
         out = []
         for (_, claim), v in zip(pairs, self.model.verify_batch(pairs), strict=True):
-            if v.slot.verbatim and len(content_words(claim)) >= VERBATIM_MIN_WORDS:
+            if states_verbatim(v.slot, claim):
                 out.append(v)  # the evidence states it word for word: kept as judged
                 continue
             s = self.calibration.apply(v.scores)

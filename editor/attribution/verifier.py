@@ -113,7 +113,7 @@ class FusedVerifier:
         P = self.fusion.probabilities(X)
         out = []
         for (_, hypothesis), p, s, slot in zip(pairs, P, nli, slots, strict=True):
-            if slot.verbatim and len(content_words(hypothesis)) >= VERBATIM_MIN_WORDS:
+            if states_verbatim(slot, hypothesis):
                 p = _at_least_supported(p, VERBATIM_SUPPORTED)
             scores = EntailmentScores(
                 supported=float(p[0]),
@@ -133,6 +133,12 @@ class FusedVerifier:
 
     def score(self, premise: str, hypothesis: str) -> EntailmentScores:
         return self.verify(premise, hypothesis).scores
+
+
+def states_verbatim(slot: SlotVerdict, hypothesis: str) -> bool:
+    """The evidence states the claim word for word, and the claim is long enough for that to
+    settle it: such a verdict is supported whatever the NLI model says."""
+    return bool(slot.verbatim) and len(content_words(hypothesis)) >= VERBATIM_MIN_WORDS
 
 
 def judge_batch(

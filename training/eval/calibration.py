@@ -116,13 +116,14 @@ def run(
             per_sentence=True,
         )
         y = np.array([r.label == "supported" for r in rows], dtype=int)
+        groups = [r.group for r in rows]
         try:
-            m, variants = recalibration_metrics(scores[:, 0], y, [r.group for r in rows], folds)
+            m, variants = recalibration_metrics(scores[:, 0], y, groups, folds)
         except ValueError as e:
             raise ValueError(
                 f"{name}: cannot cross-fit ({e}); raise --limit or lower --folds"
             ) from None
-        m.update(fewer_pairs(scores[:, 0], y, [r.group for r in rows], folds))
+        m.update(fewer_pairs(scores[:, 0], y, groups, folds))
         metrics.update({f"{name}/{k}": v for k, v in m.items()})
         curves[name] = (y, variants)
         for i, r in enumerate(rows):

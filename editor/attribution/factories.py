@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 from editor.attribution.base import AttributionModel
@@ -80,9 +82,18 @@ LARGE_ARTEFACT = "purr-verifier-large"
 """The large verifier (``attribution.model=large``): Gemma-3-270M with a LoRA adapter and a
 3-way head (``editor.attribution.decoder``)."""
 
-PRESETS = {"large": LARGE_ARTEFACT, "medium": "purr-verifier-medium"}
+PRESETS = {"large": LARGE_ARTEFACT, "medium": "purr-verifier-medium", "span": "purr-span-judge"}
 """Shipped verifiers by name: ``medium`` is MiniLM-L12 (the ranker's 12-layer encoder) fully
-fine-tuned, twice the default's layers; ``large`` the Gemma decoder."""
+fine-tuned, twice the default's layers; ``large`` the Gemma decoder; ``span`` the span judge's
+pair head (``editor.attribution.span_judge``)."""
+
+
+def _is_span_folder(path: Path) -> bool:
+    try:
+        config = json.loads((path / "config.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return False
+    return config.get("architectures") == ["SpanJudgeModel"]
 
 
 def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
@@ -101,6 +112,11 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
             cache_dir=settings.cache_dir,
             quantize=cfg.quantize,
         )
+    if _is_span_folder(path):
+        from editor.attribution.span_judge import SpanJudge
+
+        return SpanJudge(str(path), cfg.max_length, cfg.batch_size, overlap=cfg.overlap,
+                         device=cfg.device)
     if not (path / "config.json").is_file():
         raise AssetNotFoundError(
             f"the trained attribution model is not at {path} (no config.json); train it with the "

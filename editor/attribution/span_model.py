@@ -58,7 +58,7 @@ def encode_batch(tokenizer, firsts: list[str], evidences: list[str], max_length:
     """Encodings of ``(first segment, evidence)`` pairs, the evidence truncated to fit.
 
     ``tokenizer`` is a ``tokenizers.Tokenizer``; its truncation and padding are set here."""
-    tokenizer.enable_truncation(max_length, strategy="only_second")
+    tokenizer.enable_truncation(max_length, strategy="longest_first")
     tokenizer.no_padding()
     return tokenizer.encode_batch(list(zip(firsts, evidences, strict=True)))
 

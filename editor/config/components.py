@@ -200,7 +200,8 @@ class AgreementConfig(_Cfg):
     type: Annotated[str, _registered("agreement.type")] = Field(
         "nli",
         description="nli: question-guided NLI with the attribution model's P(contradicted); "
-        "llm: RARR's prompted chain-of-thought check through the LLM backend.",
+        "llm: RARR's prompted chain-of-thought check through the LLM backend; span: the span "
+        "judge (contradicted where it flags words and points at the evidence's).",
     )
     contradiction_threshold: float = Field(
         0.7,
@@ -217,6 +218,12 @@ class AgreementConfig(_Cfg):
     )
     prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
     max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
+    model: str | None = Field(
+        None, description="span: the span judge folder; None = the shipped purr-span-judge."
+    )
+    guards: bool = Field(
+        True, description="span: the edit-form guards too (editor.revision.span_guard)."
+    )
 
 
 class EditorConfig(_Cfg):
@@ -225,14 +232,16 @@ class EditorConfig(_Cfg):
     type: Annotated[str, _registered("editor.type")] = Field(
         "substitute",
         description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
-        "numbers and dates for the evidence's (the default, tried first); prompted: RARR's "
+        "numbers and dates for the evidence's (the default, tried first); span: the span "
+        "judge's extractive fix (flagged words replaced by the evidence words it points at); "
+        "prompted: RARR's "
         "few-shot LLM editor; fid: fusion-in-decoder T5 (PURR); causal: a causal LM denoising "
         "editor (LoRA adapter; the shipped purr-editor-causal).",
     )
     model: str | None = Field(
         None,
         description="fid: T5 hub id or local path (required); causal: base model (None = "
-        "the LLM config's model).",
+        "the LLM config's model); span: the span judge folder (None = the shipped one).",
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
     fallback: Annotated[str, _registered("editor.fallback")] | None = Field(
@@ -265,7 +274,12 @@ class EditorConfig(_Cfg):
         "(prompt-lookup decoding; same output, about 1.8x faster on CPU because a revision "
         "mostly repeats the claim); 0 = plain decoding.",
     )
-    device: str = Field("cpu", description="fid/causal: torch device.")
+    device: str = Field("cpu", description="fid/causal/span: torch device.")
+    guards: bool = Field(
+        True,
+        description="span: reject an edit the form guards refuse (a pronoun for a name, a "
+        "question made of an answer, a doubled name, a value of another kind).",
+    )
     min_gain: float = Field(
         0.2,
         ge=0,

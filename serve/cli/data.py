@@ -13,6 +13,7 @@ from typing import Any
 from retrieval.files import GracefulStop, write_text
 from serve.cli.common import add_ray_args, interrupted, ray_job
 from serve.cli.data_real import add_real_claims_parser, add_real_errors_parser
+from serve.cli.data_spans import add_spans_parser
 from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
@@ -298,6 +299,7 @@ def register(sub, common) -> None:
     add_querygen_parser(dsub)
     add_real_errors_parser(dsub)
     add_real_claims_parser(dsub)
+    add_spans_parser(dsub)
 
 
 def _cmd_cited(args) -> int:

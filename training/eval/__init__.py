@@ -17,5 +17,6 @@ EVALUATIONS = (
     "audit",
     "paraphrase",
     "calibration",
+    "spans",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

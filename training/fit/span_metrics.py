@@ -81,8 +81,10 @@ def judge_scores(predictions, data: dict, rows) -> dict[str, float]:
         m = plain & (fam == f)
         out[f"family/{f}/pair_accuracy"] = float((pred[m] == y[m]).mean()) if m.any() else math.nan
         out[f"family/{f}/n"] = int(m.sum())
-        if f in counts and sum(counts[f]):
+        if f in counts and counts[f][0] + counts[f][2]:
             out[f"family/{f}/token_f1"] = f1(*counts[f])
+        elif f in counts and m.any():  # nothing to flag: how often it flags anyway
+            out[f"family/{f}/false_flags_per_row"] = counts[f][1] / int(m.sum())
         if f in hits:
             out[f"family/{f}/pointer_exact"] = hits[f][0] / hits[f][1]
     return out

@@ -48,3 +48,25 @@ register(
     ),
 )
 register("llm", lambda cfg, attribution, llm: LLMAgreement(llm(), cfg.prompt, cfg.max_new_tokens))
+
+
+def _span(cfg, attribution, llm):
+    from editor.revision.agreement.span import SpanAgreement
+    from editor.revision.span_fix import shared_fixer
+
+    return SpanAgreement(shared_fixer(cfg.model, cfg.guards), cfg.sentences_per_query)
+
+
+register("span", _span)
+
+
+def _nli_span(cfg, attribution, llm):
+    from editor.revision.agreement.either import EitherAgreement
+
+    first = NLIAgreement(
+        attribution(), cfg.contradiction_threshold, cfg.support_threshold, cfg.sentences_per_query
+    )
+    return EitherAgreement(first, _span(cfg, attribution, llm))
+
+
+register("nli+span", _nli_span)

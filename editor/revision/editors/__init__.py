@@ -92,4 +92,14 @@ register(
     lambda cfg, llm, **_: PromptedEditor(llm(), cfg.prompt, max_new_tokens=cfg.max_new_tokens),
 )
 register("fid", _fid)
+
+
+def _span(cfg: EditorConfig, **_: Any) -> Editor:
+    from editor.revision.editors.span import SpanEditor
+    from editor.revision.span_fix import shared_fixer
+
+    return SpanEditor(shared_fixer(cfg.model, cfg.guards, cfg.device))
+
+
+register("span", _span)
 register("causal", _causal)

@@ -87,23 +87,29 @@ def diff_span(wrong: str, clean: str) -> tuple[int, int, int, int] | None:
     s = 0
     while s < min(len(wrong), len(clean)) - p and wrong[-1 - s] == clean[-1 - s]:
         s += 1
-    while p > 0 and _WORDCH.match(wrong[p - 1]):
+
+    def inword(t: str, i: int) -> bool:  # a word character, or a point or comma in a number
+        if 0 <= i < len(t) and _WORDCH.match(t[i]):
+            return True
+        return 0 < i < len(t) - 1 and t[i] in ".," and t[i - 1].isdigit() and t[i + 1].isdigit()
+
+    while p > 0 and inword(wrong, p - 1):
         p -= 1
-    while s > 0 and _WORDCH.match(wrong[len(wrong) - s]):
+    while s > 0 and inword(wrong, len(wrong) - s):
         s -= 1
     a, b, x, y = p, len(wrong) - s, p, len(clean) - s
-    if a >= b or len(wrong[a:b].split()) > 8:
+    if a >= b or len(wrong[a:b].split()) > 5:
         return None
     return a, b, x, y
 
 
-def summedits_rows(path: Path) -> Iterator[SpanRow]:
+def summedits_rows(path: Path, split: str = "train") -> Iterator[SpanRow]:
     with path.open(encoding="utf-8") as f:
         for n, line in enumerate(f):
             row = json.loads(line)
             doc = row["evidence"]
             group = group_key("summedits", {"premise": doc})
-            if is_dev(group):
+            if is_dev(group) != (split == "dev"):
                 continue
             tag = "U" if edit_label(row.get("edit_types")) == "not_supported" else "C"
             for k, (clean, wrong) in enumerate(changed_sentences(row["original"], row["gold"])):

@@ -1,0 +1,256 @@
+"""Extractive fixes by the span judge: find the words the evidence contradicts, copy the words
+the evidence states in their place, and keep the result only when the judge accepts it.
+
+For one sentence and an evidence text (cut into windows of consecutive sentences that fit the
+judge's input), each window is judged. A window decides only when it states the claim's slot:
+a contradiction counts when the pair head calls the sentence contradicted there *and* the
+pointer finds the evidence words for a flagged span in that window; support from another
+window does not overturn it. The edit replaces the span with the pointed words (a capital
+kept at the sentence's start), and is accepted when the judge, reading the revised sentence
+against the same window, calls it supported and flags nothing contradicted.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from editor.attribution.span_judge import FlaggedSpan, SpanJudge
+from retrieval.sentences import split
+
+WINDOW_CHARS = 520
+"""Evidence characters per window (the shipped judge was trained on windows of this size)."""
+
+
+@dataclass(frozen=True)
+class SpanFix:
+    """What the judge found in one sentence and what became of it.
+
+    ``verdict``: supported | contradicted | not_supported; ``spans`` the flagged claim spans
+    (with their fixes where the evidence states one); ``revised`` the accepted revision or the
+    sentence unchanged; ``window`` the evidence window that decided; ``reason`` in words."""
+
+    sentence: str
+    verdict: str
+    spans: tuple[FlaggedSpan, ...]
+    revised: str
+    window: str
+    reason: str
+    supported: float = 0.0
+    contradicted: float = 0.0
+
+    @property
+    def edited(self) -> bool:
+        return self.revised != self.sentence
+
+
+def windows(evidence: str, max_chars: int = WINDOW_CHARS) -> list[str]:
+    """Windows of consecutive sentences of ``evidence``, each at most ``max_chars`` (a longer
+    sentence alone), a window starting at every sentence (stride 1).
+
+    >>> windows("Rome is old. Oslo is cold. Paris is big.", max_chars=27)
+    ['Rome is old. Oslo is cold.', 'Oslo is cold. Paris is big.']
+    """
+    sents = split(evidence) or [evidence]
+    out: list[str] = []
+    for i in range(len(sents)):
+        w = sents[i]
+        for s in sents[i + 1 :]:
+            if len(w) + 1 + len(s) > max_chars:
+                break
+            w += " " + s
+        if not out or w not in out[-1]:
+            out.append(w)
+    return out
+
+
+def _replaced(before: str, after: str) -> tuple[str, str]:
+    """The one run of characters ``after`` writes in place of ``before``'s.
+
+    >>> _replaced("made by Edison in 1887.", "made by Eiffel in 1887.")
+    ('Edison', 'Eiffel')
+    """
+    p = 0
+    while p < min(len(before), len(after)) and before[p] == after[p]:
+        p += 1
+    q = 0
+    while q < min(len(before), len(after)) - p and before[-1 - q] == after[-1 - q]:
+        q += 1
+    while p > 0 and before[p - 1].isalnum():
+        p -= 1
+    while q > 0 and before[len(before) - q].isalnum():
+        q -= 1
+    return before[p : len(before) - q], after[p : len(after) - q]
+
+
+def fitted(sentence: str, span: tuple[int, int], value: str) -> str:
+    """``sentence`` with ``span`` replaced by ``value``, a capital kept at the start.
+
+    >>> fitted("Spielberg created it.", (0, 9), "George Lucas")
+    'George Lucas created it.'
+    >>> fitted("It was a French naturalist.", (9, 15), "English")
+    'It was a English naturalist.'
+    """
+    a, b = span
+    if a == 0 and value[:1].islower():
+        value = value[:1].upper() + value[1:]
+    return sentence[:a] + value + sentence[b:]
+
+
+class SpanFixer:
+    """Judge, point and verify with one span judge (see the module doc)."""
+
+    def __init__(
+        self,
+        judge: SpanJudge,
+        contradicted_min: float = 0.5,
+        supported_min: float = 0.5,
+        question: str = "",
+        guard: Callable[[str, str, str], str | None] | None = None,
+    ) -> None:
+        self.guard = guard
+        self.judge = judge
+        self._cache: OrderedDict[tuple, SpanFix] = OrderedDict()
+        self.contradicted_min = contradicted_min
+        self.supported_min = supported_min
+        self.question = question
+
+    def fix(self, sentence: str, evidence: Sequence[str]) -> SpanFix:
+        """The fix of ``sentence`` against the evidence texts (each cut into windows); the
+        last 256 answers are kept (the gate and the editor ask the same)."""
+        key = (sentence, tuple(evidence))
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        out = self._fix(sentence, evidence)
+        self._cache[key] = out
+        if len(self._cache) > 256:
+            self._cache.popitem(last=False)
+        return out
+
+    def fix_in_context(self, sentence: str, standalone: str, evidence: Sequence[str]) -> SpanFix:
+        """The fix of ``sentence`` judged as ``standalone`` (decontextualised: "It" resolved):
+        an edit of the standalone form is made in ``sentence`` where the words it replaces
+        occur there exactly once; remembered as ``sentence``'s fix for the editor to reuse."""
+        if standalone == sentence:
+            return self.fix(sentence, evidence)
+        f = self.fix(standalone, evidence)
+        revised = sentence
+        if f.edited:
+            old, new = _replaced(f.sentence, f.revised)
+            if old and sentence.count(old) == 1:
+                revised = sentence.replace(old, new, 1)
+        spans = tuple(
+            replace(s, start=at, end=at + (s.end - s.start))
+            for s in f.spans
+            if (at := sentence.find(standalone[s.start : s.end])) >= 0
+        )
+        out = replace(f, sentence=sentence, spans=spans, revised=revised)
+        self._cache[(sentence, tuple(evidence))] = out
+        return out
+
+    def _fix(self, sentence: str, evidence: Sequence[str]) -> SpanFix:
+        wins = [w for e in evidence for w in windows(e)]
+        if not sentence.strip() or not wins:
+            return SpanFix(sentence, "not_supported", (), sentence, "", "nothing to judge")
+        js = self.judge.judge_batch([(sentence, w) for w in wins], self.question)
+        cands = [
+            (j, w, s)
+            for j, w in zip(js, wins, strict=True)
+            if j.scores.contradicted >= self.contradicted_min
+            and j.scores.contradicted > j.scores.supported
+            for s in j.contradicted_spans()
+        ]
+        points = self.judge.point_batch(
+            [(sentence, (s.start, s.end), w) for _, w, s in cands], self.question
+        )
+        found = [
+            (j, w, FlaggedSpan(s.start, s.end, s.kind, s.score, p))
+            for (j, w, s), p in zip(cands, points, strict=True)
+            if p is not None
+        ]
+        best_sup = max(js, key=lambda j: j.scores.supported)
+        if not found:
+            verdict = "supported" if best_sup.scores.supported >= self.supported_min else None
+            top = max(js, key=lambda j: j.scores.contradicted)
+            if verdict is None:
+                verdict = (
+                    "contradicted"
+                    if top.scores.contradicted >= self.contradicted_min and top.spans
+                    else "not_supported"
+                )
+            shown = best_sup if verdict == "supported" else top
+            why = {
+                "supported": "the evidence supports it",
+                "contradicted": "the evidence disagrees, but states no replacement",
+                "not_supported": "the evidence does not state it",
+            }[verdict]
+            win = wins[js.index(shown)]
+            return SpanFix(
+                sentence,
+                verdict,
+                shown.spans,
+                sentence,
+                win,
+                why,
+                shown.scores.supported,
+                shown.scores.contradicted,
+            )
+        j, win, span = max(found, key=lambda f: f[0].scores.contradicted)
+        value = win[span.fix[0] : span.fix[1]]
+        spans = tuple(s if (s.start, s.end) != (span.start, span.end) else span for s in j.spans)
+        if not spans:
+            spans = (span,)
+        revised = fitted(sentence, (span.start, span.end), value)
+        problem = self.guard(sentence, revised, win) if self.guard else None
+        if problem:
+            ok, why = False, f"rejected: {problem}"
+        else:
+            ok, why = self.accept(revised, win, (span.start, span.start + len(value)))
+        reason = (
+            f"'{sentence[span.start : span.end]}' contradicted (P {j.scores.contradicted:.2f}); "
+            f"the evidence states '{value}'; {why}"
+        )
+        return SpanFix(
+            sentence,
+            "contradicted",
+            spans,
+            revised if ok else sentence,
+            win,
+            reason,
+            j.scores.supported,
+            j.scores.contradicted,
+        )
+
+    def accept(self, revised: str, window: str, edited: tuple[int, int]) -> tuple[bool, str]:
+        """Whether the judge accepts the revision against the window that flagged it: the pair
+        head calls it supported (at least ``supported_min``, above contradicted) and the token
+        head flags nothing contradicted in the words the edit wrote (``edited``)."""
+        (j,) = self.judge.judge_batch([(revised, window)], self.question)
+        still = [s for s in j.contradicted_spans() if s.start < edited[1] and s.end > edited[0]]
+        if still:
+            return (
+                False,
+                f"rejected: the judge still flags '{revised[still[0].start : still[0].end]}'",
+            )
+        if j.scores.contradicted >= j.scores.supported:
+            return (
+                False,
+                f"rejected: the revision is contradicted too (P {j.scores.contradicted:.2f})",
+            )
+        if j.scores.supported < self.supported_min:
+            return False, (
+                f"rejected: the revision is not supported "
+                f"(P {j.scores.supported:.2f} < {self.supported_min:g})"
+            )
+        return True, f"verified: P(supported) {j.scores.supported:.2f}"
+
+
+@functools.cache
+def shared_fixer(path: str | None = None, guards: bool = True, device: str = "cpu") -> SpanFixer:
+    """One fixer (and judge) per model folder, shared by the span agreement and editor."""
+    from editor.revision.span_guard import edit_guard
+
+    return SpanFixer(SpanJudge(path, device=device), guard=edit_guard if guards else None)

@@ -1,0 +1,56 @@
+"""``purr data spans``: training rows for the span judge from every corpus on hand."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser(
+        "spans",
+        help="span judge training rows (claim, evidence, label, flagged spans, fixes) from the "
+        "packaged summaries, SciFact, SummEdits, WiCE and FEVER, split by document",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        help="folder for parsed.jsonl.xz, train/dev/test, real.jsonl.xz and stats.json",
+    )
+    p.add_argument(
+        "--passes",
+        type=int,
+        default=3,
+        help="visits of every sentence, each with a fresh window (3: about 1M rows)",
+    )
+    p.add_argument("--workers", type=int, default=2, help="processes making rows")
+    p.add_argument("--parse-workers", type=int, default=1, help="spaCy processes")
+    p.add_argument("--limit", type=int, default=0, help="documents to parse (0: all)")
+    p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
+    p.set_defaults(handler=_cmd_spans)
+
+
+def _cmd_spans(args: argparse.Namespace) -> int:
+    from training.data.cited import DATA
+    from training.data.spans.make import make
+    from training.data.spans.parse import parse
+    from training.data.spans.real import real_rows
+    from training.data.spans.rows import write_rows
+
+    if args.passes < 1 or args.workers < 1:
+        raise ValueError(f"--passes and --workers must be >= 1, got {args.passes}, {args.workers}")
+    data = Path(args.data) if args.data else DATA
+    if not (data / "corpus").is_dir():
+        raise ValueError(f"{data}: no development data here (corpus/ missing); pass --data")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    parsed = out / "parsed.jsonl.xz"
+    if not parsed.is_file():  # the slow part (spaCy), done once
+        eval_dir = Path(__file__).resolve().parents[2] / "training" / "eval"
+        parse(data, eval_dir, parsed, args.limit, args.parse_workers)
+    stats = make(parsed, out, args.passes, args.workers)
+    stats["real"] = write_rows(real_rows(data), out / "real.jsonl.xz")
+    (out / "stats.json").write_text(json.dumps(stats, indent=1), "utf-8")
+    print(json.dumps(stats, indent=1))
+    return 0

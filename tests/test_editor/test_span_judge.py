@@ -1,0 +1,106 @@
+"""The shipped span judge on CPU: its pair head, the words it flags, the evidence words its
+pointer names, the extractive fix with the judge's acceptance, the span agreement and editor in
+the revision loop, and bad input (never an exception)."""
+
+from __future__ import annotations
+
+import pytest
+
+from editor.attribution.span_judge import SpanJudge
+from editor.config import RevisionConfig
+from editor.revision.agreement.span import SpanAgreement
+from editor.revision.editors.span import SpanEditor
+from editor.revision.reviser import Reviser
+from editor.revision.span_fix import SpanFixer, windows
+from editor.revision.span_guard import edit_guard
+from editor.types import Evidence
+
+CLEO = (
+    "Cleopatra VII Philopator was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 BC, "
+    "and its last active ruler."
+)
+WARS = (
+    "Star Wars is an American epic space opera media franchise created by George Lucas, "
+    "which began with the eponymous 1977 film."
+)
+
+
+@pytest.fixture(scope="module")
+def judge():
+    j = SpanJudge()
+    j.load()
+    return j
+
+
+@pytest.fixture(scope="module")
+def fixer(judge):
+    return SpanFixer(judge, guard=edit_guard)
+
+
+def test_the_judge_flags_the_era_and_points_at_the_evidence_s(judge):
+    claim = "Cleopatra was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 AD."
+    (j,) = judge.judge_batch([(claim, CLEO)])
+    assert j.scores.contradicted > 0.5 > j.scores.supported
+    (span,) = j.contradicted_spans()
+    assert claim[span.start : span.end] == "AD"
+    (fix,) = judge.point_batch([(claim, (span.start, span.end), CLEO)])
+    assert CLEO[fix[0] : fix[1]] == "BC"
+
+
+def test_a_true_paraphrase_is_supported_and_flags_nothing(judge):
+    (j,) = judge.judge_batch([("George Lucas created the Star Wars franchise.", WARS)])
+    assert j.scores.supported > 0.5 and not j.contradicted_spans()
+
+
+def test_the_fixer_copies_the_evidence_words_and_the_judge_accepts_them(fixer):
+    f = fixer.fix("Star Wars is an American media franchise created by Steven Spielberg.", [WARS])
+    assert f.verdict == "contradicted" and f.edited
+    assert f.revised == "Star Wars is an American media franchise created by George Lucas."
+    assert "verified" in f.reason
+
+
+def test_a_supported_sentence_comes_back_byte_for_byte(fixer):
+    s = "Star Wars  began with the eponymous 1977 film."
+    f = fixer.fix(s, [WARS])
+    assert f.revised == s and not f.edited
+
+
+def test_the_span_agreement_and_editor_fix_a_passage_in_the_revision_loop(fixer):
+    ev = Evidence("w1", WARS, "Star Wars", "test", None, "Who created the media franchise?", 1.0)
+    text = (
+        "Star Wars is a space opera. It is an American media franchise created by Steven Spielberg."
+    )
+    reviser = Reviser(SpanEditor(fixer), SpanAgreement(fixer), RevisionConfig(verify_edits=False))
+    revised, steps = reviser.revise(text, [ev])
+    assert (
+        revised
+        == "Star Wars is a space opera. It is an American media franchise created by George Lucas."
+    )
+    assert any(s.accepted for s in steps)
+
+
+def test_windows_cover_long_evidence_and_a_pronoun_never_replaces_a_name():
+    doc = " ".join(f"Sentence number {i} says something." for i in range(100))
+    ws = windows(doc)
+    assert all(len(w) <= 520 for w in ws) and ws[0].startswith("Sentence number 0")
+    assert "pronoun" in edit_guard("The Mississippi is long.", "It is long.", "It is long.")
+
+
+@pytest.mark.parametrize(
+    "claim, evidence",
+    [
+        ("", WARS),
+        ("Star Wars was created by George Lucas.", ""),
+        (
+            "Star Wars was created by George Lucas.",
+            "Star Wars ist eine Filmreihe von George Lucas.",
+        ),
+        ("word " * 2000 + "end.", WARS),
+        ("Star Wars was created by Steven Spielberg.", WARS * 600),
+        ("Who created Star Wars?", WARS),
+    ],
+)
+def test_bad_input_gets_a_verdict_never_an_error(fixer, claim, evidence):
+    f = fixer.fix(claim, [evidence])
+    assert f.verdict in {"supported", "contradicted", "not_supported"}
+    assert isinstance(f.revised, str)

@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import json
-
 from pathlib import Path
 
 from editor.attribution.base import AttributionModel
@@ -115,8 +114,9 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     if _is_span_folder(path):
         from editor.attribution.span_judge import SpanJudge
 
-        return SpanJudge(str(path), cfg.max_length, cfg.batch_size, overlap=cfg.overlap,
-                         device=cfg.device)
+        return SpanJudge(
+            str(path), cfg.max_length, cfg.batch_size, overlap=cfg.overlap, device=cfg.device
+        )
     if not (path / "config.json").is_file():
         raise AssetNotFoundError(
             f"the trained attribution model is not at {path} (no config.json); train it with the "

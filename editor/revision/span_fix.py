@@ -208,7 +208,7 @@ class SpanFixer:
         if problem:
             ok, why = False, f"rejected: {problem}"
         else:
-            ok, why = self.accept(revised, win, (span.start, span.start + len(value)))
+            ok, why = self.accept(revised, win, (span.start, span.start + len(value)), wins)
         reason = (
             f"'{sentence[span.start : span.end]}' contradicted (P {j.scores.contradicted:.2f}); "
             f"the evidence states '{value}'; {why}"
@@ -224,26 +224,31 @@ class SpanFixer:
             j.scores.contradicted,
         )
 
-    def accept(self, revised: str, window: str, edited: tuple[int, int]) -> tuple[bool, str]:
-        """Whether the judge accepts the revision against the window that flagged it: the pair
-        head calls it supported (at least ``supported_min``, above contradicted) and the token
-        head flags nothing contradicted in the words the edit wrote (``edited``)."""
-        (j,) = self.judge.judge_batch([(revised, window)], self.question)
-        still = [s for s in j.contradicted_spans() if s.start < edited[1] and s.end > edited[0]]
+    def accept(
+        self, revised: str, window: str, edited: tuple[int, int], wins: Sequence[str] = ()
+    ) -> tuple[bool, str]:
+        """Whether the judge accepts the revision: read against the window that flagged the
+        original, it flags nothing contradicted in the words the edit wrote (``edited``), and
+        in the same evidence (that window or another of ``wins``) the pair head calls it
+        supported, at least ``supported_min`` and above contradicted."""
+        others = [w for w in wins if w != window]
+        js = self.judge.judge_batch([(revised, w) for w in [window, *others]], self.question)
+        still = [s for s in js[0].contradicted_spans() if s.start < edited[1] and s.end > edited[0]]
         if still:
             return (
                 False,
                 f"rejected: the judge still flags '{revised[still[0].start : still[0].end]}'",
             )
-        if j.scores.contradicted >= j.scores.supported:
-            return (
-                False,
-                f"rejected: the revision is contradicted too (P {j.scores.contradicted:.2f})",
-            )
+        j = max(js, key=lambda x: x.scores.supported - x.scores.contradicted)
         if j.scores.supported < self.supported_min:
             return False, (
                 f"rejected: the revision is not supported "
                 f"(P {j.scores.supported:.2f} < {self.supported_min:g})"
+            )
+        if j.scores.contradicted >= j.scores.supported:
+            return (
+                False,
+                f"rejected: the revision is contradicted too (P {j.scores.contradicted:.2f})",
             )
         return True, f"verified: P(supported) {j.scores.supported:.2f}"
 

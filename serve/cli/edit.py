@@ -333,6 +333,8 @@ def show(result: EditResult, console=None) -> None:
         if st.accepted:
             by = f"{st.rule} rule, {st.editor} editor, proved by {st.verified_by}"
             console.print(f"[dim]edit ({escape(by)}): {escape(st.reason)}[/]")
+        elif st.agrees is False:  # the evidence disagrees and no edit was made: say so and why
+            console.print(f"[yellow]found, not fixed:[/] {escape(st.reason)}", highlight=False)
     if result.citations is not None:
         console.print("\n[bold]citations[/]")
         for c in result.citations.changes:

@@ -66,6 +66,7 @@ def test_every_preset_loads_and_names_its_editor():
         "purr-hub": ("fid", "one-pass", "nli"),
         "rarr-openai": ("prompted", "iterative", "llm"),
         "web-searxng": ("substitute", "iterative", "nli"),
+        "span": ("span", "iterative", "span"),
     }
     presets = {p.stem for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")}
     assert presets == set(expected)

@@ -104,3 +104,22 @@ def test_bad_input_gets_a_verdict_never_an_error(fixer, claim, evidence):
     f = fixer.fix(claim, [evidence])
     assert f.verdict in {"supported", "contradicted", "not_supported"}
     assert isinstance(f.revised, str)
+
+
+@pytest.mark.parametrize(
+    "title, claim",
+    [
+        ("Cleopatra", "Cleopatra was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 AD."),
+        ("Star Wars", "Star Wars is an American media franchise created by Steven Spielberg."),
+        ("Star Wars", "Star Wars is a media franchise created by George Lucas."),
+    ],
+)
+def test_one_evidence_sentence_and_the_whole_summary_give_the_same_verdict(fixer, title, claim):
+    from retrieval.corpus import read_wiki_summaries
+    from retrieval.sentences import split
+
+    summary = next(d.text for d in read_wiki_summaries() if d.title == title)
+    words = set(claim.lower().split())
+    sentence = max(split(summary), key=lambda s: len(words & set(s.lower().split())))
+    alone, whole = fixer.fix(claim, [sentence]), fixer.fix(claim, [summary])
+    assert alone.verdict == whole.verdict

@@ -30,6 +30,7 @@ from editor.text.words import NUMBER_WORD, content_words
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.data.nli import NLIExample
+from training.data.spans.families import perturb
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -55,25 +56,8 @@ def perturb_number(text: str, rng: random.Random) -> str | None:
     if not matches:
         return None
     m = rng.choice(matches)
-    raw = m.group()
-    digits = raw.replace(",", "")
-    try:
-        value = float(digits)
-    except ValueError:
-        return None
-    if "." not in digits and 1000 <= value <= 2100:  # a year
-        new = str(int(value) + rng.choice([-1, 1]) * rng.randint(1, 30))
-    elif "." in digits:
-        decimals = len(digits.split(".")[1])
-        new = f"{value * rng.choice([0.5, 0.7, 1.3, 1.5, 2.0]):.{decimals}f}"
-    else:
-        n = int(value)
-        new = str(max(0, n + rng.choice([-1, 1]) * max(1, round(n * rng.uniform(0.2, 0.8)))))
-        if new == str(n):
-            new = str(n + rng.randint(2, 9))
-        if "," in raw and len(new) > 3:
-            new = f"{int(new):,}"
-    if new == raw:
+    new = perturb(m.group(), rng)
+    if new is None:
         return None
     return text[: m.start()] + new + text[m.end() :]
 

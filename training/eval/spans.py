@@ -31,13 +31,21 @@ SUITES = (ROOT / "training/eval/statements.jsonl", ROOT / "training/eval/stateme
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None] | None = None) -> None:
     """``purr eval spans``'s arguments (its own ``-v``; no config)."""
-    p.add_argument("--suite", action="append", default=None,
-                   help="a statements suite (repeatable; an empty one: none)")
+    p.add_argument(
+        "--suite",
+        action="append",
+        default=None,
+        help="a statements suite (repeatable; an empty one: none)",
+    )
     p.add_argument("--model", default=None, help="a span judge folder (default: the shipped one)")
     p.add_argument("--out", type=Path, default=None, help="metrics.json, rows.jsonl, spans.png")
     p.add_argument("--guards", action="store_true", help="the edit-form guards of acceptance too")
-    p.add_argument("--rows", default=None, help="span rows to score per family "
-                   "(a test split of purr data spans), or 'human' for WiCE and SummEdits dev")
+    p.add_argument(
+        "--rows",
+        default=None,
+        help="span rows to score per family "
+        "(a test split of purr data spans), or 'human' for WiCE and SummEdits dev",
+    )
     p.add_argument("--limit", type=int, default=4000, help="rows scored from --rows")
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -122,10 +130,9 @@ def main(args: argparse.Namespace) -> dict:
 
     from editor.attribution.span_judge import SpanJudge
     from editor.revision.span_fix import SpanFixer
+    from editor.revision.span_guard import edit_guard
     from retrieval.corpus import read_wiki_summaries
     from retrieval.sentences import split
-
-    from editor.revision.span_guard import edit_guard
 
     summaries = {d.title: d.text for d in read_wiki_summaries()}
     fixer = SpanFixer(SpanJudge(args.model), guard=edit_guard if args.guards else None)

@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from editor.attribution.onnx_bert import bert_config, dequantize
+from editor.attribution.span_model import pad
 from editor.llm.partial import save_partial
 from training.fit.decoder_train import epoch_batches, scores, warmup_linear
 
@@ -44,31 +45,25 @@ def split(tokens, name: str):
     return rows, seg, tokens[f"{name}_labels"].astype(np.int64), tokens[f"{name}_sources"]
 
 
-def pad(rows: list[np.ndarray], seg: np.ndarray):
-    """ids, attention mask and token types (1 after the first segment) of a batch."""
-    width = max(len(r) for r in rows)
-    ids = np.zeros((len(rows), width), np.int64)
-    mask = np.zeros_like(ids)
-    types = np.zeros_like(ids)
-    for i, (r, s) in enumerate(zip(rows, seg, strict=True)):
-        ids[i, : len(r)], mask[i, : len(r)], types[i, s : len(r)] = r, 1, 1
-    return ids, mask, types
-
-
 def build(weights: dict[str, np.ndarray], labels: list[str]):
-    import torch
     from transformers import BertConfig, BertForSequenceClassification
 
     model = BertForSequenceClassification(BertConfig(**bert_config(weights, labels)))
+    return model, load_matching(model, weights)
+
+
+def load_matching(model, weights: dict[str, np.ndarray]) -> list[str]:
+    """Load the ``weights`` whose names and shapes ``model`` has; the names left fresh."""
+    import torch
+
     own = model.state_dict()
     state = {
         k: torch.from_numpy(np.ascontiguousarray(v, np.float32))
         for k, v in weights.items()
         if k in own and tuple(own[k].shape) == v.shape
     }
-    fresh = sorted(set(own) - set(state))
     model.load_state_dict(state, strict=False)
-    return model, fresh
+    return sorted(set(own) - set(state))
 
 
 def predict(model, rows, seg, device: str, batch: int = 512) -> np.ndarray:

@@ -32,6 +32,7 @@ from editor.attribution.span_model import IGNORE, build_model, pad
 from editor.llm.partial import save_partial
 from training.data.spans.rows import LABELS, read_rows
 from training.fit.decoder_train import epoch_batches, warmup_linear
+from training.fit.encoder_train import load_matching
 from training.fit.span_bundle import label_all
 from training.fit.span_metrics import judge_scores, nli_scores
 
@@ -135,14 +136,7 @@ def train(args: argparse.Namespace) -> dict:
     device = "cuda" if torch.cuda.is_available() else "cpu"
     weights = dequantize(np.load(args.base))
     model = build_model(bert_config(weights, list(LABELS)))
-    own = model.state_dict()
-    state = {
-        k: torch.from_numpy(np.ascontiguousarray(v, np.float32))
-        for k, v in weights.items()
-        if k in own and tuple(own[k].shape) == v.shape
-    }
-    fresh = sorted(set(own) - set(state))
-    model.load_state_dict(state, strict=False)
+    fresh = load_matching(model, weights)
     for n, p in model.named_parameters():
         p.requires_grad = n not in FROZEN
     model.to(device).train()

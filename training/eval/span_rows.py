@@ -37,8 +37,9 @@ def predict(judge, data: dict):
         idx = order[i : i + 64]
         ids, mask, types = (
             torch.from_numpy(a)
-            for a in pad([data["ids"][j].astype(np.int64) for j in idx],
-                         [data["seg"][j] for j in idx])
+            for a in pad(
+                [data["ids"][j].astype(np.int64) for j in idx], [data["seg"][j] for j in idx]
+            )
         )
         with torch.inference_mode():
             pair, tok, start, end = judge._model(ids, mask, types)

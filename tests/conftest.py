@@ -14,12 +14,28 @@ from pathlib import Path
 import pytest
 
 RESOURCES = Path(__file__).parent / "resources"
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 @pytest.fixture(scope="session")
 def resources() -> Path:
     return RESOURCES
+
+
+@pytest.fixture(scope="session")
+def dev_data() -> Path:
+    """The development data folder, ``../shared/data`` relative to the repository root, which a
+    clone of the repository does not have; the test skips when it is absent.
+
+    Every test that reads the development data takes it from here (``tests/test_dev_data.py``
+    fails on a test module that reaches it another way). ``PURR_DEV_DATA``, when set, is the
+    folder to use instead: ``PURR_DEV_DATA=/nonexistent python -m pytest`` runs the tests as
+    on a clean clone, where every test that needs the data skips.
+    """
+    given = os.environ.get("PURR_DEV_DATA")
+    path = Path(given) if given else Path(__file__).resolve().parents[2] / "shared" / "data"
+    if not path.is_dir():
+        pytest.skip(f"development data not found at {path}; it is not part of the repository")
+    return path
 
 
 @pytest.fixture(scope="session")

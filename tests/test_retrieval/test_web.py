@@ -11,7 +11,7 @@ import re
 import httpx
 import pytest
 from llm_helpers import serve
-from web_helpers import KEY, PAGES, create_web_app
+from web_helpers import KEY, create_web_app
 
 from retrieval.config import ChunkingConfig
 from retrieval.web.extract import PageText, extract_main_text, page_snippets
@@ -126,10 +126,9 @@ def test_main_text_is_extracted_and_cut_into_windows_with_offsets(web):
     assert len({s.doc_id for s in snippets}) == 1
 
 
-@pytest.mark.skipif(not PAGES.is_dir(), reason="needs ../shared/data/web/pages")
-def test_real_saved_pages_keep_their_article(web):
-    url, _ = web
-    page = httpx.get(f"{url}/pages/saved/en.wikipedia.org.tsne.html", timeout=10)
+def test_real_saved_pages_keep_their_article(dev_data):
+    with serve(create_web_app(dev_data / "web" / "pages")) as url:
+        page = httpx.get(f"{url}/pages/saved/en.wikipedia.org.tsne.html", timeout=10)
     title, text = extract_main_text(page.text)
     assert "t-distributed stochastic neighbor embedding" in text.lower()
     assert len(text) > 2000 and "Privacy policy" not in text
@@ -262,19 +261,31 @@ def test_bench_web_reports_stages_and_every_fault_keeps_the_text(tmp_path):
     """``purr bench web`` end to end (its figures are not asserted: only what it reports)."""
     from serve.bench.web import bench_web, plot
 
+    pages = tmp_path / "pages"  # two saved pages of its own, whether or not the dev data is here
+    pages.mkdir()
+    for name, subject in (
+        ("a.example.bridges.html", "bridges"),
+        ("b.example.rivers.html", "rivers"),
+    ):
+        body = " ".join(f"<p>Paragraph {i} of a saved page about {subject}.</p>" for i in range(20))
+        (pages / name).write_text(
+            f"<html><head><title>{subject}</title></head><body>{body}</body></html>"
+        )
     report = bench_web(
         [1, 4],
         runs=1,
         saved_results=2,
+        pages=pages,
         search_delay_ms=0,
         page_delay_ms=50,
         index_baseline=False,
         fault_timeout_s=1.0,
     )
+    assert report["saved_pages"] == 2
     for row in report["concurrency"].values():
         assert row["status"] == "edited" and "Gustave Eiffel" in row["revised"]
-        # the article, and the saved pages where shared/data/web/pages is there
-        assert row["pages_fetched"] >= (3 if PAGES.is_dir() else 1) and all(
+        # the article and the two saved pages
+        assert row["pages_fetched"] >= 3 and all(
             row["stages_ms_p50"][s] > 0 for s in ("web_search", "web_fetch", "research")
         )
     assert report["concurrency"]["1"]["ratio_to_first"] == 1.0

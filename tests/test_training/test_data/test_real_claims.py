@@ -10,9 +10,9 @@ from training.data.real_claims import split_of
 from training.eval.claims_metrics import claim_scores
 
 
-def test_purr_data_real_claims_writes_labelled_rows_split_by_document(tmp_path):
+def test_purr_data_real_claims_writes_labelled_rows_split_by_document(dev_data, tmp_path):
     out = tmp_path / "claims"
-    done = run_purr("data", "real-claims", "--out", str(out), "--n", "3")
+    done = run_purr("data", "real-claims", "--out", str(out), "--n", "3", "--data", str(dev_data))
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [
         json.loads(x)

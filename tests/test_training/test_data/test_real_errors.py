@@ -16,11 +16,11 @@ from training.eval.answers_metrics import answer_scores
 STATEMENTS = Path(__file__).resolve().parents[3] / "training" / "eval" / "statements.jsonl"
 
 
-def test_purr_data_real_errors_writes_judged_answers_split_by_document(tmp_path):
+def test_purr_data_real_errors_writes_judged_answers_split_by_document(dev_data, tmp_path):
     out = tmp_path / "real"
     done = run_purr(
         "data", "real-errors", "--out", str(out), "--n", "4", "--models", "smollm2",
-        "--forms", "short",
+        "--forms", "short", "--data", str(dev_data),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     summary = json.loads((out / "summary.json").read_text())
@@ -128,11 +128,10 @@ def test_the_steps_rule_editor_and_proof_fields_are_what_is_counted():
     assert s["edits_by_proof"] == {"statement": {"edits": 1, "right": 1}}
 
 
-def test_clapnq_gold_answers_are_typed_spans_of_the_written_answer_the_passage_states():
-    from training.data.cited import DATA
+def test_clapnq_gold_answers_are_typed_spans_of_the_written_answer_the_passage_states(dev_data):
     from training.data.real_errors import clapnq_questions, contains_answer
 
-    questions = clapnq_questions(DATA, 10)
+    questions = clapnq_questions(dev_data, 10)
     assert len(questions) == 10
     for q in questions:
         assert q.answers and all(contains_answer(q.evidence_text, a) for a in q.answers)

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from editor.attribution.factories import default_purr_path
 from training.eval.calibration import recalibration_metrics, run
-
-SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
 
 
 def test_metrics_compare_given_and_cross_fitted_probabilities():
@@ -27,12 +24,11 @@ def test_metrics_compare_given_and_cross_fitted_probabilities():
         assert q.shape == p.shape and ((q > 0) & (q < 1)).all()
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_each_set_is_recalibrated_by_fits_on_its_other_documents(tmp_path):
+def test_each_set_is_recalibrated_by_fits_on_its_other_documents(dev_data, tmp_path):
     report = run(
         str(default_purr_path()),
         tmp_path,
-        data_dir=SHARED_DATA,
+        data_dir=dev_data,
         sources=["rte"],
         limit=80,
         folds=4,

@@ -8,7 +8,7 @@ import json
 import random
 
 import pytest
-from conftest import RESOURCES, SHARED_DATA
+from conftest import RESOURCES
 from helpers import run_purr
 
 from editor.attribution.base import build
@@ -179,10 +179,11 @@ def test_eval_citations_and_nuggets_commands(tmp_path, checker):
     assert r.returncode != 0 and "missing ['nuggets']" in r.stderr
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "raw" / "clapnq").is_dir(), reason="needs ../shared/data")
-def test_cited_dev_set_is_built_with_each_fault(tmp_path):
+def test_cited_dev_set_is_built_with_each_fault(dev_data, tmp_path):
     out = tmp_path / "dev.jsonl"
-    r = run_purr("data", "cited", "--out", str(out), "--n", "8", "--wice", "4")
+    r = run_purr(
+        "data", "cited", "--out", str(out), "--n", "8", "--wice", "4", "--data", str(dev_data)
+    )
     assert r.returncode == 0, r.stderr
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert {r["fault"] for r in rows} >= {

@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
 from helpers import run_purr
-from web_helpers import PAGES
 
 from training.eval.extraction import CHECK, kept, load_check, normalise
 
@@ -29,12 +27,11 @@ def test_a_snippet_counts_by_its_words_not_its_spacing():
     assert kept("Home About", text) and not kept("About Home", text)
 
 
-@pytest.mark.skipif(not PAGES.is_dir(), reason="needs ../shared/data/web/pages")
-def test_eval_extraction_keeps_the_article_and_drops_the_furniture(tmp_path):
+def test_eval_extraction_keeps_the_article_and_drops_the_furniture(dev_data, tmp_path):
     pages = tmp_path / "pages"
     pages.mkdir()
     for name in [*SOME, "stackoverflow.com.rust.html"]:  # the last one is not hand-checked
-        shutil.copy(PAGES / name, pages / name)
+        shutil.copy(dev_data / "web" / "pages" / name, pages / name)
     out = tmp_path / "out"
     proc = run_purr(
         "eval", "extraction", "--pages", str(pages), "--out", str(out), "--repeats", "1"

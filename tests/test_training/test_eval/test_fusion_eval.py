@@ -4,19 +4,13 @@ variants, fitted and judged on the two halves of real dev rows."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from editor.attribution.factories import default_purr_path
 from training.eval.fusion import run
 
-SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
 
-
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_variants_are_fitted_on_one_half_and_judged_on_the_other(tmp_path):
-    report = run(str(default_purr_path()), str(SHARED_DATA), ["scifact"], 60, tmp_path)
+def test_variants_are_fitted_on_one_half_and_judged_on_the_other(dev_data, tmp_path):
+    report = run(str(default_purr_path()), str(dev_data), ["scifact"], 60, tmp_path)
     held = report["held_rows"]["scifact"]
     assert 0 < held < 60 and report["fit_rows"] == 60 - held  # the halves never overlap
     m = report["metrics"]

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 
-from training.data.nli import default_data_dir
 from training.eval.language import other_rows, run
 
 
-def test_language_eval_writes_rates_per_language_and_a_plot(tmp_path):
-    metrics = run(default_data_dir(), tmp_path, n=90)
+def test_language_eval_writes_rates_per_language_and_a_plot(dev_data, tmp_path):
+    metrics = run(dev_data, tmp_path, n=90)
     assert metrics["english_rows"] == 90
     assert set(metrics["english_by_source"]) == {"wikipedia", "clapnq", "nq-open answer"}
     assert metrics["english_false_refusal_rate"] == 0.0, metrics["english_false_refusals"]

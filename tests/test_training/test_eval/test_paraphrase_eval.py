@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from editor.attribution.factories import default_purr_path
 from training.eval.paraphrase import run
 
-SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
 
-
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_written_and_reworded_claims_are_scored_against_the_same_evidence(tmp_path):
+def test_written_and_reworded_claims_are_scored_against_the_same_evidence(dev_data, tmp_path):
     report = run(
         str(default_purr_path()),
         tmp_path,
-        data_dir=SHARED_DATA,
+        data_dir=dev_data,
         sources=["rte"],
         limit=80,
         progress=False,

@@ -16,8 +16,6 @@ from training.data.nli import (
     load_nli_sets,
 )
 
-SHARED_DATA = Path(__file__).resolve().parents[4] / "shared" / "data"
-
 
 def _tiny_cfg(tiny_base, out, **kw):
     from training.fit.attribution import TrainAttributionConfig
@@ -199,9 +197,8 @@ def test_init_adapter_and_edit_pairs_errors_name_the_fix(tiny_base, tmp_path):
         _tiny_cfg(tiny_base, out, edit_pairs=True, sources=["scifact"])
 
 
-@pytest.mark.skipif(not SHARED_DATA.is_dir(), reason="shared data folder not present")
-def test_real_shared_nli_files_load():
-    sets = load_nli_sets(SHARED_DATA, limit_per_source=20, max_length=256)
+def test_real_shared_nli_files_load(dev_data):
+    sets = load_nli_sets(dev_data, limit_per_source=20, max_length=256)
     for name, rows in sets.items():
         assert len(rows) == 20, name
         assert all(r.premise and r.hypothesis and r.group.startswith(name) for r in rows)

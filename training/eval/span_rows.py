@@ -23,7 +23,7 @@ def human_rows(data: Path) -> list[SpanRow]:
 
 
 def predict(judge, data: dict):
-    """What ``training.fit.span_metrics.judge_scores`` reads, from a loaded ``SpanJudge``."""
+    """What ``training.eval.span_metrics.judge_scores`` reads, from a loaded ``SpanJudge``."""
     import torch
 
     from editor.attribution.span_judge import best_span
@@ -52,8 +52,8 @@ def predict(judge, data: dict):
 
 
 def row_scores(judge, rows: list[SpanRow], limit: int = 0, seed: int = 0) -> dict[str, float]:
-    from training.fit.span_bundle import label_rows
-    from training.fit.span_metrics import judge_scores
+    from training.data.spans.arrays import label_rows
+    from training.eval.span_metrics import judge_scores
 
     if limit and len(rows) > limit:
         rows = random.Random(seed).sample(rows, limit)

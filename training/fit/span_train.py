@@ -8,7 +8,7 @@
 Loss: the pair head's cross-entropy + the token tags' cross-entropy (claim tokens with known
 tags) + half the pointer's start and end cross-entropy (marked pairs). Every weight but the word
 embeddings trains (bf16 autocast on a GPU). Every ``--eval-every`` steps the dev rows are scored
-(``training.fit.span_metrics``); the best state by the mean of the span dev's pair balanced
+(``training.eval.span_metrics``); the best state by the mean of the span dev's pair balanced
 accuracy, token F1, pointer exact match and the NLI dev sets' balanced accuracy is kept and
 written to ``--out`` as a folder purr loads (``editor.attribution.span_judge``), with
 ``metrics.json`` (settings, curve, final per-family scores, speed). Needs numpy, torch,
@@ -30,11 +30,11 @@ import numpy as np
 from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.attribution.span_model import IGNORE, build_model, pad
 from editor.llm.partial import save_partial
+from training.data.spans.arrays import label_all
 from training.data.spans.rows import LABELS, read_rows
+from training.eval.span_metrics import judge_scores, nli_scores
 from training.fit.decoder_train import epoch_batches, warmup_linear
 from training.fit.encoder_train import load_matching
-from training.fit.span_bundle import label_all
-from training.fit.span_metrics import judge_scores, nli_scores
 
 FROZEN = ["bert.embeddings.word_embeddings.weight"]
 HEADS = ("token.", "pointer.")

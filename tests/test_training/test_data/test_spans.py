@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from training.data.spans.arrays import label_rows
 from training.data.spans.families import FAMILIES, Context, Sentence, make_window
 from training.data.spans.make import generate, make
 from training.data.spans.real import diff_span
 from training.data.spans.rows import Span, SpanRow, read_rows, write_rows
-from training.fit.span_bundle import label_rows
 
 TOKENIZER = Path(__file__).resolve().parents[3] / "editor/models/purr-span-judge/tokenizer.json"
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from editor.attribution.span_judge import FlaggedSpan, SpanJudge
+from editor.text.words import changed_run
 from retrieval.sentences import split
 
 WINDOW_CHARS = 520
@@ -64,25 +65,6 @@ def windows(evidence: str, max_chars: int = WINDOW_CHARS) -> list[str]:
         if not out or w not in out[-1]:
             out.append(w)
     return out
-
-
-def _replaced(before: str, after: str) -> tuple[str, str]:
-    """The one run of characters ``after`` writes in place of ``before``'s.
-
-    >>> _replaced("made by Edison in 1887.", "made by Eiffel in 1887.")
-    ('Edison', 'Eiffel')
-    """
-    p = 0
-    while p < min(len(before), len(after)) and before[p] == after[p]:
-        p += 1
-    q = 0
-    while q < min(len(before), len(after)) - p and before[-1 - q] == after[-1 - q]:
-        q += 1
-    while p > 0 and before[p - 1].isalnum():
-        p -= 1
-    while q > 0 and before[len(before) - q].isalnum():
-        q -= 1
-    return before[p : len(before) - q], after[p : len(after) - q]
 
 
 def fitted(sentence: str, span: tuple[int, int], value: str) -> str:
@@ -139,7 +121,8 @@ class SpanFixer:
         f = self.fix(standalone, evidence)
         revised = sentence
         if f.edited:
-            old, new = _replaced(f.sentence, f.revised)
+            a, b, c = changed_run(f.sentence, f.revised)
+            old, new = f.sentence[a:b], f.revised[a:c]
             if old and sentence.count(old) == 1:
                 revised = sentence.replace(old, new, 1)
         spans = tuple(

@@ -235,3 +235,31 @@ def question_type(question: str) -> str:
     if re.match(r"(what|which|name the) .*\b(song|film|movie|book|album|show|series|novel)", q):
         return "title"
     return "other"
+
+
+def _in_word(t: str, i: int) -> bool:
+    """A word character at ``i``, or a point or comma inside a number ("13.1", "2,093")."""
+    if 0 <= i < len(t) and (t[i].isalnum() or t[i] == "_"):
+        return True
+    return 0 < i < len(t) - 1 and t[i] in ".," and t[i - 1].isdigit() and t[i + 1].isdigit()
+
+
+def changed_run(before: str, after: str) -> tuple[int, int, int]:
+    """Where the one run of words an edit changed lies: ``(start, end in before, end in
+    after)``, grown to whole words and numbers.
+
+    >>> b, a = "It rose 13.1 percent.", "It rose 13.8 percent."
+    >>> s, e, f = changed_run(b, a); b[s:e], a[s:f]
+    ('13.1', '13.8')
+    """
+    p = 0
+    while p < min(len(before), len(after)) and before[p] == after[p]:
+        p += 1
+    q = 0
+    while q < min(len(before), len(after)) - p and before[-1 - q] == after[-1 - q]:
+        q += 1
+    while p > 0 and _in_word(before, p - 1):
+        p -= 1
+    while q > 0 and _in_word(before, len(before) - q):
+        q -= 1
+    return p, len(before) - q, len(after) - q

@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from editor.text.words import changed_run
 from training.data.nli import group_key, is_dev, premise_word_budget, window_premise
 from training.data.nli_contrast import changed_sentences, edit_label
 from training.data.spans.rows import Span, SpanRow
@@ -81,23 +82,8 @@ def diff_span(wrong: str, clean: str) -> tuple[int, int, int, int] | None:
     >>> a, b, x, y = diff_span(w, c); w[a:b], c[x:y]
     ('Rome', 'Paris')
     """
-    p = 0
-    while p < min(len(wrong), len(clean)) and wrong[p] == clean[p]:
-        p += 1
-    s = 0
-    while s < min(len(wrong), len(clean)) - p and wrong[-1 - s] == clean[-1 - s]:
-        s += 1
-
-    def inword(t: str, i: int) -> bool:  # a word character, or a point or comma in a number
-        if 0 <= i < len(t) and _WORDCH.match(t[i]):
-            return True
-        return 0 < i < len(t) - 1 and t[i] in ".," and t[i - 1].isdigit() and t[i + 1].isdigit()
-
-    while p > 0 and inword(wrong, p - 1):
-        p -= 1
-    while s > 0 and inword(wrong, len(wrong) - s):
-        s -= 1
-    a, b, x, y = p, len(wrong) - s, p, len(clean) - s
+    a, b, y = changed_run(wrong, clean)
+    x = a
     if a >= b or len(wrong[a:b].split()) > 5:
         return None
     return a, b, x, y

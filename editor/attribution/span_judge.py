@@ -181,8 +181,9 @@ class SpanJudge(ChunkedNLI):
         return out[0].astype(np.float64)
 
     # -- the span API ---------------------------------------------------------------------
-    def _forward(self, firsts: list[str], evidences: list[str]):
-        """Pair probabilities (n, 3), token probabilities and encodings of the pairs."""
+    def _forward(self, firsts: list[str], evidences: list[str], pointers: bool = False):
+        """Pair probabilities (n, 3), token probabilities, the pointer's spans (only when
+        ``pointers``: a search over every start) and encodings of the pairs."""
         import torch
 
         self.load()
@@ -202,7 +203,7 @@ class SpanJudge(ChunkedNLI):
             starts, ends = start.float().cpu().numpy(), end.float().cpu().numpy()
             for k in range(len(chunk)):
                 tok_p.append(tp[k])
-                ptr.append(best_span(starts[k], ends[k]))
+                ptr.append(best_span(starts[k], ends[k]) if pointers else (0, 0))
         return np.concatenate(pair_p) if pair_p else np.zeros((0, 3)), tok_p, ptr, encs
 
     def judge_batch(
@@ -232,7 +233,7 @@ class SpanJudge(ChunkedNLI):
         if not items:
             return []
         texts = [first_segment(marked(c, a, b)[0], question)[0] for c, (a, b), _ in items]
-        _, _, ptr, encs = self._forward(texts, [e for _, _, e in items])
+        _, _, ptr, encs = self._forward(texts, [e for _, _, e in items], pointers=True)
         out: list[tuple[int, int] | None] = []
         for (s, e), enc in zip(ptr, encs, strict=True):
             if s <= 0 or e < s or enc.sequence_ids[s] != 1 or enc.sequence_ids[e] != 1:
@@ -244,7 +245,6 @@ class SpanJudge(ChunkedNLI):
 
 
 def _load(path: Path, device: str):
-    import torch
     from safetensors import safe_open
     from safetensors.torch import load_file
     from tokenizers import Tokenizer
@@ -273,5 +273,4 @@ def _load(path: Path, device: str):
             f"unexpected {unexpected[:4]}"
         )
     tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-    torch.set_num_threads(max(1, torch.get_num_threads()))
     return model.to(device).eval(), tokenizer

@@ -12,25 +12,11 @@ Needs numpy, torch and transformers only (it also runs where purr is not install
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 TOKEN_TAGS = ("O", "B-C", "I-C", "B-U", "I-U")
 MARK_OPEN, MARK_CLOSE = "«", "»"
 IGNORE = -100
-
-
-@dataclass(frozen=True)
-class Encoded:
-    """One pair as the network reads it: ids, first-segment length, and for each claim
-    character the token that holds it (``char_token``), and each evidence token's character
-    span in the evidence (``evidence_offsets``, -1 where none)."""
-
-    ids: np.ndarray
-    segment: int
-    claim_tokens: list[tuple[int, int, int]]  # (token index, claim start, claim end)
-    evidence_tokens: list[tuple[int, int, int]]  # (token index, evidence start, evidence end)
 
 
 def first_segment(claim: str, question: str = "") -> tuple[str, int]:

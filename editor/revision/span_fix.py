@@ -89,7 +89,6 @@ class SpanFixer:
         judge: SpanJudge,
         contradicted_min: float = 0.5,
         supported_min: float = 0.5,
-        question: str = "",
         guard: Callable[[str, str, str], str | None] | None = None,
     ) -> None:
         self.guard = guard
@@ -97,7 +96,6 @@ class SpanFixer:
         self._cache: OrderedDict[tuple, SpanFix] = OrderedDict()
         self.contradicted_min = contradicted_min
         self.supported_min = supported_min
-        self.question = question
 
     def fix(self, sentence: str, evidence: Sequence[str]) -> SpanFix:
         """The fix of ``sentence`` against the evidence texts (each cut into windows); the
@@ -138,7 +136,7 @@ class SpanFixer:
         wins = [w for e in evidence for w in windows(e)]
         if not sentence.strip() or not wins:
             return SpanFix(sentence, "not_supported", (), sentence, "", "nothing to judge")
-        js = self.judge.judge_batch([(sentence, w) for w in wins], self.question)
+        js = self.judge.judge_batch([(sentence, w) for w in wins])
         cands = [
             (j, w, s)
             for j, w in zip(js, wins, strict=True)
@@ -146,9 +144,7 @@ class SpanFixer:
             and j.scores.contradicted > j.scores.supported
             for s in j.contradicted_spans()
         ]
-        points = self.judge.point_batch(
-            [(sentence, (s.start, s.end), w) for _, w, s in cands], self.question
-        )
+        points = self.judge.point_batch([(sentence, (s.start, s.end), w) for _, w, s in cands])
         found = [
             (j, w, FlaggedSpan(s.start, s.end, s.kind, s.score, p))
             for (j, w, s), p in zip(cands, points, strict=True)
@@ -215,7 +211,7 @@ class SpanFixer:
         in the same evidence (that window or another of ``wins``) the pair head calls it
         supported, at least ``supported_min`` and above contradicted."""
         others = [w for w in wins if w != window]
-        js = self.judge.judge_batch([(revised, w) for w in [window, *others]], self.question)
+        js = self.judge.judge_batch([(revised, w) for w in [window, *others]])
         still = [s for s in js[0].contradicted_spans() if s.start < edited[1] and s.end > edited[0]]
         if still:
             return (

@@ -87,23 +87,23 @@ def test_windows_cover_long_evidence_and_a_pronoun_never_replaces_a_name():
 
 
 @pytest.mark.parametrize(
-    "claim, evidence",
+    "claim, evidence, unchanged",
     [
-        ("", WARS),
-        ("Star Wars was created by George Lucas.", ""),
-        (
-            "Star Wars was created by George Lucas.",
-            "Star Wars ist eine Filmreihe von George Lucas.",
-        ),
-        ("word " * 2000 + "end.", WARS),
-        ("Star Wars was created by Steven Spielberg.", WARS * 600),
-        ("Who created Star Wars?", WARS),
+        ("", WARS, True),
+        ("Star Wars was created by George Lucas.", "", True),
+        ("Star Wars was created by Steven Spielberg.", "Star Wars ist eine Filmreihe.", True),
+        ("word " * 2000 + "end.", WARS, True),
+        ("Star Wars was created by Steven Spielberg.", WARS * 600, False),
+        ("Who created Star Wars?", WARS, True),
     ],
 )
-def test_bad_input_gets_a_verdict_never_an_error(fixer, claim, evidence):
+def test_bad_input_gets_a_verdict_never_an_error(fixer, claim, evidence, unchanged):
     f = fixer.fix(claim, [evidence])
     assert f.verdict in {"supported", "contradicted", "not_supported"}
-    assert isinstance(f.revised, str)
+    if unchanged:  # nothing the evidence proves wrong: the text comes back as it was
+        assert f.revised == claim
+    else:  # the long evidence still states the fix within a window
+        assert "George Lucas" in f.revised
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,12 @@ import pytest
 RESOURCES = Path(__file__).parent / "resources"
 
 
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (the default run): one worker per core, at most 4, since each worker loads
+    its own models (two workers peaked at 7.8 GB together); ``-n 0`` runs them in one process."""
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2))
+
+
 @pytest.fixture(scope="session")
 def resources() -> Path:
     return RESOURCES
@@ -80,7 +86,15 @@ def purr_cache(tmp_path_factory) -> Path:
     session, or ``PURR_TEST_CACHE_DIR`` to reuse conversions between runs; never the user's own
     ``PURR_CACHE_DIR`` or ``~/.cache/purr``."""
     given = os.environ.get("PURR_TEST_CACHE_DIR")
-    return Path(given) if given else tmp_path_factory.mktemp("purr-cache")
+    if given:
+        return Path(given)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return tmp_path_factory.mktemp("purr-cache")
+    # parallel workers share one cache, so each model is converted once (the conversion holds a
+    # lock; the others wait for it and read the result)
+    shared = tmp_path_factory.getbasetemp().parent / "purr-cache"
+    shared.mkdir(exist_ok=True)
+    return shared
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -180,3 +180,34 @@ def test_causal_editor_reads_the_cached_merge_with_the_same_output(
     save_file(tensors, weights)
     load_causal(str(tiny_model_dir), str(tiny_adapter), "cpu")
     assert len(list((tmp_path / "cache" / "merged").iterdir())) == 2
+
+
+def _write_slowly(target: str, log: str) -> bool:
+    """A converter's ``write``: records that it ran, then takes a while."""
+    import time
+    from pathlib import Path
+
+    from editor.llm.model_files import save_into_cache
+
+    def write(tmp: Path) -> dict:
+        with open(log, "a") as f:
+            f.write("wrote\n")
+        time.sleep(0.5)
+        (tmp / "config.json").write_text("{}")
+        (tmp / "model.safetensors").write_bytes(b"")
+        return {"source": "test"}
+
+    return save_into_cache(Path(target), write)
+
+
+def test_two_processes_converting_one_model_write_it_once(tmp_path):
+    from concurrent.futures import ProcessPoolExecutor
+
+    from editor.llm.model_files import is_complete
+
+    target, log = tmp_path / "models" / "m", tmp_path / "log"
+    with ProcessPoolExecutor(2) as pool:
+        wrote = list(pool.map(_write_slowly, [str(target)] * 2, [str(log)] * 2))
+    assert sorted(wrote) == [False, True]  # one wrote it, the other found it written
+    assert log.read_text() == "wrote\n"  # the second never started a conversion of its own
+    assert is_complete(target) and not list(target.parent.glob(".m.tmp-*"))

@@ -26,6 +26,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from editor.pipeline import Pipeline
+from serve.body_check import BodyCheck
 from serve.chat.router import router as chat_router
 from serve.chat.service import ChatService
 from serve.edit.protocol import Readiness
@@ -98,7 +99,9 @@ def create_app(
     app.include_router(edit_router, dependencies=secured)
     app.include_router(chat_router, dependencies=secured)
     app.include_router(_ops_router(_page()))
-    # Guard inside CORS, so its 413 answers carry the CORS headers too
+    # BodyCheck inside Guard (which counts the bytes as they arrive), Guard inside CORS, so
+    # their 4xx answers carry the request id and the CORS headers too
+    app.add_middleware(BodyCheck, router=app.router, body_timeout_s=settings.body_timeout_s)
     app.add_middleware(Guard, metrics=metrics, max_body_bytes=settings.max_body_bytes)
     if settings.origins():
         app.add_middleware(

@@ -47,9 +47,11 @@ def documented(descriptions: dict[int, str]) -> dict[int | str, dict[str, Any]]:
 
 ERROR_RESPONSES = documented(
     {
-        400: "Malformed request (invalid JSON, bad value)",
+        400: "Malformed request (invalid JSON, not UTF-8, too deep, bad value)",
         401: "Missing or wrong API key",
+        408: "The body did not arrive whole before the body timeout",
         413: "Body, text or batch over the limit",
+        415: "The body is not sent as application/json",
         422: "A field has the wrong type or is missing",
         500: "The server failed",
     }

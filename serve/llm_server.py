@@ -22,6 +22,7 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 
 from editor.llm.base import LLMBackend, LLMError
+from serve.body_check import BodyCheck
 from serve.errors import documented, error_response, install_error_handlers
 from serve.llm_protocol import (
     ChatChoice,
@@ -108,7 +109,15 @@ class LLMService:
 
 Service = Annotated[LLMService, Depends(from_state("llm_service"))]
 
-_ERRORS = documented({400: "Invalid request", 404: "Unknown model", 500: "The model failed"})
+_ERRORS = documented(
+    {
+        400: "Invalid request",
+        404: "Unknown model",
+        408: "The body did not arrive whole in time",
+        415: "The body is not sent as application/json",
+        500: "The model failed",
+    }
+)
 
 
 def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True) -> FastAPI:
@@ -154,4 +163,7 @@ def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True
         return error_response(500, str(exc), "llm_error")
 
     install_error_handlers(app, status_for_validation=400)
+    app.add_middleware(
+        BodyCheck, router=app.router
+    )  # coded 4xx for unreadable bodies, as purr serve answers
     return app

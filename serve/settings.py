@@ -38,6 +38,9 @@ class ServeSettings(BaseSettings):
     max_body_bytes: int = Field(
         512 * 1024, ge=1024, description="Largest request body accepted (bytes)."
     )
+    body_timeout_s: float = Field(
+        30.0, gt=0, description="A body that has not arrived whole by then answers 408."
+    )
     max_batch: int = Field(16, ge=1, description="Most passages in one /v1/edit/batch call.")
     max_evidence: int = Field(64, ge=1, description="Most evidence texts in one request.")
     deadline_s: float = Field(

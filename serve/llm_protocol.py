@@ -20,14 +20,6 @@ class _Request(BaseModel):
     temperature: float | None = Field(None, ge=0, le=2, description="0 = greedy.")
     n: int = Field(1, ge=1, le=MAX_SAMPLES, description="Samples per prompt.")
     stop: str | list[str] | None = Field(None, description="Cut each sample before these.")
-    stream: bool = Field(False, description="Streaming is not supported; must be false.")
-
-    @field_validator("stream")
-    @classmethod
-    def _no_stream(cls, value: bool) -> bool:
-        if value:
-            raise ValueError("streaming is not supported by this server; send stream=false")
-        return value
 
     @field_validator("stop")
     @classmethod
@@ -44,6 +36,17 @@ class _Request(BaseModel):
 
 class CompletionRequest(_Request):
     prompt: str | list[str] = Field(description="One prompt or a batch of prompts.")
+    stream: bool = Field(False, description="Streaming is not supported here; must be false.")
+
+    @field_validator("stream")
+    @classmethod
+    def _no_stream(cls, value: bool) -> bool:
+        if value:
+            raise ValueError(
+                "streaming is not supported by /v1/completions; send stream=false "
+                "(/v1/chat/completions streams)"
+            )
+        return value
 
     @field_validator("prompt")
     @classmethod
@@ -65,6 +68,9 @@ class ChatMessageModel(BaseModel):
 
 class ChatCompletionRequest(_Request):
     messages: list[ChatMessageModel] = Field(min_length=1, description="The conversation so far.")
+    stream: bool = Field(
+        False, description="Server-sent events: the reply once generated, a few words a chunk."
+    )
 
 
 class CompletionChoice(BaseModel):

@@ -1,8 +1,9 @@
-"""A minimal OpenAI-compatible server over any ``LLMBackend`` (non-streaming).
+"""A minimal OpenAI-compatible server over any ``LLMBackend``.
 
 ``create_llm_app(backend, "smollm2")`` serves ``GET /v1/models``, ``POST /v1/completions`` and
 ``POST /v1/chat/completions``; so the ``openai`` backend (and any OpenAI client) can use a local
 model served by another process. Model calls run in a worker thread, off the event loop.
+``stream: true`` on chat sends the generated reply as server-sent events, a few words a chunk.
 
     app = create_llm_app(TransformersBackend("packaged:smollm2-135m-instruct"), "smollm2")
     uvicorn.run(app, host="127.0.0.1", port=8001)  # then PURR_LLM_BASE_URL=http://127.0.0.1:8001/v1
@@ -10,6 +11,7 @@ model served by another process. Model calls run in a worker thread, off the eve
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -18,7 +20,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from editor.llm.base import LLMBackend, LLMError
@@ -120,6 +122,25 @@ _ERRORS = documented(
 )
 
 
+async def _events(response: ChatCompletionResponse) -> AsyncIterator[str]:
+    """``response`` as OpenAI ``chat.completion.chunk`` events, then ``[DONE]``."""
+    base = {"id": response.id, "object": "chat.completion.chunk"}
+    base |= {"created": response.created, "model": response.model}
+
+    def event(index: int, delta: dict, finish: str | None) -> str:
+        choice = {"index": index, "delta": delta, "finish_reason": finish}
+        return f"data: {json.dumps({**base, 'choices': [choice]})}\n\n"
+
+    for choice in response.choices:
+        yield event(choice.index, {"role": "assistant"}, None)
+        words = choice.message.content.split(" ")
+        for start in range(0, len(words), 4):
+            piece = " ".join(words[start : start + 4]) + (" " if start + 4 < len(words) else "")
+            yield event(choice.index, {"content": piece}, None)
+        yield event(choice.index, {}, choice.finish_reason)
+    yield "data: [DONE]\n\n"
+
+
 def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True) -> FastAPI:
     """An OpenAI-compatible app serving ``backend`` as ``model_name``.
 
@@ -147,11 +168,20 @@ def create_llm_app(backend: LLMBackend, model_name: str, *, preload: bool = True
     async def completions(request: CompletionRequest, svc: Service) -> CompletionResponse:
         return await run_in_threadpool(svc.complete, request)
 
-    @app.post("/v1/chat/completions")
-    async def chat_completions(
-        request: ChatCompletionRequest, svc: Service
-    ) -> ChatCompletionResponse:
-        return await run_in_threadpool(svc.chat, request)
+    @app.post(
+        "/v1/chat/completions",
+        response_model=ChatCompletionResponse,
+        responses={200: {"content": {"text/event-stream": {}}}},
+    )
+    async def chat_completions(request: ChatCompletionRequest, svc: Service):
+        response = await run_in_threadpool(svc.chat, request)
+        if request.stream:
+            return StreamingResponse(
+                _events(response),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-cache"},
+            )
+        return response
 
     @app.exception_handler(ModelNotFoundError)
     async def _no_model(_: Request, exc: ModelNotFoundError) -> JSONResponse:

@@ -21,6 +21,7 @@ import httpx
 from editor.result import EditResult
 from serve.chat.citations import dialogue_context, message_text, render_reply
 from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
+from serve.chat.upstream_stream import gather
 from serve.edit.protocol import EditOptions, EditRequest
 from serve.edit.service import EditService
 from serve.errors import ApiError
@@ -42,6 +43,19 @@ def _upstream_message(response: httpx.Response) -> str:
     return json.dumps(data)[:300]
 
 
+def _checked(data: Any) -> dict[str, Any]:
+    """``data`` if it is a chat completion with choices; otherwise a 502."""
+    try:
+        choices = data["choices"]
+        if not isinstance(choices, list) or not choices:
+            raise ValueError("no choices")
+    except (ValueError, KeyError, TypeError) as e:
+        raise ApiError(
+            502, f"the upstream's answer is not an OpenAI chat completion ({e})", "upstream_invalid"
+        ) from None
+    return data
+
+
 class ChatService:
     def __init__(
         self, edits: EditService, settings: ServeSettings, client: httpx.AsyncClient
@@ -50,7 +64,8 @@ class ChatService:
         self.settings = settings
         self.client = client
 
-    async def _upstream(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    def _target(self) -> tuple[str, dict[str, str]]:
+        """The upstream's chat URL and headers."""
         base = self.settings.upstream_url
         if not base:
             raise ApiError(
@@ -62,7 +77,20 @@ class ChatService:
         headers = {}
         if self.settings.upstream_api_key:
             headers["Authorization"] = f"Bearer {self.settings.upstream_api_key}"
-        url = f"{base}/chat/completions"
+        return f"{base}/chat/completions", headers
+
+    @staticmethod
+    def _failed(response: httpx.Response) -> None:
+        status = response.status_code if response.status_code < 500 else 502
+        raise ApiError(
+            status,
+            f"the upstream answered {response.status_code}: {_upstream_message(response)}",
+            "upstream_error",
+        )
+
+    async def _upstream(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+        url, headers = self._target()
+        base = self.settings.upstream_url
         try:
             response = await self.client.post(url, json=body, headers=headers, timeout=timeout_s)
         except httpx.TimeoutException:
@@ -80,24 +108,14 @@ class ChatService:
                 "upstream_unreachable",
             ) from None
         if response.status_code >= 400:
-            status = response.status_code if response.status_code < 500 else 502
-            raise ApiError(
-                status,
-                f"the upstream answered {response.status_code}: {_upstream_message(response)}",
-                "upstream_error",
-            )
+            self._failed(response)
         try:
             data = response.json()
-            choices = data["choices"]
-            if not isinstance(choices, list) or not choices:
-                raise ValueError("no choices")
-        except (ValueError, KeyError, TypeError) as e:
+        except ValueError as e:
             raise ApiError(
-                502,
-                f"the upstream's answer is not an OpenAI chat completion ({e})",
-                "upstream_invalid",
+                502, f"the upstream's answer is not JSON ({e})", "upstream_invalid"
             ) from None
-        return data
+        return _checked(data)
 
     async def _revise(
         self,
@@ -121,7 +139,14 @@ class ChatService:
         seconds = min(request.purr.deadline_s or self.settings.deadline_s, self.settings.deadline_s)
         deadline = time.monotonic() + seconds
         body = request.upstream_body(self.settings.upstream_model)
-        data = await self._upstream(body, min(self.settings.upstream_timeout_s, seconds))
+        timeout_s = min(self.settings.upstream_timeout_s, seconds)
+        broken = None
+        if request.stream:  # streamed from the upstream too: a reply cut short is kept
+            url, headers = self._target()
+            got = await gather(self.client, url, body, headers, timeout_s, self._failed)
+            data, broken = _checked(got.data), got.broken
+        else:
+            data = await self._upstream(body, timeout_s)
         conversation = [m.model_dump() for m in request.messages]
         context = dialogue_context(conversation, self.pipeline_context_chars)
         reports: list[dict[str, Any]] = []
@@ -130,10 +155,17 @@ class ChatService:
             if not isinstance(message, dict):
                 raise ApiError(502, "the upstream's choice has no message", "upstream_invalid")
             reply = message_text(message.get("content"))
-            if not request.purr.edit or not reply.strip():
+            if broken:
+                why = f"not edited: {broken}; the reply is the upstream's text up to there"
+                log.warning("chat: %s", why)
+                result = EditResult.untouched(reply, context, why)
+                choice["finish_reason"] = choice.get("finish_reason") or "error"
+            elif not request.purr.edit or not reply.strip():
                 continue
-            remaining = max(deadline - time.monotonic(), 0.001)
-            result = await self._revise(reply, context, remaining, deadline, request.purr.sources)
+            else:
+                remaining = max(deadline - time.monotonic(), 0.001)
+                sources = request.purr.sources
+                result = await self._revise(reply, context, remaining, deadline, sources)
             message["content"] = render_reply(result, request.purr.citations)
             report = result.to_json()
             reports.append(report)

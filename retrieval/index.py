@@ -30,6 +30,7 @@ from retrieval.config import IndexConfig, SearchConfig
 from retrieval.dense import DenseIndex
 from retrieval.encoders import Encoder, build_encoder
 from retrieval.files.atomic import recover, remove_stale, swap_in, temp_sibling
+from retrieval.files.failures import writing
 from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from retrieval.prebuilt import passage_encoder, text_key
 from retrieval.store import SnippetStore, write_store
@@ -121,13 +122,11 @@ class Index:
             )
         tmp = _temp_sibling(out)
         enc = encoder or (passage_encoder(cfg.dense) if cfg.dense_enabled else None)
-        try:
+        with writing(out, tmp):
             _write_all(
                 tmp, docs, cfg, enc, existing=None, extra_config=extra_config, progress=progress
             )
             swap_in(tmp, out)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
         return cls.open(out, encoder=enc)
 
     def append(self, docs: Iterable[Document], progress: bool = True) -> int:
@@ -148,7 +147,7 @@ class Index:
             return 0
         before = len(self.store)
         tmp = _temp_sibling(self.path)
-        try:
+        with writing(self.path, tmp):
             shutil.copytree(self.path, tmp)
             existing = SnippetStore(tmp, mmap=False)
             enc = self.encoder if self.cfg.dense_enabled else None
@@ -164,8 +163,6 @@ class Index:
             existing.close()
             self.close()
             swap_in(tmp, self.path)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
         reopened = Index.open(self.path, encoder=self._encoder)
         self.__dict__.update(reopened.__dict__)
         return len(self.store) - before

@@ -51,6 +51,12 @@ class ServeSettings(BaseSettings):
     workers: int = Field(
         2, ge=1, le=64, description="Passages edited at once (threads sharing the loaded models)."
     )
+    max_queue: int = Field(
+        64,
+        ge=0,
+        description="Most model calls waiting for a worker; past it a request answers 503 "
+        "(code overloaded, Retry-After) at once instead of queueing.",
+    )
     warmup: bool = Field(True, description="Load the models and index at start-up.")
     retry_after_s: int = Field(
         10, ge=1, description="Retry-After (seconds) sent with 503 while the models load."

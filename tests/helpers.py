@@ -7,6 +7,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from editor.attribution.nli import ChunkedNLI
@@ -177,3 +179,37 @@ def nli_rows(source: str, n_docs: int = 12) -> list[dict]:
 
 NAME_POOL = {"PERSON": ["Thomas Edison", "Isaac Newton"], "GPE": ["London", "Berlin"]}
 """Replacement names for rule corruptions in tests."""
+
+
+@contextmanager
+def small_filesystem(path: Path, size_kib: int) -> Iterator[Path]:
+    """A real tmpfs of ``size_kib`` mounted at ``path`` for the block (a disk that really fills:
+    ENOSPC, not a file-size limit); the test skips where mounting is not allowed."""
+    import pytest
+
+    path.mkdir(parents=True, exist_ok=True)
+    r = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_kib}k", "tmpfs", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if r.returncode != 0:
+        pytest.skip(
+            f"cannot mount a small tmpfs here ({(r.stderr or 'mount failed').strip()}); the "
+            "full-disk tests need root or CAP_SYS_ADMIN"
+        )
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+def fill(folder: Path, leave_bytes: int) -> Path:
+    """Fill ``folder``'s filesystem with one file until ``leave_bytes`` stay free."""
+    import shutil
+
+    filler = folder / "filler"
+    free = shutil.disk_usage(folder).free
+    with open(filler, "wb") as f:
+        f.write(b"\0" * max(free - leave_bytes, 0))
+    return filler

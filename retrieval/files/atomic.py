@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from retrieval.files.errors import WRITE_ERRNOS, output_error
+from retrieval.files.errors import WRITE_ERRNOS, output_error, write_errno
 
 log = logging.getLogger(__name__)
 
@@ -149,31 +149,46 @@ def atomic_dir(
     ['model']
     """
     out = Path(out)
+    tmp = temp_sibling(out)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         recover(out)
         remove_stale(out)
-        tmp = temp_sibling(out)
         if copy_existing and out.is_dir():
             shutil.copytree(out, tmp, ignore=shutil.ignore_patterns(*skip) if skip else None)
         else:
             tmp.mkdir()
     except OSError as e:
-        if e.errno in WRITE_ERRNOS:
-            raise output_error(e, out, f"{out} is unchanged") from None
+        number = write_errno(e)
+        shutil.rmtree(tmp, ignore_errors=True)  # a half copy
+        if number is not None:
+            refused = OSError(number, os.strerror(number))
+            raise output_error(refused, out, f"{out} is unchanged", 0, more=True) from None
         raise
     try:
         yield tmp
         _fsync_tree(tmp)
         swap_in(tmp, out)
-    except OSError as e:
+    except BaseException as e:
+        written = tree_bytes(tmp)
         shutil.rmtree(tmp, ignore_errors=True)
-        if e.errno in WRITE_ERRNOS:
-            raise output_error(e, out, f"{out} is unchanged") from None
+        number = write_errno(e)
+        if number is not None:
+            refused = OSError(number, os.strerror(number))
+            raise output_error(refused, out, f"{out} is unchanged", written, more=True) from None
         raise
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+
+
+def tree_bytes(folder: Path) -> int:
+    """Bytes of the files under ``folder`` (0 when it is gone)."""
+    total = 0
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_size
+            except OSError:
+                pass
+    return total
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
@@ -222,9 +237,10 @@ def atomic_file(path: str | Path) -> Iterator[Path]:
         os.replace(tmp, path)
         _fsync_dir(path.parent)
     except OSError as e:
+        written = tmp.stat().st_size if tmp.exists() else 0
         tmp.unlink(missing_ok=True)
         if e.errno in WRITE_ERRNOS:
-            raise output_error(e, path, f"{path} is unchanged") from None
+            raise output_error(e, path, f"{path} is unchanged", written, more=True) from None
         raise
     except BaseException:
         tmp.unlink(missing_ok=True)

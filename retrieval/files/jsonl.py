@@ -214,7 +214,7 @@ class RowJournal:
                 pass
             kept = f"the {len(self._done)} rows before it are kept; run the same command again to resume"
             if e.errno in WRITE_ERRNOS:
-                raise output_error(e, self.path, kept) from None
+                raise output_error(e, self.path, kept, needed=len(data)) from None
             raise
         self._size += len(data)
         self._done.update(keys)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
 import time
 from collections import deque
@@ -25,9 +26,12 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
-from retrieval.files import write_text
+from retrieval.files import output_error, write_text
+from retrieval.files.errors import WRITE_ERRNOS
 from retrieval.web.fetch import FetchedPage, PageFetcher
 from retrieval.web.providers import Features, Results, WebResult, WebSearch, WebSearchError
+
+logger = logging.getLogger(__name__)
 
 CacheMode = Literal["rw", "ro", "refresh"]
 MODES = ("rw", "ro", "refresh")
@@ -47,6 +51,8 @@ class WebCache:
                 "rw to fill it"
             )
         self.hits = self.misses = 0
+        self.unwritable: str | None = None
+        """why an entry could not be written (a full disk, say): research goes on uncached"""
         self._lock = threading.Lock()
 
     @staticmethod
@@ -78,8 +84,17 @@ class WebCache:
         if self.mode == "ro":
             return
         path = self._path(kind, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text(path, json.dumps(value, ensure_ascii=False, sort_keys=True))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_text(path, json.dumps(value, ensure_ascii=False, sort_keys=True))
+        except OSError as e:  # the cache only saves time: a failed write is never the run's end
+            if e.errno not in WRITE_ERRNOS:
+                raise
+            reason = str(output_error(e, path))
+            with self._lock:
+                first, self.unwritable = self.unwritable is None, reason
+            if first:
+                logger.warning("web cache: %s; going on without caching", reason)
 
 
 class Budget:

@@ -350,6 +350,14 @@ BENCHMARK = Benchmark(
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kind",
+        default=None,
+        help="kills at scale for these jobs (comma-separated: edit, score, check, make, index, "
+        "append, train, or all) instead of the trials and the writer cost",
+    )
+    p.add_argument("--kills", type=int, default=200, help="kills per kind (with --kind)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the kill moments (with --kind)")
     p.add_argument("--trials", type=int, default=5, help="seeded kill trials per job")
     p.add_argument("--index", default=None, help="index for edit and data make (default packaged)")
     p.add_argument("--corpus", required=True, help="small JSONL corpus for data make and append")
@@ -367,6 +375,10 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     from editor.factory import Components
     from editor.pipeline import Pipeline
 
+    if args.kind:
+        from serve.bench.kills import main_kills
+
+        return main_kills(args)
     if args.trials < 1 or args.rows < 1 or args.repeats < 1:
         raise ValueError("--trials, --rows and --repeats must be >= 1")
     out = Path(args.out)

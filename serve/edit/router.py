@@ -26,8 +26,8 @@ router = APIRouter(prefix="/v1", tags=["edit"])
 
 NOT_READY = documented(
     {
-        503: "Still loading the models and index: retry after the Retry-After header's seconds, "
-        "or set options.wait_for_ready"
+        503: "Still loading the models and index (code not_ready), or every worker busy and "
+        "the queue full (code overloaded): retry after the Retry-After header's seconds"
     }
 )
 

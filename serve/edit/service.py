@@ -56,6 +56,8 @@ class EditService:
         self.settings = settings
         self.metrics = metrics or Metrics()
         self._pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="purr-edit")
+        self._pending = 0  # model calls submitted and not finished (running or queued)
+        self._pending_lock = threading.Lock()
         self._warmup: Future[None] | None = None
         self._warmup_error: str | None = None
 
@@ -176,17 +178,46 @@ class EditService:
             except ValueError as e:
                 raise ApiError(422, str(e), "invalid_input", "sources") from None
 
+    def _admit(self) -> None:
+        """Count one more model call, or answer 503 at once when the queue is full."""
+        limit = self.settings.workers + self.settings.max_queue
+        with self._pending_lock:
+            if self._pending >= limit:
+                full = True
+            else:
+                full = False
+                self._pending += 1
+        if full:
+            self.metrics.observe_edit("overloaded", {})
+            raise ApiError(
+                503,
+                f"the server is busy: {limit} model calls are running or queued "
+                f"(PURR_WORKERS + PURR_MAX_QUEUE); retry after {self.settings.retry_after_s} s",
+                "overloaded",
+                headers={"Retry-After": str(self.settings.retry_after_s)},
+            )
+
     async def _run(self, fn: Callable[[], T], deadline: float) -> T:
         """Run ``fn`` on a worker thread; ``TimeoutError`` past the monotonic ``deadline``."""
 
         def job() -> T:
-            if time.monotonic() >= deadline:
-                raise _Late
-            if self._warmup is not None:
-                self._warmup.result()
-            return fn()
+            try:
+                if time.monotonic() >= deadline:
+                    raise _Late
+                if self._warmup is not None:
+                    self._warmup.result()
+                return fn()
+            finally:
+                with self._pending_lock:
+                    self._pending -= 1
 
-        future = asyncio.get_running_loop().run_in_executor(self._pool, job)
+        self._admit()
+        try:
+            future = asyncio.get_running_loop().run_in_executor(self._pool, job)
+        except BaseException:  # never scheduled (the pool is shutting down): not pending
+            with self._pending_lock:
+                self._pending -= 1
+            raise
         try:
             return await asyncio.wait_for(future, timeout=max(deadline - time.monotonic(), 0.0))
         except _Late:

@@ -308,3 +308,23 @@ def test_edit_with_sources_repairs_citations_like_the_cli(url, tmp_path):
     assert _error(post(f"{url}/v1/edit", json={"text": text, "sources": []}), 422)
     many = [{"id": i, "text": "a"} for i in range(65)]
     assert _error(post(f"{url}/v1/edit", json={"text": text, "sources": many}), 413)
+
+
+def test_a_full_queue_answers_503_at_once_with_retry_after(built_index, nli):
+    settings = ServeSettings(workers=1, max_queue=1, retry_after_s=7)
+    with serve(create_app(_pipeline(built_index, nli), settings)) as base:
+        assert _wait_ready(base).status_code == 200
+        body = {"text": PLANTED, "evidence": [TOWER]}
+        with ThreadPoolExecutor(16) as pool:
+            answers = list(pool.map(lambda _: post(f"{base}/v1/edit", json=body), range(16)))
+        assert httpx.get(f"{base}/healthz").status_code == 200
+        metrics = httpx.get(f"{base}/metrics").text
+    done = [r for r in answers if r.status_code == 200]
+    busy = [r for r in answers if r.status_code == 503]
+    assert len(done) + len(busy) == 16 and len(done) >= 2 and busy  # 1 running + 1 queued
+    assert all(r.json()["revised"] == FIXED for r in done)
+    slowest = max(r.elapsed for r in done)
+    for r in busy:
+        assert r.headers["retry-after"] == "7" and _error(r, 503)["code"] == "overloaded"
+        assert r.elapsed < slowest  # refused at once, not after waiting its turn
+    assert 'purr_edits_total{status="overloaded"}' in metrics

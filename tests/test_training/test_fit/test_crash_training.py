@@ -138,3 +138,29 @@ def test_sigterm_stops_training_with_the_best_checkpoint(rows_file, tmp_path):
     )
     assert more.returncode == 0, more.stderr
     assert _curve(out)[-1]["step"] == stopped_at + 3 and not (out / "resume").exists()
+
+
+def test_training_on_a_full_disk_keeps_the_checkpoint_there_and_says_so(rows_file, tmp_path):
+    from helpers import fill, small_filesystem
+
+    rows = rows_file[0]
+    base = save_tiny_t5(tmp_path / "t5", _words(rows), d_model=32, init=1.0)
+    with small_filesystem(tmp_path / "disk", 8192) as disk:
+        out = disk / "editor"
+        first = subprocess.run(_train(rows, base, out, 4), capture_output=True, text=True)
+        assert first.returncode == 0, first.stderr
+        step = _whole_checkpoint(out)
+        before = sorted((p.name, p.stat().st_size) for p in out.iterdir())
+        filler = fill(disk, 20_000)
+        full = subprocess.run(_train(rows, base, out, 6), capture_output=True, text=True)
+        assert full.returncode == 2, full.stderr
+        lines = [x for x in full.stderr.splitlines() if x.startswith("purr train: error:")]
+        assert len(lines) == 1 and "Traceback" not in full.stderr, full.stderr
+        assert str(out) in lines[0] and "no space left" in lines[0] and "free" in lines[0]
+        assert _whole_checkpoint(out) == step  # the checkpoint that was there, whole
+        assert sorted((p.name, p.stat().st_size) for p in out.iterdir()) == before
+        assert sorted(p.name for p in disk.iterdir()) == ["editor", "filler"]
+        filler.unlink()
+        again = subprocess.run(_train(rows, base, out, 6), capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        assert _whole_checkpoint(out) >= step

@@ -22,7 +22,14 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from serve.bench.crash import audit, edit_rows, newlines, popen_purr, run_purr
+from serve.bench.purr_jobs import (
+    audit,
+    edit_rows,
+    newlines,
+    popen_purr,
+    run_purr,
+    whole_checkpoint,
+)
 
 KINDS = ("edit", "score", "check", "make", "index", "append", "train")
 
@@ -108,18 +115,14 @@ def _old_or_new(*allowed: int | None) -> Callable[[Path], dict[str, int]]:
 
 
 def _checkpoint_or_nothing(out: Path) -> dict[str, int]:
-    from serve.bench.crash import _whole_checkpoint
-
-    return {"half_after_kill": int(out.exists() and not _whole_checkpoint(out))}
+    return {"half_after_kill": int(out.exists() and not whole_checkpoint(out))}
 
 
 def _train_audit(out: Path, ref: Path) -> dict[str, int]:
-    from serve.bench.crash import _whole_checkpoint
-
     def curve(p: Path) -> Any:
         return json.loads((p / "metrics.json").read_text())["curve"]
 
-    whole = _whole_checkpoint(out)
+    whole = whole_checkpoint(out)
     same = whole and curve(out) == curve(ref)
     return {"broken": int(not whole), "different": int(whole and not same)}
 

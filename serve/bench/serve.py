@@ -118,6 +118,8 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
 
 
 def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
+    import httpx
+
     from serve.loopback_web import free_port
 
     port = free_port()
@@ -128,6 +130,8 @@ def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Po
     for o in args.overrides:
         cmd += ["--set", o]
     env = {**os.environ, "PURR_DEADLINE_S": str(args.deadline_s)}
+    if getattr(args, "upstream_url", None):
+        env["PURR_UPSTREAM_URL"] = args.upstream_url
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + args.start_timeout_s
@@ -161,6 +165,8 @@ def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]
         "runs": {},
     }
     timeout = args.deadline_s + 30
+    if args.mix:
+        return _bench_mix(passages, args, report, timeout)
     for workers in tqdm(args.workers, desc="server configurations"):
         proc, url = _start_server(workers, args)
         try:
@@ -180,6 +186,35 @@ def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]
     return report
 
 
+def _bench_mix(
+    passages: list[str], args: argparse.Namespace, report: dict[str, Any], timeout: float
+) -> dict[str, Any]:
+    """``--mix``: edit, check, score and streamed chat from every client; memory before/after."""
+    from serve.bench.serve_mix import canned_upstream, drive_mix, rss_mb
+
+    with canned_upstream(passages[0]) as upstream:
+        args.upstream_url = upstream
+        for workers in args.workers:
+            proc, url = _start_server(workers, args)
+            try:
+                asyncio.run(drive_mix(url, passages, 4, min(10.0, args.baseline_s), timeout))
+                before = rss_mb(proc.pid)
+                load = asyncio.run(drive_mix(url, passages, args.clients, args.duration, timeout))
+                after = rss_mb(proc.pid)
+                growth = after / before - 1 if before and after else None
+                report["runs"][str(workers)] = {
+                    "mix": load,
+                    "server_rss_mb_before": before,
+                    "server_rss_mb_after": after,
+                    "rss_growth": round(growth, 3) if growth is not None else None,
+                    "server_peak_rss_mb": _peak_rss_mb(proc.pid),
+                }
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    return report
+
+
 def plot(report: dict[str, Any], png: Path) -> None:
     import matplotlib
 
@@ -188,14 +223,25 @@ def plot(report: dict[str, Any], png: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(7, 4))
     for workers, run in report["runs"].items():
+        if "mix" in run:  # --mix: p50 and p99 per kind of request
+            ops = list(run["mix"]["by_op"])
+            for q, style in (("p50_s", "o-"), ("p99_s", "s--")):
+                values = [run["mix"]["by_op"][op][q] for op in ops]
+                ax.plot(ops, values, style, label=f"workers={workers}, {q[:3]}")
+            ax.set_ylabel("latency (s)")
+            continue
         for phase, style in (("baseline_1_client", "--"), ("load", "-")):
             lat = np.sort(run[phase]["latencies"])
             if len(lat):
                 label = f"workers={workers}, {run[phase]['clients']} client(s)"
                 ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), style, label=label)
-    ax.set_xlabel("latency (s)")
-    ax.set_ylabel("share of requests")
-    ax.set_title("POST /v1/edit latency on loopback (CDF)")
+    if any("mix" in run for run in report["runs"].values()):
+        ax.set_xlabel("request")
+        ax.set_title("mixed load on loopback: latency per kind of request")
+    else:
+        ax.set_xlabel("latency (s)")
+        ax.set_ylabel("share of requests")
+        ax.set_title("POST /v1/edit latency on loopback (CDF)")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -222,6 +268,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--deadline-s", type=float, default=120, help="server PURR_DEADLINE_S")
     p.add_argument("--start-timeout-s", type=float, default=900)
     p.add_argument("--index", default=None)
+    p.add_argument(
+        "--mix",
+        action="store_true",
+        help="each client cycles edit, check, score and streamed chat (through a loopback "
+        "upstream); reports 5xx per kind and the server's memory before and after",
+    )
     config_flags(p)
     out_flag(p, "serve")
 

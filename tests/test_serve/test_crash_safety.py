@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from serve.bench.crash import (
+from serve.bench.purr_jobs import (
     EDIT_FACTS,
     edit_rows,
     kill_after_rows,
@@ -212,3 +212,18 @@ def test_index_append_killed_at_random_moments_leaves_a_whole_index(resources, t
         assert run_purr([*append, "--out", str(idx)]).returncode == 0
         assert Index.open(idx).stats()["documents"] == after
         assert sorted(p.name for p in tmp_path.glob(f".idx{seed}.*")) == []  # no leftovers
+
+
+def test_kills_at_scale_cover_score_check_and_index_builds(built_index, resources, tmp_path):
+    # the benchmark's harness, a few kills per kind (purr bench crash --kills 200 is the scale)
+    args = ["bench", "crash", "--kind", "score,check,index", "--kills", "2", "--out", str(tmp_path)]
+    args += ["--index", str(built_index), "--corpus", str(resources / "tiny_corpus.jsonl")]
+    r = run_purr([*args, "--docs", str(resources / "docs")])
+    assert r.returncode == 0, r.stderr
+    report = json.loads((tmp_path / "bench_crash_kills.json").read_text())
+    for kind in ("score", "check", "index"):
+        k = report["kinds"][kind]
+        assert k["kills"] == 2 and k["landed"] >= 1 and len(k["kill_moments"]) == 2, k
+        assert k["bad"] == 0 and k["resume_failed"] == 0, k  # nothing lost, doubled or half
+    assert report["kinds"]["index"]["half_after_kill"] == 0
+    assert (tmp_path / "bench_crash_kills.png").stat().st_size > 1000

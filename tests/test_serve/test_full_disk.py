@@ -13,7 +13,7 @@ import pytest
 from helpers import fill, run_purr, small_filesystem
 
 from retrieval.web.cache import WebCache
-from serve.bench.crash import edit_rows
+from serve.bench.purr_jobs import edit_rows
 
 # the CLI as a subprocess
 pytestmark = pytest.mark.integration

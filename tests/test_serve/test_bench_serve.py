@@ -1,0 +1,27 @@
+"""``purr bench serve --mix`` end to end: a real ``purr serve`` process under clients that cycle
+edit, check, score and streamed chat (through a loopback upstream); every answer checked."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import run_purr
+
+# the CLI as a subprocess, a real HTTP server
+pytestmark = pytest.mark.integration
+
+
+def test_mixed_load_answers_every_kind_of_request_and_reports_memory(built_index, tmp_path):
+    r = run_purr(
+        "bench", "serve", "--mix", "--clients", "4", "--duration", "6", "--baseline-s", "3",
+        "--index", str(built_index), "--out", str(tmp_path),
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    run = json.loads((tmp_path / "bench_serve.json").read_text())["runs"]["2"]
+    mix = run["mix"]
+    assert mix["server_errors"] == 0 and mix["lost"] == 0, mix
+    for op in ("edit", "check", "score", "chat"):
+        assert mix["by_op"][op]["ok"] >= 1 and mix["by_op"][op]["wrong_answer"] == 0, (op, mix)
+    assert run["server_rss_mb_before"] > 100 and run["server_rss_mb_after"] > 100
+    assert (tmp_path / "bench_serve.png").stat().st_size > 1000

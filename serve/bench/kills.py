@@ -289,15 +289,13 @@ def plot(report: dict[str, Any], png: Path) -> None:
     from retrieval.files import save_png
 
     kinds = list(report["kinds"])
-    fig, axes = plt.subplots(1, len(kinds), figsize=(3.2 * len(kinds), 3), squeeze=False)
+    fig, axes = plt.subplots(1, len(kinds), figsize=(4.2 * len(kinds), 3.2), squeeze=False)
     for ax, kind in zip(axes[0], kinds, strict=True):
         r = report["kinds"][kind]
         moments = [m for m in r["kill_moments"] if m is not None]
         ax.hist(moments, bins=20, range=(0, 1), color="tab:grey")
-        ax.set(
-            title=f"{kind}: {r['landed']}/{r['kills']} landed, {r['bad']} bad",
-            xlabel="kill moment (share of the run after its first output)",
-        )
+        ax.set_title(f"{kind}: {r['landed']}/{r['kills']} landed mid-run, {r['bad']} bad")
+        ax.set_xlabel("kill moment (share of the run after its first output)", fontsize=8)
     axes[0][0].set_ylabel("kills")
     fig.tight_layout()
     save_png(fig, png)

@@ -30,10 +30,12 @@ if TYPE_CHECKING:
     import httpx
 
 
-def _peak_rss_mb(pid: int) -> float | None:
+def memory_mb(pid: int, field: str = "VmHWM") -> float | None:
+    """A memory figure of ``pid`` from /proc in MB: ``VmHWM`` its peak resident memory,
+    ``VmRSS`` its resident memory now."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         return None
@@ -178,7 +180,7 @@ def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]
                 "baseline_1_client": base,
                 "load": load,
                 "throughput_vs_baseline": round(ratio, 2) if ratio else None,
-                "server_peak_rss_mb": _peak_rss_mb(proc.pid),
+                "server_peak_rss_mb": memory_mb(proc.pid),
             }
         finally:
             proc.terminate()
@@ -190,7 +192,7 @@ def _bench_mix(
     passages: list[str], args: argparse.Namespace, report: dict[str, Any], timeout: float
 ) -> dict[str, Any]:
     """``--mix``: edit, check, score and streamed chat from every client; memory before/after."""
-    from serve.bench.serve_mix import canned_upstream, drive_mix, rss_mb
+    from serve.bench.serve_mix import canned_upstream, drive_mix
 
     with canned_upstream(passages[0]) as upstream:
         args.upstream_url = upstream
@@ -198,16 +200,16 @@ def _bench_mix(
             proc, url = _start_server(workers, args)
             try:
                 asyncio.run(drive_mix(url, passages, 4, min(10.0, args.baseline_s), timeout))
-                before = rss_mb(proc.pid)
+                before = memory_mb(proc.pid, "VmRSS")
                 load = asyncio.run(drive_mix(url, passages, args.clients, args.duration, timeout))
-                after = rss_mb(proc.pid)
+                after = memory_mb(proc.pid, "VmRSS")
                 growth = after / before - 1 if before and after else None
                 report["runs"][str(workers)] = {
                     "mix": load,
                     "server_rss_mb_before": before,
                     "server_rss_mb_after": after,
                     "rss_growth": round(growth, 3) if growth is not None else None,
-                    "server_peak_rss_mb": _peak_rss_mb(proc.pid),
+                    "server_peak_rss_mb": memory_mb(proc.pid),
                 }
             finally:
                 proc.terminate()

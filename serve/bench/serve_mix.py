@@ -13,7 +13,6 @@ import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,17 +24,6 @@ SOURCE = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It "
     "was built from 1887 to 1889 and is 330 metres tall."
 )
-
-
-def rss_mb(pid: int) -> float | None:
-    """Resident memory of ``pid`` now (VmRSS), in MB."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
 
 
 @contextmanager

@@ -4,7 +4,11 @@
   ``::scale``, ``::zp``, read by ``editor.attribution.onnx_bert.dequantize``), from a purr
   verifier folder (the medium verifier by default, whose pair head starts the judge's);
 - ``nli-dev.jsonl.xz``: the dev rows of the four shared NLI sets, premises windowed to
-  ``--max-length`` tokens as users meet them, ``--per-source`` of each.
+  ``--max-length`` tokens as users meet them, ``--per-source`` of each;
+- ``nli-train.jsonl.xz``: span rows (family ``nli:<source>``, no spans) from the train side of
+  the shared sets and of the ``nli-extra`` sets a shipped model may train on, at most
+  ``--train-per-source`` of each (a random sample), premises windowed the same way. The trainer
+  mixes them with the span rows so the pair head keeps reading real claims.
 
     python -m training.fit.span_prepare --out runs/span-device
 """
@@ -17,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.data.spans.rows import open_text
+from training.data.spans.rows import SpanRow, open_text, write_rows
 
 
 def quantized_state(folder: str) -> dict[str, np.ndarray]:
@@ -60,6 +64,25 @@ def nli_dev(data_dir: Path, max_length: int, per_source: int) -> list[dict]:
     return rows
 
 
+def nli_train(data_dir: Path, max_length: int, per_source: int) -> list[SpanRow]:
+    import random
+
+    from training.data.nli import is_dev, load_nli_sets
+    from training.data.nli_sources import EXTRA_TRAIN, SHARED
+
+    sets = load_nli_sets(data_dir, SHARED + EXTRA_TRAIN, max_length=max_length)
+    rows: list[SpanRow] = []
+    for source, examples in sets.items():
+        kept = [ex for ex in examples if not is_dev(ex.group)]
+        if len(kept) > per_source:
+            kept = random.Random(0).sample(kept, per_source)
+        rows += [
+            SpanRow(ex.id, "nli:" + source, ex.label, ex.hypothesis, ex.premise, ex.group)
+            for ex in kept
+        ]
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, required=True)
@@ -67,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", type=Path, default=Path("../shared/data"))
     p.add_argument("--max-length", type=int, default=128)
     p.add_argument("--per-source", type=int, default=600)
+    p.add_argument("--train-per-source", type=int, default=12000)
     a = p.parse_args(argv)
     a.out.mkdir(parents=True, exist_ok=True)
     np.savez(a.out / "base.npz", **quantized_state(a.verifier))
@@ -74,7 +98,10 @@ def main(argv: list[str] | None = None) -> None:
     with open_text(a.out / "nli-dev.jsonl.xz", "wt") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
-    print(json.dumps({"base": str(a.out / "base.npz"), "nli_dev": len(rows)}))
+    n_train = write_rows(
+        nli_train(a.data_dir, a.max_length, a.train_per_source), a.out / "nli-train.jsonl.xz"
+    )
+    print(json.dumps({"base": str(a.out / "base.npz"), "nli_dev": len(rows), "nli_train": n_train}))
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The form guards of edit acceptance (``editor.revision.acceptance``) as one check for the span
 editor: the edit keeps the sentence's form (no question made of an answer, no name doubled,
 nothing added that replaces nothing), an added or dropped negation is stated by the evidence,
-the new value is the same kind of thing (an ordinal for an ordinal, a date for a date) and the
-values it writes are the evidence's. Kept where the ablation on real-error data shows they
+the new value is the same kind of thing (an ordinal for an ordinal, a date for a date), a word
+put for a verb or a common noun keeps its grammatical form, and the values it writes are the
+evidence's. Kept where the ablation on real-error data shows they
 stop harmful edits the judge lets through (``purr eval spans --guards``).
 """
 
@@ -12,6 +13,8 @@ from editor.revision.acceptance import form_problem, negation_problem, type_prob
 from editor.revision.values import value_problem
 
 _PRONOUNS = frozenset("it its he she his her they them their this that these those".split())
+_VOICE = frozenset("i me my we us our you your".split())
+"""The evidence's own voice: an article's "I" or "we" is its author, never the text's subject."""
 
 
 def edit_guard(before: str, after: str, evidence: str) -> str | None:
@@ -29,9 +32,46 @@ def edit_guard(before: str, after: str, evidence: str) -> str | None:
             and not all(w.lower() in _PRONOUNS for w in old)
         ):
             return f"the edit puts a pronoun, '{' '.join(new)}', where the text named something"
+        if new and all(w.lower() in _VOICE for w in new):
+            return f"the edit copies the evidence's own voice, '{' '.join(new)}'"
     return (
-        form_problem(before, after, None, evidence)
+        inflection_problem(before, after)
+        or form_problem(before, after, None, evidence)
         or negation_problem(before, after, evidence)
         or type_problem(before, after)
         or value_problem(before, after, evidence)
     )
+
+
+def inflection_problem(before: str, after: str) -> str | None:
+    """Why a one-word replacement breaks the grammar: a verb put in another form ("reducing"
+    -> "fall": the evidence's word copied in its own inflection), or a common noun in another
+    number. Names, numbers and adjectives are not checked (spaCy's tags, shared pipeline).
+
+    >>> inflection_problem("They plan on reducing net debt.", "They plan on fall net debt.")
+    "the edit puts 'fall' (NN) for 'reducing' (VBG): another form of the word"
+    >>> inflection_problem("He was a Catholic priest.", "He was a Baptist priest.") is None
+    True
+    """
+    from editor.text.nlp import get_nlp
+    from editor.text.words import word_changes
+
+    single = [
+        (old[0], new[0])
+        for old, new in word_changes(before, after, ("replace",))
+        if len(old) == 1 and len(new) == 1
+    ]
+    if not single:
+        return None
+    nlp = get_nlp()
+    was, now = nlp(before), nlp(after)
+    for old, new in single:
+        a = next((t for t in was if t.text == old), None)
+        b = next((t for t in now if t.text == new), None)
+        if a is None or b is None or a.tag_ == b.tag_:
+            continue
+        if a.tag_.startswith("VB") or {a.tag_, b.tag_} == {"NN", "NNS"}:
+            return (
+                f"the edit puts {new!r} ({b.tag_}) for {old!r} ({a.tag_}): another form of the word"
+            )
+    return None

@@ -87,6 +87,33 @@ def test_windows_cover_long_evidence_and_a_pronoun_never_replaces_a_name():
 
 
 @pytest.mark.parametrize(
+    "before, after, evidence, why",
+    [  # edits the span judge made on real claims (purr data real-claims dev)
+        (
+            "The plan includes a share repurchase program and reducing net debt below $25 billion.",
+            "The plan includes a share repurchase program and fall net debt below $25 billion.",
+            "It expects net debt to fall below $25 billion.",
+            "another form",
+        ),
+        (
+            "A keen tennis player, he lives in Leicestershire with his wife.",
+            "A keen tennis player, I lives in Leicestershire with his wife.",
+            "A keen tennis player, I live in Leicestershire with my wife.",
+            "own voice",
+        ),
+        ("The Sahara is the largest cold desert.", "The Sahara is the largest hot desert.",
+         "The Sahara is the largest hot desert.", None),
+        ("He was a Catholic priest.", "He was a Baptist priest.", "He was a Baptist priest.", None),
+    ],
+)  # fmt: skip
+def test_the_guards_stop_an_edit_that_breaks_the_grammar_or_copies_the_author_s_voice(
+    before, after, evidence, why
+):
+    problem = edit_guard(before, after, evidence)
+    assert (problem is None) if why is None else (why in problem)
+
+
+@pytest.mark.parametrize(
     "claim, evidence, unchanged",
     [
         ("", WARS, True),

@@ -32,6 +32,7 @@ from editor.citations.sources import Source, premise_of
 from editor.factory import Components, build_repairer, build_reviser, first_use_work
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
+from editor.report.findings import findings
 from editor.research.given import assign_queries, given_evidence
 from editor.research.hops import hops_of
 from editor.research.researcher import unique_evidence
@@ -200,6 +201,7 @@ class Pipeline:
             tuple(warnings),
             timings,
             repaired.report(),
+            findings=findings(text, repaired.steps),
         )
 
     def _refused(
@@ -312,6 +314,7 @@ class Pipeline:
             tuple(warnings),
             timings,
             hops=hops_of(queries),
+            findings=findings(text, steps),
         )
 
     def check(

@@ -11,6 +11,35 @@ Status = Literal["edited", "unchanged", "degraded"]
 
 
 @dataclass(frozen=True)
+class Flag:
+    """Words of the judged text (``[start, end)`` of ``Step.before``) the evidence contradicts
+    (``contradicted``) or does not state (``not_supported``); ``fix``: the evidence's words for
+    that slot, where it states them."""
+
+    start: int
+    end: int
+    kind: str
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the evidence flags in the caller's text, fixed or not: ``[start, end)`` of
+    ``original`` (None where an earlier edit moved it), the words, ``contradicted`` or
+    ``not_supported``, the evidence that flags them, its words for the slot (``fix``), whether
+    the revision fixed it and why (the step's reason)."""
+
+    start: int | None
+    end: int | None
+    text: str
+    kind: str
+    evidence_id: str
+    fix: str | None
+    fixed: bool
+    reason: str
+
+
+@dataclass(frozen=True)
 class Step:
     """One revision step: the agreement decision for a (query, evidence) pair and the edit.
 
@@ -30,6 +59,12 @@ class Step:
     rule: str | None = None
     editor: str | None = None
     verified_by: str | None = None
+    flags: tuple[Flag, ...] = ()
+    """what the agreement gate flagged in ``before`` (see ``Flag``)"""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Step:
+        return cls(**{**data, "flags": tuple(Flag(**f) for f in data.get("flags") or ())})
 
 
 @dataclass(frozen=True)
@@ -155,6 +190,8 @@ class EditResult:
     """with ``sources``: what repair did to each citation (None otherwise)"""
     hops: tuple[Hop, ...] = ()
     """multi-hop research: each hop's query and what it found (none: one hop)"""
+    findings: tuple[Finding, ...] = ()
+    """every span the evidence flags, fixed or not (``editor.report.findings``)"""
 
     @classmethod
     def untouched(
@@ -188,7 +225,7 @@ class EditResult:
             data.get("context"),
             tuple(data.get("queries") or ()),
             tuple(Evidence(**e) for e in data.get("evidence") or ()),
-            tuple(Step(**s) for s in data.get("steps") or ()),
+            tuple(Step.from_json(s) for s in data.get("steps") or ()),
             None
             if report is None
             else AttributionReport(
@@ -209,4 +246,5 @@ class EditResult:
             dict(data.get("timings_ms") or {}),
             None if data.get("citations") is None else CitationReport.from_json(data["citations"]),
             tuple(Hop(**h) for h in data.get("hops") or ()),
+            tuple(Finding(**f) for f in data.get("findings") or ()),
         )

@@ -17,7 +17,7 @@ from retrieval.assets import packaged_path
 # the result contract of DESIGN.md: Pipeline.edit, purr edit --json and POST /v1/edit
 CONTRACT_KEYS = frozenset(
     "original revised context queries evidence steps report status warnings timings_ms "
-    "citations hops".split()
+    "citations hops findings".split()
 )
 
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 from editor.config import RevisionConfig
 from editor.result import Step
 from editor.revision.acceptance import EditAcceptance
-from editor.revision.agreement.base import Agreement, AgreementModel
+from editor.revision.agreement.base import Agreement, AgreementModel, flags_of
 from editor.revision.base import edit_allowed, keep_spacing
 from editor.revision.editors.base import Editor, edits
 from editor.text.words import answering_sentences, word_changes
@@ -118,7 +118,9 @@ class Reviser:
         reason = f"{a.reason}; {rev.reason}; {why}"
         editor = rev.editor or self.editor.name
         after = new if ok else current
-        return Step(query, e.id, _agrees(a), reason, current, after, ok, a.rule, editor, proof)
+        return Step(
+            query, e.id, _agrees(a), reason, current, after, ok, a.rule, editor, proof, flags_of(a)
+        )
 
     # -- RARR ------------------------------------------------------------------------------
 
@@ -132,7 +134,18 @@ class Reviser:
             e, a = evidence[i], verdicts[i]
             query = _query(e, current)
             if not a.disagrees:
-                steps.append(Step(query, e.id, _agrees(a), a.reason, current, current, False))
+                steps.append(
+                    Step(
+                        query,
+                        e.id,
+                        _agrees(a),
+                        a.reason,
+                        current,
+                        current,
+                        False,
+                        flags=flags_of(a),
+                    )
+                )
                 i += 1
                 continue
             span = self._target(current, a)
@@ -164,7 +177,9 @@ class Reviser:
                 groups.setdefault(self._target(text, a), []).append(i)
             else:
                 q = _query(e, text)
-                steps.append(Step(q, e.id, _agrees(a), a.reason, text, text, False))
+                steps.append(
+                    Step(q, e.id, _agrees(a), a.reason, text, text, False, flags=flags_of(a))
+                )
         if not groups:
             return text, steps
         whole = (0, len(text))

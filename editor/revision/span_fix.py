@@ -67,15 +67,33 @@ def windows(evidence: str, max_chars: int = WINDOW_CHARS) -> list[str]:
     return out
 
 
+_JOINERS = frozenset(
+    "who whom whose which that and or but of in on at to for by with from as the a an".split()
+)
+
+
 def fitted(sentence: str, span: tuple[int, int], value: str) -> str:
-    """``sentence`` with ``span`` replaced by ``value``, a capital kept at the start.
+    """``sentence`` with ``span`` replaced by ``value``, a capital kept at the start, and the
+    words that join the value to the evidence's next clause ("who", "and", "of", a comma) left
+    at the evidence's end of the value unless the replaced words end the same way.
 
     >>> fitted("Spielberg created it.", (0, 9), "George Lucas")
     'George Lucas created it.'
     >>> fitted("It was a French naturalist.", (9, 15), "English")
     'It was a English naturalist.'
+    >>> fitted("He was an activist and Catholic priest.", (23, 38), "Baptist minister who")
+    'He was an activist and Baptist minister.'
     """
     a, b = span
+    words = value.split()
+    old_last = sentence[a:b].split()[-1:] or [""]
+    while (
+        len(words) > 1
+        and words[-1].strip(",;").lower() in _JOINERS
+        and (words[-1].lower() != old_last[0].lower())
+    ):
+        words.pop()
+    value = " ".join(words).rstrip(",;") if words else value
     if a == 0 and value[:1].islower():
         value = value[:1].upper() + value[1:]
     return sentence[:a] + value + sentence[b:]
@@ -187,7 +205,9 @@ class SpanFixer:
         if problem:
             ok, why = False, f"rejected: {problem}"
         else:
-            ok, why = self.accept(revised, win, (span.start, span.start + len(value)), wins)
+            ok, why = self.accept(
+                revised, win, (span.start, span.end + len(revised) - len(sentence)), wins
+            )
         reason = (
             f"'{sentence[span.start : span.end]}' contradicted (P {j.scores.contradicted:.2f}); "
             f"the evidence states '{value}'; {why}"

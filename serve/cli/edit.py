@@ -333,8 +333,18 @@ def show(result: EditResult, console=None) -> None:
         if st.accepted:
             by = f"{st.rule} rule, {st.editor} editor, proved by {st.verified_by}"
             console.print(f"[dim]edit ({escape(by)}): {escape(st.reason)}[/]")
-        elif st.agrees is False:  # the evidence disagrees and no edit was made: say so and why
+        elif st.agrees is False and not st.flags:  # no words named: the step's reason
             console.print(f"[yellow]found, not fixed:[/] {escape(st.reason)}", highlight=False)
+    for f in result.findings:  # what the evidence flags and no edit fixed: the words and why
+        if not f.fixed:
+            kind = "contradicted" if f.kind == "contradicted" else "not stated by the evidence"
+            at = f", characters {f.start}-{f.end}" if f.start is not None else ""
+            states = f"; the evidence states {f.fix!r}" if f.fix else ""
+            console.print(
+                f"[yellow]flagged, not fixed:[/] {escape(repr(f.text))} ({kind}{at}) by "
+                f"{escape(f'[{f.evidence_id}]')}{escape(states)}: {escape(f.reason)}",
+                highlight=False,
+            )
     if result.citations is not None:
         console.print("\n[bold]citations[/]")
         for c in result.citations.changes:

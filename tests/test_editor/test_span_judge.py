@@ -8,6 +8,7 @@ import pytest
 
 from editor.attribution.span_judge import SpanJudge
 from editor.config import RevisionConfig
+from editor.report.findings import findings
 from editor.revision.agreement.span import SpanAgreement
 from editor.revision.editors.span import SpanEditor
 from editor.revision.reviser import Reviser
@@ -77,6 +78,21 @@ def test_the_span_agreement_and_editor_fix_a_passage_in_the_revision_loop(fixer)
         == "Star Wars is a space opera. It is an American media franchise created by George Lucas."
     )
     assert any(s.accepted for s in steps)
+    (found,) = findings(text, steps)  # what was flagged, where, and that the edit fixed it
+    assert text[found.start : found.end] == found.text == "Steven Spielberg"
+    assert found.kind == "contradicted" and found.fix == "George Lucas" and found.fixed
+    assert found.evidence_id == "w1"
+
+
+def test_a_contradiction_left_unfixed_is_reported_with_the_evidence_that_flags_it(fixer):
+    ev = Evidence("c1", CLEO, "Cleopatra", "test", None, "When did Cleopatra reign?", 1.0)
+    text = "Cleopatra was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 AD."
+    reviser = Reviser(SpanEditor(fixer), SpanAgreement(fixer), RevisionConfig(max_edit_chars=1))
+    revised, steps = reviser.revise(text, [ev])  # an edit limit of one character: no fix fits
+    assert revised == text
+    (found,) = [f for f in findings(text, steps) if f.kind == "contradicted"]
+    assert (found.text, found.fix, found.fixed) == ("AD", "BC", False)
+    assert text[found.start : found.end] == "AD" and "contradicts 'AD'" in found.reason
 
 
 def test_windows_cover_long_evidence_and_a_pronoun_never_replaces_a_name():

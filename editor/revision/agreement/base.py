@@ -11,6 +11,7 @@ from typing import Literal, Protocol
 from editor.attribution.base import AttributionModel
 from editor.config import AgreementConfig
 from editor.registry import Registry
+from editor.result import Flag
 from editor.types import Evidence
 
 Verdict = Literal["agrees", "disagrees", "irrelevant"]
@@ -33,7 +34,9 @@ class Agreement:
 
     ``span`` is the (start, end) character range of the sentence of the text that was judged
     (None when no sentence matched the query); ``scores`` the model's numbers behind it.
-    ``rule``: what found a disagreement (``Step.rule``; None when there is none).
+    ``rule``: what found a disagreement (``Step.rule``; None when there is none). ``flags``: the
+    words of the text the evidence contradicts or does not state, where the model names them
+    (the span judge); a disagreement without them flags its whole sentence (``flags_of``).
     """
 
     verdict: Verdict
@@ -42,10 +45,24 @@ class Agreement:
     supported: float | None = None
     contradicted: float | None = None
     rule: str | None = None
+    flags: tuple[Flag, ...] = ()
 
     @property
     def disagrees(self) -> bool:
         return self.verdict == "disagrees"
+
+
+def flags_of(a: Agreement) -> tuple[Flag, ...]:
+    """``a.flags``, or for a disagreement that names no words its judged sentence.
+
+    >>> flags_of(Agreement("disagrees", "NLI", (4, 20)))
+    (Flag(start=4, end=20, kind='contradicted', fix=None),)
+    >>> flags_of(Agreement("agrees", "NLI", (4, 20)))
+    ()
+    """
+    if a.flags or not a.disagrees or a.span is None:
+        return a.flags
+    return (Flag(a.span[0], a.span[1], "contradicted"),)
 
 
 class AgreementModel(Protocol):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from editor.result import Flag
 from editor.revision.agreement.base import Agreement, FromBatch
 from editor.revision.span_fix import SpanFixer
 from editor.text.document import TextParser
@@ -48,6 +49,16 @@ class SpanAgreement(FromBatch):
                 )
             span, f = max(fixes, key=lambda x: (x[1].verdict == "contradicted", x[1].supported))
             sentence = text[span[0] : span[1]]
+            flags = tuple(
+                Flag(
+                    span[0] + s.start,
+                    span[0] + s.end,
+                    s.kind,
+                    f.window[s.fix[0] : s.fix[1]] if s.fix else None,
+                )
+                for s in f.spans
+                if f.verdict != "supported"
+            )
             if f.verdict == "contradicted" and any(s.fix for s in f.spans):
                 flagged = ", ".join(
                     repr(sentence[s.start : s.end]) for s in f.spans if s.kind == "contradicted"
@@ -60,6 +71,7 @@ class SpanAgreement(FromBatch):
                         f.supported,
                         f.contradicted,
                         "span",
+                        flags,
                     )
                 )
             elif f.verdict == "supported":
@@ -75,7 +87,12 @@ class SpanAgreement(FromBatch):
             else:
                 out.append(
                     Agreement(
-                        "irrelevant", f"{f.reason}: {sentence!r}", span, f.supported, f.contradicted
+                        "irrelevant",
+                        f"{f.reason}: {sentence!r}",
+                        span,
+                        f.supported,
+                        f.contradicted,
+                        flags=flags,
                     )
                 )
         return out

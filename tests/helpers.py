@@ -213,3 +213,17 @@ def fill(folder: Path, leave_bytes: int) -> Path:
     with open(filler, "wb") as f:
         f.write(b"\0" * max(free - leave_bytes, 0))
     return filler
+
+
+def wait_ready(url: str, timeout: float = 120):
+    """``/readyz`` of a purr server once it has loaded its models (or says why it cannot)."""
+    import time
+
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    while True:
+        r = httpx.get(f"{url}/readyz")
+        if r.status_code == 200 or "loading" not in r.text or time.monotonic() > deadline:
+            return r
+        time.sleep(0.2)

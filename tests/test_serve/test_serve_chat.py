@@ -9,6 +9,7 @@ import asyncio
 import openai
 import pytest
 from fastapi import FastAPI
+from helpers import wait_ready
 from llm_helpers import free_port, serve, smollm
 
 from editor.attribution.base import build as build_attribution
@@ -46,6 +47,8 @@ def upstream():
 @pytest.fixture(scope="module")
 def purr_url(pipeline, upstream):
     with serve(create_app(pipeline, ServeSettings(upstream_url=upstream))) as url:
+        # as a client would: wait for the models (a first use converts one) before asking
+        assert wait_ready(url).status_code == 200
         yield url
 
 

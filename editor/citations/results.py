@@ -92,7 +92,44 @@ class CheckResult:
             "status": self.status,
             "warnings": list(self.warnings),
             "mafe": None if self.mafe is None else self.mafe.to_json(),
+            "findings": self.findings(),
         }
+
+    def findings(self) -> list[dict[str, Any]]:
+        """What the sources flag, with character offsets of ``text``: for a sentence its
+        citations do not support, each source that does not support it (the claim's words
+        where the verdict names the slot and the source's value, else the whole sentence); a
+        claim with no citation as ``not_supported`` by no source.
+
+        >>> v = SourceVerdict("1", "contradicts", 0.1, "", "it says 1889", ("1887", "1889"))
+        >>> s = SentenceCheck("Built in 1887 [1].", "Built in 1887.", ("1",),
+        ...                   "citation_not_supporting", False, (v,), (False,))
+        >>> f, = CheckResult("Hi. Built in 1887 [1].", (s,), 0.0, 0.0, ()).findings()
+        >>> f["start"], f["end"], f["text"], f["fix"]
+        (13, 17, '1887', '1889')
+        """
+        out: list[dict[str, Any]] = []
+        cursor = 0
+        for s in self.sentences:
+            at = self.text.find(s.text, cursor)
+            start = at if at >= 0 else None
+            if at >= 0:
+                cursor = at + len(s.text)
+            whole = (start, None if start is None else start + len(s.text), s.text)
+            if s.outcome == "needs_citation":
+                out.append(_finding(*whole, "not_supported", None, None, "no citation"))
+            if s.outcome != "citation_not_supporting":
+                continue
+            for v in s.verdicts:
+                if v.label == "supports":
+                    continue
+                kind = "contradicted" if v.label == "contradicts" else "not_supported"
+                where, fix = whole, None
+                if v.values and v.values[0] and v.values[0] in s.text and start is not None:
+                    a = start + s.text.index(v.values[0])
+                    where, fix = (a, a + len(v.values[0]), v.values[0]), v.values[1] or None
+                out.append(_finding(*where, kind, v.source_id, fix, v.reason))
+        return out
 
     @classmethod
     def degraded(cls, text: str, sources: Sequence[Source], reason: str) -> CheckResult:
@@ -122,3 +159,8 @@ def citation_scores(
     cites = [p for c in checks for p in c[2]]
     precision = sum(cites) / len(cites) if cites else None
     return precision, recall
+
+
+def _finding(start, end, text, kind, source_id, fix, reason) -> dict[str, Any]:
+    keys = ("start", "end", "text", "kind", "source_id", "fix", "reason")
+    return dict(zip(keys, (start, end, text, kind, source_id, fix, reason), strict=True))

@@ -161,6 +161,15 @@ def show(report: dict[str, Any]) -> None:
                 highlight=False,
             )
 
+    for f in report.get("findings") or ():  # the words a source contradicts, with offsets
+        if f["fix"]:
+            console.print(
+                f"[yellow]flagged:[/] {escape(repr(f['text']))} ({f['kind']}, characters "
+                f"{f['start']}-{f['end']}) by [{escape(str(f['source_id']))}]; the source states "
+                f"{escape(repr(f['fix']))}",
+                highlight=False,
+            )
+
     def fmt(x):
         return "n/a" if x is None else f"{x:.2f}"
 

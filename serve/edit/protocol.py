@@ -154,6 +154,16 @@ class CheckedSentence(BaseModel):
     verdicts: list[SourceVerdictOut]
 
 
+class CheckFinding(BaseModel):
+    start: int | None = Field(description="First character in the text (None: not found).")
+    end: int | None
+    text: str = Field(description="The flagged words, or the whole sentence.")
+    kind: str = Field(description="contradicted or not_supported")
+    source_id: str | None = Field(description="The cited source that flags it (None: uncited).")
+    fix: str | None = Field(description="The source's value for the slot, where it names one.")
+    reason: str
+
+
 class CheckResponse(BaseModel):
     """What ``purr check --json`` prints."""
 
@@ -169,6 +179,11 @@ class CheckResponse(BaseModel):
         None,
         description="With qa: QA-based factuality (MAFE) against the sources: precision, "
         "recall (of the reference), f1 and each question with its answer.",
+    )
+    findings: list[CheckFinding] = Field(
+        default_factory=list,
+        description="What the sources flag, with character offsets of the text (see "
+        "CheckResult.findings).",
     )
 
 

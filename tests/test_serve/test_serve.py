@@ -6,12 +6,11 @@ model, deadlines), always in the one error shape, the caller's text never lost."
 from __future__ import annotations
 
 import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
-from helpers import CONTRACT_KEYS, run_purr
+from helpers import CONTRACT_KEYS, run_purr, wait_ready
 from llm_helpers import serve
 
 from editor.attribution.base import build as build_attribution
@@ -50,20 +49,11 @@ def post(*args, **kwargs) -> httpx.Response:
     return httpx.post(*args, **kwargs)
 
 
-def _wait_ready(url: str, timeout: float = 120) -> httpx.Response:
-    deadline = time.monotonic() + timeout
-    while True:
-        r = httpx.get(f"{url}/readyz")
-        if r.status_code == 200 or "loading" not in r.text or time.monotonic() > deadline:
-            return r
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 def url(built_index, nli):
     app = create_app(_pipeline(built_index, nli), ServeSettings(max_batch=4, workers=2))
     with serve(app) as base:
-        assert _wait_ready(base).status_code == 200
+        assert wait_ready(base).status_code == 200
         yield base
 
 
@@ -86,6 +76,9 @@ def test_edit_fixes_a_planted_error_and_returns_the_contract(url):
     assert 0.9 < report["preservation"] < 1.0
     assert set(report["evidence_ids"]) <= {e["id"] for e in data["evidence"]}
     assert any(s["accepted"] for s in data["steps"])
+    flagged = [f for f in data["findings"] if f["fixed"]]  # what the evidence flagged, fixed
+    assert flagged and all(PLANTED[f["start"] : f["end"]] == f["text"] for f in flagged)
+    assert any("250" in f["text"] for f in flagged)
 
 
 def test_edit_with_given_evidence_and_context(url):
@@ -236,7 +229,7 @@ def test_api_keys_and_cors(built_index, nli):
 def test_missing_index_degrades_with_the_fix_named(tmp_path, nli):
     app = create_app(_pipeline(tmp_path / "no-index", nli), ServeSettings())
     with serve(app) as base:
-        ready = _wait_ready(base)
+        ready = wait_ready(base)
         assert "not ready" in _error(ready, 503)["message"]
         r = post(f"{base}/v1/edit", json={"text": PLANTED})
         data = r.json()
@@ -272,6 +265,10 @@ def test_check_endpoint_answers_what_the_cli_prints(url):
         "citation_not_supporting",
     ]
     assert body["unknown_markers"] == ["4"] and body["status"] == "checked"
+    assert any(  # the words the source contradicts, with offsets of the text
+        f["source_id"] == "1" and text[f["start"] : f["end"]] == f["text"] and "1895" in f["text"]
+        for f in body["findings"]
+    ), body["findings"]
     cli = run_purr("check", text, "--source", TOWER, "--json")
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == body  # one service, one JSON
@@ -313,7 +310,7 @@ def test_edit_with_sources_repairs_citations_like_the_cli(url, tmp_path):
 def test_a_full_queue_answers_503_at_once_with_retry_after(built_index, nli):
     settings = ServeSettings(workers=1, max_queue=1, retry_after_s=7)
     with serve(create_app(_pipeline(built_index, nli), settings)) as base:
-        assert _wait_ready(base).status_code == 200
+        assert wait_ready(base).status_code == 200
         body = {"text": PLANTED, "evidence": [TOWER]}
         with ThreadPoolExecutor(16) as pool:
             answers = list(pool.map(lambda _: post(f"{base}/v1/edit", json=body), range(16)))

@@ -13,23 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from editor.result import Finding, Step
-
-
-def changed_region(before: str, after: str) -> tuple[int, int] | None:
-    """``[a, b)`` of ``before`` an edit into ``after`` replaced (None: no change).
-
-    >>> changed_region("It opened in 1887.", "It opened in 1889.")
-    (16, 17)
-    """
-    if before == after:
-        return None
-    a = 0
-    while a < min(len(before), len(after)) and before[a] == after[a]:
-        a += 1
-    b, c = len(before), len(after)
-    while b > a and c > a and before[b - 1] == after[c - 1]:
-        b, c = b - 1, c - 1
-    return a, b
+from editor.text.words import changed_run
 
 
 def _in_original(original: str, before: str, start: int, end: int) -> tuple[int, int] | None:
@@ -52,7 +36,7 @@ def findings(original: str, steps: Sequence[Step]) -> tuple[Finding, ...]:
     """The findings of a revision's ``steps`` over ``original`` (see the module doc)."""
     out: dict[tuple, Finding] = {}
     for st in steps:
-        region = changed_region(st.before, st.after) if st.accepted else None
+        region = changed_run(st.before, st.after) if st.accepted and st.after != st.before else None
         for fl in st.flags:
             words = st.before[fl.start : fl.end]
             where = _in_original(original, st.before, fl.start, fl.end)

@@ -21,6 +21,8 @@ Families (label, what the claim is):
 - ``nei-dropped``: not supported; the claim's own sentence taken out of the evidence.
 - ``multi``: two sentences of the window fused into one claim, one of them changed
   (contradicted) or neither (supported).
+- ``qa-wrong``, ``qa-right``, ``qa-unanswered``: with a question as context
+  (``training.data.spans.questions``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from dataclasses import replace
 
 from training.data.spans import classes
 from training.data.spans.context import _WORD, STOP, Context, Sentence, make_window, words
+from training.data.spans.questions import QUESTION_FAMILIES
 from training.data.spans.rows import Span, SpanRow
 
 __all__ = ["FAMILIES", "Context", "Sentence", "make_window"]
@@ -320,4 +323,5 @@ FAMILIES = {
     "nei-specific": nei_specific,
     "nei-dropped": nei_dropped,
     "multi": multi,
+    **QUESTION_FAMILIES,
 }

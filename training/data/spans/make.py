@@ -37,6 +37,9 @@ SHARES = {
     "nei-specific": 0.6,
     "nei-dropped": 0.35,
     "multi": 0.35,
+    "qa-wrong": 0.35,
+    "qa-right": 0.2,
+    "qa-unanswered": 0.12,
 }
 DEV_SALT = "purr-spans-v1"
 PLACES = Path(__file__).resolve().parents[3] / "editor" / "attribution" / "places.json"

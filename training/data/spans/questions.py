@@ -9,8 +9,10 @@ the sentence itself, the sentence cut after the answer ("... are three ballets b
 or the bare answer ("Lully.").
 
 - ``qa-wrong``: contradicted; the answer replaced by another value of its kind (from another
-  document, or another one the window states), sometimes with an unsupported "in <year>" too.
-- ``qa-right``: supported; the right answer in one of the forms.
+  document, or another one the window states); in half of them the answer makes things up
+  around it too (another entity swapped, an adjective put in, "in <year>" added: tagged U).
+- ``qa-right``: supported; the right answer in one of the forms (not supported, tagged U,
+  where words are made up around it).
 - ``qa-unanswered``: not supported; the sentence that answers is taken out of the evidence, so
   the evidence cannot say whether the answer (right or wrong) is.
 
@@ -95,15 +97,69 @@ def _answer(ctx: Context):
     return None if q is None else (a, b, lab, q)
 
 
-def _form(ctx: Context, a: int, b: int, value: str) -> tuple[str, int]:
-    """The chatbot's answer with ``value`` in the answer slot, and where ``value`` starts."""
+def _noise(ctx: Context, a: int, b: int) -> list[tuple[int, int, str]]:
+    """Edits ``(start, end, new)`` of the sentence outside ``[a, b)`` that the evidence does
+    not support, as a chatbot's answer adds them: another entity swapped for one from another
+    document, an adjective put before a noun."""
+    s, ev = ctx.sentence, ctx.evidence.lower()
+    edits = []
+    for x, y, lab in s.ents:
+        if (y <= a or x >= b) and ctx.bank.get(lab) and ctx.rng.random() < 0.5:
+            v = ctx.rng.choice(ctx.bank[lab])
+            if v.lower() not in ev:
+                edits.append((x, y, v))
+    for n in s.nouns:
+        if (n < a or n >= b) and n > 0 and ctx.bank.get("ADJ") and ctx.rng.random() < 0.3:
+            adj = ctx.rng.choice(ctx.bank["ADJ"]).lower()
+            if adj not in ev:
+                edits.append((n, n, adj + " "))
+    edits.sort()
+    out, last = [], -1
+    for e in edits:  # no two edits overlap
+        if e[0] > last or (e[0] == e[1] and e[0] >= last):
+            out.append(e)
+            last = e[1]
+    return out[:3]
+
+
+def compose(sentence: str, edits, cut: int | None = None):
+    """The sentence with ``edits`` ``(start, end, new, tag, fix)`` made (sorted, apart), cut
+    after character ``cut`` of the original when given, and the spans of what they wrote.
+
+    >>> compose("Bob met Ann in Rome.", [(0, 3, "Tom", "C", (1, 2)), (15, 19, "Oslo", "U", None)])
+    ('Tom met Ann in Oslo.', [Span(start=0, end=3, tag='C', fix_start=1, fix_end=2), \
+Span(start=15, end=19, tag='U', fix_start=-1, fix_end=-1)])
+    """
+    parts, spans, pos, at = [], [], 0, 0
+    for x, y, new, tag, fix in edits:
+        if cut is not None and x >= cut:
+            break
+        parts.append(sentence[pos:x])
+        at += x - pos
+        word = new.rstrip()
+        spans.append(Span(at, at + len(word), tag, *(fix or (-1, -1))))
+        parts.append(new)
+        at += len(new)
+        pos = y
+    if cut is not None:
+        parts.append(sentence[pos:cut] + ".")
+    else:
+        parts.append(sentence[pos:])
+    return "".join(parts), spans
+
+
+def _form(ctx: Context, a: int, b: int, value: str, tag: str = "C", fix=None, noisy=False):
+    """The chatbot's answer with ``value`` in the answer slot (tagged ``tag`` when it is not
+    the right value), and with ``noisy`` unsupported words elsewhere too: the claim and its
+    spans. Forms: the bare answer, the sentence cut after it, the whole sentence."""
     s = ctx.sentence.text
     r = ctx.rng.random()
     if r < 0.2:  # the bare answer
-        return value + ".", 0
-    if r < 0.45 and b < len(s) - 2:  # cut after the answer
-        return s[:a] + value + ".", a
-    return s[:a] + value + s[b:], a
+        return value + ".", ([Span(0, len(value), tag, *(fix or (-1, -1)))] if tag else [])
+    noise = [(x, y, v, "U", None) for x, y, v in _noise(ctx, a, b)] if noisy else []
+    edits = sorted([*noise, (a, b, value, tag, fix)], key=lambda e: e[0])
+    claim, spans = compose(s, edits, b if r < 0.45 and b < len(s) - 2 else None)
+    return claim, [sp for sp in spans if sp.tag]
 
 
 def _wrong_value(ctx: Context, a: int, b: int, lab: str) -> str | None:
@@ -137,9 +193,9 @@ def qa_wrong(ctx: Context) -> SpanRow | None:
     wrong = _wrong_value(ctx, a, b, lab)
     if wrong is None:
         return None
-    claim, at = _form(ctx, a, b, wrong)
     base = ctx.offsets[ctx.at]
-    spans = [Span(at, at + len(wrong), "C", base + a, base + b)]
+    noisy = ctx.rng.random() < 0.5
+    claim, spans = _form(ctx, a, b, wrong, "C", (base + a, base + b), noisy)
     years = ctx.bank.get("YEAR") or []
     if claim.endswith(".") and years and ctx.rng.random() < 0.25:  # and a detail made up
         year = ctx.rng.choice(years)
@@ -156,8 +212,9 @@ def qa_right(ctx: Context) -> SpanRow | None:
     if found is None:
         return None
     a, b, _, q = found
-    claim, _ = _form(ctx, a, b, ctx.sentence.text[a:b])
-    return _asked(ctx.row("qa-right", "supported", claim), q)
+    claim, spans = _form(ctx, a, b, ctx.sentence.text[a:b], "", None, ctx.rng.random() < 0.3)
+    label = "not_supported" if spans else "supported"  # the right answer, words made up around
+    return _asked(ctx.row("qa-right", label, claim, spans), q)
 
 
 def qa_unanswered(ctx: Context) -> SpanRow | None:
@@ -173,8 +230,8 @@ def qa_unanswered(ctx: Context) -> SpanRow | None:
         value = _wrong_value(ctx, a, b, lab) or value
     if value.lower() in rest.lower():
         return None
-    claim, at = _form(ctx, a, b, value)
-    row = ctx.row("qa-unanswered", "not_supported", claim, [Span(at, at + len(value), "U")], rest)
+    claim, spans = _form(ctx, a, b, value, "U", None, ctx.rng.random() < 0.3)
+    row = ctx.row("qa-unanswered", "not_supported", claim, spans, rest)
     return _asked(row, q)
 
 

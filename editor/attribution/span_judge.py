@@ -10,6 +10,7 @@ packaged MiniLM-L12), ``tokenizer.json``.
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 from collections.abc import Sequence
@@ -159,6 +160,16 @@ class SpanJudge(ChunkedNLI):
         self._tokenizer: Any = None
 
     three_way = True
+
+    @functools.cached_property
+    def reads_questions(self) -> bool:
+        """Whether this judge was trained with questions as context (``purr_reads_questions``
+        in its config.json); one that was not reads the claim alone."""
+        try:
+            config = json.loads((self.path / "config.json").read_text("utf-8"))
+        except (OSError, ValueError):
+            return False
+        return bool(config.get("purr_reads_questions", False))
 
     def load(self) -> None:
         with self._lock:

@@ -115,26 +115,30 @@ class SpanFixer:
         self.contradicted_min = contradicted_min
         self.supported_min = supported_min
 
-    def fix(self, sentence: str, evidence: Sequence[str]) -> SpanFix:
-        """The fix of ``sentence`` against the evidence texts (each cut into windows); the
-        last 256 answers are kept (the gate and the editor ask the same)."""
-        key = (sentence, tuple(evidence))
+    def fix(self, sentence: str, evidence: Sequence[str], question: str = "") -> SpanFix:
+        """The fix of ``sentence`` against the evidence texts (each cut into windows), read as
+        an answer to ``question`` when one is given and the judge reads questions; the last
+        256 answers are kept (the gate and the editor ask the same)."""
+        question = question if question and self.judge.reads_questions else ""
+        key = (sentence, tuple(evidence), question)
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
-        out = self._fix(sentence, evidence)
+        out = self._fix(sentence, evidence, question)
         self._cache[key] = out
         if len(self._cache) > 256:
             self._cache.popitem(last=False)
         return out
 
-    def fix_in_context(self, sentence: str, standalone: str, evidence: Sequence[str]) -> SpanFix:
+    def fix_in_context(
+        self, sentence: str, standalone: str, evidence: Sequence[str], question: str = ""
+    ) -> SpanFix:
         """The fix of ``sentence`` judged as ``standalone`` (decontextualised: "It" resolved):
         an edit of the standalone form is made in ``sentence`` where the words it replaces
         occur there exactly once; remembered as ``sentence``'s fix for the editor to reuse."""
         if standalone == sentence:
-            return self.fix(sentence, evidence)
-        f = self.fix(standalone, evidence)
+            return self.fix(sentence, evidence, question)
+        f = self.fix(standalone, evidence, question)
         revised = sentence
         if f.edited:
             a, b, c = changed_run(f.sentence, f.revised)
@@ -147,14 +151,14 @@ class SpanFixer:
             if (at := sentence.find(standalone[s.start : s.end])) >= 0
         )
         out = replace(f, sentence=sentence, spans=spans, revised=revised)
-        self._cache[(sentence, tuple(evidence))] = out
+        self._cache[(sentence, tuple(evidence), question)] = out
         return out
 
-    def _fix(self, sentence: str, evidence: Sequence[str]) -> SpanFix:
+    def _fix(self, sentence: str, evidence: Sequence[str], question: str = "") -> SpanFix:
         wins = [w for e in evidence for w in windows(e)]
         if not sentence.strip() or not wins:
             return SpanFix(sentence, "not_supported", (), sentence, "", "nothing to judge")
-        js = self.judge.judge_batch([(sentence, w) for w in wins])
+        js = self.judge.judge_batch([(sentence, w) for w in wins], question)
         cands = [
             (j, w, s)
             for j, w in zip(js, wins, strict=True)
@@ -162,7 +166,9 @@ class SpanFixer:
             and j.scores.contradicted > j.scores.supported
             for s in j.contradicted_spans()
         ]
-        points = self.judge.point_batch([(sentence, (s.start, s.end), w) for _, w, s in cands])
+        points = self.judge.point_batch(
+            [(sentence, (s.start, s.end), w) for _, w, s in cands], question
+        )
         found = [
             (j, w, FlaggedSpan(s.start, s.end, s.kind, s.score, p))
             for (j, w, s), p in zip(cands, points, strict=True)
@@ -205,9 +211,8 @@ class SpanFixer:
         if problem:
             ok, why = False, f"rejected: {problem}"
         else:
-            ok, why = self.accept(
-                revised, win, (span.start, span.end + len(revised) - len(sentence)), wins
-            )
+            edited = (span.start, span.end + len(revised) - len(sentence))
+            ok, why = self.accept(revised, win, edited, wins, question)
         reason = (
             f"'{sentence[span.start : span.end]}' contradicted (P {j.scores.contradicted:.2f}); "
             f"the evidence states '{value}'; {why}"
@@ -224,14 +229,19 @@ class SpanFixer:
         )
 
     def accept(
-        self, revised: str, window: str, edited: tuple[int, int], wins: Sequence[str] = ()
+        self,
+        revised: str,
+        window: str,
+        edited: tuple[int, int],
+        wins: Sequence[str] = (),
+        question: str = "",
     ) -> tuple[bool, str]:
         """Whether the judge accepts the revision: read against the window that flagged the
         original, it flags nothing contradicted in the words the edit wrote (``edited``), and
         in the same evidence (that window or another of ``wins``) the pair head calls it
         supported, at least ``supported_min`` and above contradicted."""
         others = [w for w in wins if w != window]
-        js = self.judge.judge_batch([(revised, w) for w in [window, *others]])
+        js = self.judge.judge_batch([(revised, w) for w in [window, *others]], question)
         still = [s for s in js[0].contradicted_spans() if s.start < edited[1] and s.end > edited[0]]
         if still:
             return (
@@ -250,6 +260,24 @@ class SpanFixer:
                 f"rejected: the revision is contradicted too (P {j.scores.contradicted:.2f})",
             )
         return True, f"verified: P(supported) {j.scores.supported:.2f}"
+
+
+def asked(context: str | None) -> str:
+    """The question the text answers, where the context is one (else "": read it alone): a
+    question, or a prompt to complete (at most 20 words, no closing stop).
+
+    >>> asked("who bought the old london bridge"), asked("Reply briefly.")
+    ('who bought the old london bridge', '')
+    >>> asked("swan lake and the nutcracker are three famous ballets by")
+    'swan lake and the nutcracker are three famous ballets by'
+    """
+    from editor.text.words import is_question
+
+    if not context or not context.strip():
+        return ""
+    c = context.strip()
+    prompt = len(c.split()) <= 20 and c[-1] not in ".!;:)\"'"
+    return c if is_question(c) or prompt else ""
 
 
 @functools.cache

@@ -166,3 +166,27 @@ def test_one_evidence_sentence_and_the_whole_summary_give_the_same_verdict(fixer
     sentence = max(split(summary), key=lambda s: len(words & set(s.lower().split())))
     alone, whole = fixer.fix(claim, [sentence]), fixer.fix(claim, [summary])
     assert alone.verdict == whole.verdict
+
+
+def test_a_question_is_read_only_by_a_judge_trained_with_questions(tmp_path, fixer):
+    import json
+    import shutil
+
+    from editor.attribution.span_judge import default_path
+
+    assert not fixer.judge.reads_questions  # the shipped judge reads the claim alone
+    claim = CLEO.replace("BC", "AD")
+    alone = fixer.fix(claim, [CLEO])
+    asked = fixer.fix(claim, [CLEO], "when was cleopatra queen of egypt")
+    assert (asked.verdict, asked.revised, asked.supported) == (
+        alone.verdict,
+        alone.revised,
+        alone.supported,
+    )
+    copy = tmp_path / "judge"
+    shutil.copytree(default_path(), copy)
+    config = json.loads((copy / "config.json").read_text("utf-8"))
+    (copy / "config.json").write_text(json.dumps({**config, "purr_reads_questions": True}))
+    assert SpanJudge(str(copy)).reads_questions
+    (copy / "config.json").write_text("{broken")
+    assert not SpanJudge(str(copy)).reads_questions

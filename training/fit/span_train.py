@@ -237,6 +237,7 @@ def train(args: argparse.Namespace) -> dict:
     model.load_state_dict(best_state)
     args.out.mkdir(parents=True, exist_ok=True)
     model.config.architectures = ["SpanJudgeModel"]
+    model.config.purr_reads_questions = any(r.question for r in rows)
     save_partial(model, args.out, args.base_ref, FROZEN)
     tok_dir = Path(args.tokenizer).parent
     for name in ("tokenizer.json", "tokenizer_config.json"):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from editor.result import Flag
 from editor.revision.agreement.base import Agreement, FromBatch
-from editor.revision.span_fix import SpanFixer
+from editor.revision.span_fix import SpanFixer, asked
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
@@ -40,13 +40,13 @@ class SpanAgreement(FromBatch):
                 out.append(Agreement("irrelevant", "no sentence of the text answers the query"))
                 continue
             parsed = self.parser.parse(text, context)
+            question = asked(context)
             fixes = []
             for span in spans:
                 sentence = text[span[0] : span[1]]
                 alone = parsed.standalone(sentence)
-                fixes.append(
-                    (span, self.fixer.fix_in_context(sentence, alone, [evidence_text(ev)]))
-                )
+                ev_text = [evidence_text(ev)]
+                fixes.append((span, self.fixer.fix_in_context(sentence, alone, ev_text, question)))
             span, f = max(fixes, key=lambda x: (x[1].verdict == "contradicted", x[1].supported))
             sentence = text[span[0] : span[1]]
             flags = tuple(

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from editor.revision.editors.base import OneByOne, Revision
-from editor.revision.span_fix import SpanFixer
+from editor.revision.span_fix import SpanFixer, asked
 from editor.types import Evidence, evidence_text
 
 
@@ -25,5 +25,5 @@ class SpanEditor(OneByOne):
     def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
         if not text.strip() or not evidence:
             return Revision(text, "nothing to edit")
-        f = self.fixer.fix(text, [evidence_text(e) for e in evidence[:1]])
+        f = self.fixer.fix(text, [evidence_text(e) for e in evidence[:1]], asked(context))
         return Revision(f.revised, f.reason)

@@ -17,12 +17,8 @@ _VOICE = frozenset("i me my we us our you your".split())
 """The evidence's own voice: an article's "I" or "we" is its author, never the text's subject."""
 
 
-def edit_guard(before: str, after: str, evidence: str) -> str | None:
-    """Why an edit of ``before`` into ``after`` must not stand (None when it may).
-
-    >>> edit_guard("The Mississippi is long.", "It is long.", "It is long.")
-    "the edit puts a pronoun, 'It', where the text named something"
-    """
+def pronoun_problem(before: str, after: str, evidence: str = "") -> str | None:
+    """A pronoun put where the text named something, or the evidence's own voice copied."""
     from editor.text.words import word_changes
 
     for old, new in word_changes(before, after, ("replace",)):
@@ -32,15 +28,51 @@ def edit_guard(before: str, after: str, evidence: str) -> str | None:
             and not all(w.lower() in _PRONOUNS for w in old)
         ):
             return f"the edit puts a pronoun, '{' '.join(new)}', where the text named something"
+    return None
+
+
+def voice_problem(before: str, after: str, evidence: str = "") -> str | None:
+    from editor.text.words import word_changes
+
+    for _, new in word_changes(before, after, ("replace",)):
         if new and all(w.lower() in _VOICE for w in new):
             return f"the edit copies the evidence's own voice, '{' '.join(new)}'"
-    return (
-        inflection_problem(before, after)
-        or form_problem(before, after, None, evidence)
-        or negation_problem(before, after, evidence)
-        or type_problem(before, after)
-        or value_problem(before, after, evidence)
-    )
+    return None
+
+
+GUARDS = {
+    "pronoun": pronoun_problem,
+    "voice": voice_problem,
+    "inflection": lambda before, after, evidence: inflection_problem(before, after),
+    "form": lambda before, after, evidence: form_problem(before, after, None, evidence),
+    "negation": negation_problem,
+    "type": lambda before, after, evidence: type_problem(before, after),
+    "value": value_problem,
+}
+"""Each guard by name, in the order ``edit_guard`` asks them (``purr eval spans
+--ablate-guards`` measures each one alone)."""
+
+
+def objections(before: str, after: str, evidence: str) -> dict[str, str]:
+    """What each guard objects to in the edit (only the guards that object)."""
+    out = {}
+    for name, check in GUARDS.items():
+        if why := check(before, after, evidence):
+            out[name] = why
+    return out
+
+
+def edit_guard(before: str, after: str, evidence: str) -> str | None:
+    """Why an edit of ``before`` into ``after`` must not stand (None when it may): the first
+    guard that objects.
+
+    >>> edit_guard("The Mississippi is long.", "It is long.", "It is long.")
+    "the edit puts a pronoun, 'It', where the text named something"
+    """
+    for check in GUARDS.values():
+        if why := check(before, after, evidence):
+            return why
+    return None
 
 
 def inflection_problem(before: str, after: str) -> str | None:

@@ -41,6 +41,11 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None] | None 
     p.add_argument("--out", type=Path, default=None, help="metrics.json, rows.jsonl, spans.png")
     p.add_argument("--guards", action="store_true", help="the edit-form guards of acceptance too")
     p.add_argument(
+        "--ablate-guards",
+        action="store_true",
+        help="each form guard alone: the right and harmful edits it stops (suites, SummEdits)",
+    )
+    p.add_argument(
         "--rows",
         default=None,
         help="span rows to score per family "
@@ -135,6 +140,8 @@ def main(args: argparse.Namespace) -> dict:
     from retrieval.sentences import split
 
     summaries = {d.title: d.text for d in read_wiki_summaries()}
+    if getattr(args, "ablate_guards", False):
+        return _ablate(args, SpanJudge(args.model), summaries)
     fixer = SpanFixer(SpanJudge(args.model), guard=edit_guard if args.guards else None)
     out: dict[str, float] = {}
     if getattr(args, "rows", None):
@@ -192,6 +199,41 @@ def main(args: argparse.Namespace) -> dict:
         with (args.out / "rows.jsonl").open("w", encoding="utf-8") as f:
             for r in rows_out:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    return out
+
+
+def _ablate(args: argparse.Namespace, judge, summaries: dict[str, str]) -> dict:
+    from editor.revision.span_fix import SpanFixer
+    from retrieval.sentences import split
+    from training.data.cited import DATA
+    from training.eval.guard_ablation import (
+        Recorder,
+        suite_grades,
+        summedits_grades,
+        table,
+        tally,
+    )
+    from training.eval.span_rows import human_rows
+
+    recorder = Recorder()
+    fixer = SpanFixer(judge, guard=recorder)
+    out: dict[str, float] = {}
+    suites = [Path(x) for x in args.suite] if args.suite is not None else SUITES
+    for suite in [x for x in suites if x.is_file() and x.stat().st_size]:
+        rows = [json.loads(x) for x in suite.read_text("utf-8").splitlines() if x.strip()]
+        graded = suite_grades(
+            rows, fixer.fix, recorder, is_fixed, split, lambda r: article_text(r, summaries)
+        )
+        out.update({f"ablation:{suite.stem}/{k}": v for k, v in tally(graded).items()})
+    if args.rows == "human":
+        rows = [r for r in human_rows(Path(args.data) if args.data else DATA)]
+        graded = summedits_grades(rows, fixer.fix, recorder)
+        out.update({f"ablation:summedits/{k}": v for k, v in tally(graded).items()})
+    print(table(out))
+    if args.out is not None:
+        Path(args.out).mkdir(parents=True, exist_ok=True)
+        (Path(args.out) / "metrics.json").write_text(json.dumps(out, indent=1), "utf-8")
+        (Path(args.out) / "ablation.md").write_text(table(out) + "\n", "utf-8")
     return out
 
 

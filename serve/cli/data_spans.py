@@ -25,6 +25,11 @@ def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
         help="visits of every sentence, each with a fresh window (3: about 1M rows)",
     )
     p.add_argument("--workers", type=int, default=2, help="processes making rows")
+    p.add_argument(
+        "--questions",
+        action="store_true",
+        help="rows with a question as context too (qa-wrong, qa-right, qa-unanswered)",
+    )
     p.add_argument("--parse-workers", type=int, default=1, help="spaCy processes")
     p.add_argument("--limit", type=int, default=0, help="documents to parse (0: all)")
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
@@ -49,7 +54,7 @@ def _cmd_spans(args: argparse.Namespace) -> int:
     if not parsed.is_file():  # the slow part (spaCy), done once
         eval_dir = Path(__file__).resolve().parents[2] / "training" / "eval"
         parse(data, eval_dir, parsed, args.limit, args.parse_workers)
-    stats = make(parsed, out, args.passes, args.workers)
+    stats = make(parsed, out, args.passes, args.workers, questions=args.questions)
     stats["real"] = write_rows(real_rows(data), out / "real.jsonl.xz")
     (out / "stats.json").write_text(json.dumps(stats, indent=1), "utf-8")
     print(json.dumps(stats, indent=1))

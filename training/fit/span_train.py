@@ -109,7 +109,9 @@ def train(args: argparse.Namespace) -> dict:
     if args.parsed is not None:  # make the rows here, in memory
         from training.data.spans.make import generate
 
-        made = generate(args.parsed, args.passes, args.workers or 1, args.seed, progress=False)
+        made = generate(
+            args.parsed, args.passes, args.workers or 1, args.seed, False, args.questions
+        )
         rows += made["train"]
         dev_rows += made["dev"]
     if args.limit:
@@ -278,6 +280,9 @@ def main(argv: list[str] | None = None) -> None:
         help="parsed documents to make rows from in memory (training.data.spans)",
     )
     p.add_argument("--passes", type=int, default=1, help="with --parsed")
+    p.add_argument(
+        "--questions", action="store_true", help="with --parsed: the question families too"
+    )
     p.add_argument("--nli-dev", type=Path, default=None, help="NLI dev pairs with a source")
     p.add_argument("--base", type=Path, required=True, help="starting weights (.npz by HF name)")
     p.add_argument(

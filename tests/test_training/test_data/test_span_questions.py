@@ -33,7 +33,9 @@ def test_a_wrong_answer_is_contradicted_and_points_at_the_right_one():
         wrong, right = r.claim[c.start : c.end], r.evidence[c.fix_start : c.fix_end]
         assert c.tag == "C" and wrong != right and right in S1
         assert right.lower() not in r.question.lower()  # the question does not give it away
-        for u in [s for s in r.spans if s.tag != "C"]:  # details made up around it are unsupported, not contradicted
+        for u in [
+            s for s in r.spans if s.tag != "C"
+        ]:  # details made up around it are unsupported, not contradicted
             assert u.tag == "U" and r.claim[u.start : u.end] not in r.evidence
 
 
@@ -74,6 +76,21 @@ def test_the_question_is_read_before_the_claim_and_gets_no_tags():
     s, e = out["ptr"][1]
     pointed = "".join(tok.id_to_token(int(i)).lstrip("#") for i in marked[s : e + 1])
     assert pointed == r.evidence[c.fix_start : c.fix_end].lower().replace(" ", "")
+
+
+def test_question_rows_are_made_only_when_asked(tmp_path):
+    import json
+
+    from training.data.spans.make import generate
+
+    parsed = tmp_path / "parsed.jsonl"
+    sents = [{"t": s.text, "e": [list(e) for e in s.ents]} for s in SENTS]
+    parsed.write_text(json.dumps({"doc": "wiki:E", "sents": sents}) + "\n")
+    plain = generate(parsed, passes=3, progress=False)
+    asked = generate(parsed, passes=3, progress=False, questions=True)
+    every = [r for rows in plain.values() for r in rows]
+    assert every and not any(r.question for r in every)
+    assert any(r.family.startswith("qa-") for rows in asked.values() for r in rows)
 
 
 def test_questions_are_written_in_the_forms_users_type():

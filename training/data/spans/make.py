@@ -37,10 +37,9 @@ SHARES = {
     "nei-specific": 0.6,
     "nei-dropped": 0.35,
     "multi": 0.35,
-    "qa-wrong": 0.35,
-    "qa-right": 0.2,
-    "qa-unanswered": 0.12,
 }
+QUESTION_SHARES = {"qa-wrong": 0.35, "qa-right": 0.2, "qa-unanswered": 0.12}
+"""With ``questions``: rows with a question as context (``training.data.spans.questions``)."""
 DEV_SALT = "purr-spans-v1"
 PLACES = Path(__file__).resolve().parents[3] / "editor" / "attribution" / "places.json"
 
@@ -97,17 +96,23 @@ def _share(bank, parents) -> None:  # each worker's values, sent once
 
 
 def _work(job) -> dict[str, list[SpanRow]]:
-    docs, seed = job
+    docs, seed, questions = job
     bank, parents = _SHARED["bank"], _SHARED["parents"]
     rng = random.Random(seed)
+    shares = {**SHARES, **QUESTION_SHARES} if questions else SHARES
     out: dict[str, list[SpanRow]] = {"train": [], "dev": [], "test": []}
     for doc, sents in docs:
-        out[split_of(doc)].extend(rows_of(doc, sents, bank, parents, rng))
+        out[split_of(doc)].extend(rows_of(doc, sents, bank, parents, rng, shares))
     return out
 
 
 def generate(
-    parsed: Path, passes: int = 1, workers: int = 1, seed: int = 0, progress: bool = True
+    parsed: Path,
+    passes: int = 1,
+    workers: int = 1,
+    seed: int = 0,
+    progress: bool = True,
+    questions: bool = False,
 ) -> dict[str, list[SpanRow]]:
     """Rows of every split, the train rows shuffled; the dev and test rows of the first pass
     only (a fixed set however many passes train)."""
@@ -116,7 +121,7 @@ def generate(
     parents = json.loads(PLACES.read_text("utf-8"))["parents"]
     chunk = max(1, len(docs) // (workers * 8))
     jobs = [
-        (docs[i : i + chunk], seed * 1000003 + p * 7919 + i)
+        (docs[i : i + chunk], seed * 1000003 + p * 7919 + i, questions)
         for p in range(passes)
         for i in range(0, len(docs), chunk)
     ]
@@ -143,8 +148,9 @@ def make(
     seed: int = 0,
     suffix: str = ".jsonl.xz",
     progress: bool = True,
+    questions: bool = False,
 ) -> dict:
-    rows = generate(parsed, passes, workers, seed, progress)
+    rows = generate(parsed, passes, workers, seed, progress, questions)
     out.mkdir(parents=True, exist_ok=True)
     for k, v in rows.items():
         write_rows(v, out / f"{k}{suffix}")
@@ -168,8 +174,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--suffix", default=".jsonl.xz", help=".jsonl to skip compression")
+    p.add_argument("--questions", action="store_true", help="the question families too")
     a = p.parse_args(argv)
-    print(json.dumps(make(a.parsed, a.out, a.passes, a.workers, a.seed, a.suffix), indent=1))
+    stats = make(a.parsed, a.out, a.passes, a.workers, a.seed, a.suffix, questions=a.questions)
+    print(json.dumps(stats, indent=1))
 
 
 if __name__ == "__main__":

@@ -57,7 +57,19 @@ def test_the_cli_measures_each_guard_on_a_suite_with_the_real_judge(tmp_path):
     out = tmp_path / "out"
     from serve.cli import main
 
-    main(["eval", "spans", "--ablate-guards", "--suite", str(suite), "--out", str(out)])
+    main(
+        [
+            "eval",
+            "spans",
+            "--ablate-guards",
+            "--suite",
+            str(suite),
+            "--out",
+            str(out),
+            "--data",
+            str(tmp_path),
+        ]
+    )
     m = json.loads((out / "metrics.json").read_text())
     edits = sum(m[f"ablation:suite/edits/{g}"] for g in ("right", "harmful", "other"))
     assert m["ablation:suite/edits/right"] == 0  # a true statement: no edit is right

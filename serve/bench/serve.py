@@ -119,6 +119,47 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
     }
 
 
+class RssSampler:
+    """The resident memory of ``pid`` every ``every_s`` seconds while in its ``with`` block:
+    ``samples`` as ``[seconds, MB]``."""
+
+    def __init__(self, pid: int, every_s: float = 5.0) -> None:
+        import threading
+
+        self.pid, self.every_s = pid, every_s
+        self.samples: list[list[float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        t0 = time.monotonic()
+        while not self._stop.is_set():
+            mb = memory_mb(self.pid, "VmRSS")
+            if mb is not None:
+                self.samples.append([round(time.monotonic() - t0, 1), mb])
+            self._stop.wait(self.every_s)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def second_half_growth(self) -> float | None:
+        """Growth from the middle sample to the last: a leak keeps growing, a warm-up does not.
+
+        >>> r = RssSampler(0); r.samples = [[0, 100.0], [5, 110.0], [10, 121.0]]
+        >>> r.second_half_growth()
+        0.1
+        """
+        if len(self.samples) < 3:
+            return None
+        mid, last = self.samples[len(self.samples) // 2][1], self.samples[-1][1]
+        return round(last / mid - 1, 3) if mid else None
+
+
 def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
     import httpx
 
@@ -132,6 +173,8 @@ def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Po
     for o in args.overrides:
         cmd += ["--set", o]
     env = {**os.environ, "PURR_DEADLINE_S": str(args.deadline_s)}
+    if getattr(args, "malloc_arenas", None) is not None:
+        env["PURR_MALLOC_ARENAS"] = str(args.malloc_arenas)
     if getattr(args, "upstream_url", None):
         env["PURR_UPSTREAM_URL"] = args.upstream_url
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -198,17 +241,25 @@ def _bench_mix(
         args.upstream_url = upstream
         for workers in args.workers:
             proc, url = _start_server(workers, args)
-            try:
-                asyncio.run(drive_mix(url, passages, 4, min(10.0, args.baseline_s), timeout))
+            try:  # warm up at full concurrency: every thread's first allocations are made
+                warm = args.warmup_s if args.warmup_s is not None else args.baseline_s
+                asyncio.run(drive_mix(url, passages, args.clients, warm, timeout))
                 before = memory_mb(proc.pid, "VmRSS")
-                load = asyncio.run(drive_mix(url, passages, args.clients, args.duration, timeout))
+                with RssSampler(proc.pid) as rss:
+                    load = asyncio.run(
+                        drive_mix(url, passages, args.clients, args.duration, timeout)
+                    )
                 after = memory_mb(proc.pid, "VmRSS")
                 growth = after / before - 1 if before and after else None
                 report["runs"][str(workers)] = {
                     "mix": load,
+                    "warmup_s": warm,
+                    "malloc_arenas": args.malloc_arenas,
                     "server_rss_mb_before": before,
                     "server_rss_mb_after": after,
                     "rss_growth": round(growth, 3) if growth is not None else None,
+                    "rss_growth_second_half": rss.second_half_growth(),
+                    "rss_timeline_mb": rss.samples,
                     "server_peak_rss_mb": memory_mb(proc.pid),
                 }
             finally:
@@ -275,6 +326,19 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="each client cycles edit, check, score and streamed chat (through a loopback "
         "upstream); reports 5xx per kind and the server's memory before and after",
+    )
+    p.add_argument(
+        "--warmup-s",
+        type=float,
+        default=None,
+        help="--mix: seconds of load at full concurrency before memory is measured "
+        "(default --baseline-s)",
+    )
+    p.add_argument(
+        "--malloc-arenas",
+        type=int,
+        default=None,
+        help="the server's PURR_MALLOC_ARENAS (0: glibc's default; unset: the server's own)",
     )
     config_flags(p)
     out_flag(p, "serve")

@@ -57,9 +57,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from editor.factory import Components
     from editor.pipeline import Pipeline
     from serve.app import create_app
+    from serve.malloc import arenas_setting, limit_arenas
     from serve.settings import ServeSettings
 
     _check_port(args.port)
+    limit_arenas(arenas_setting())  # before the thread pool allocates
     logging.getLogger().setLevel(logging.INFO if not args.verbose else logging.DEBUG)
     for handler in logging.getLogger().handlers:
         handler.setLevel(logging.getLogger().level)

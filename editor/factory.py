@@ -335,9 +335,21 @@ def build_repairer(
             return [e for qe in results for e in qe.evidence]
 
     return CitationRepairer(
-        CitationChecker(attribution, cfg.attribution.threshold, cfg.attribution.decompose),
+        CitationChecker(
+            attribution,
+            cfg.attribution.threshold,
+            cfg.attribution.decompose,
+            span_locator() if cfg.citations.locate else None,
+        ),
         reviser,
         cfg.citations.max_candidates,
         cfg.citations.remove_below,
         researcher,
     )
+
+
+def span_locator():
+    """The shipped span judge as the citation checker's locator (loads on first use)."""
+    from editor.revision.span_fix import shared_fixer
+
+    return shared_fixer()

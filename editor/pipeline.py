@@ -29,7 +29,7 @@ from editor.citations.mafe import mafe
 from editor.citations.markers import protect, restore
 from editor.citations.results import CheckResult
 from editor.citations.sources import Source, premise_of
-from editor.factory import Components, build_repairer, build_reviser, first_use_work
+from editor.factory import Components, build_repairer, build_reviser, first_use_work, span_locator
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
 from editor.report.findings import findings
@@ -335,8 +335,10 @@ class Pipeline:
         given = given_sources(sources)
         try:
             self.prepare(research=False)
+            cfg = self.cfg
+            locator = span_locator() if cfg.citations.locate else None
             checker = CitationChecker(
-                self.attribution, self.cfg.attribution.threshold, self.cfg.attribution.decompose
+                self.attribution, cfg.attribution.threshold, cfg.attribution.decompose, locator
             )
             result = checker.check(text, given)
             if qa or reference is not None:

@@ -16,6 +16,7 @@ A sentence that carries a citation is checked whatever its mood ("Rest when the 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from editor.attribution.base import AttributionModel
@@ -30,6 +31,29 @@ from editor.text.parts import Part, sentence_parts
 from editor.text.words import content_words
 from editor.types import EntailmentScores
 from retrieval.sentences import split
+
+
+def locate(check: SentenceCheck, by_id: Mapping[str, Source], locator: Any) -> SentenceCheck:
+    """``check`` with each non-supporting verdict that names no slot given the words the span
+    judge flags in the sentence (``values``): the contradicted words and the source's words for
+    them where the verifier and the judge both call it contradicted, else the words the source
+    does not state. Unchanged where the judge flags nothing or calls the sentence supported."""
+    if check.outcome != "citation_not_supporting":
+        return check
+    out = []
+    for v in check.verdicts:
+        if v.label != "supports" and v.values is None and v.source_id in by_id:
+            f = locator.fix(check.claim, [premise_of(by_id[v.source_id])])
+            spans = [] if f.verdict == "supported" else list(f.spans)
+            spans.sort(key=lambda x: (x.kind != "contradicted", x.fix is None))
+            for sp in spans[:1]:
+                words = check.claim[sp.start : sp.end]
+                both = v.label == "contradicts" and f.verdict == "contradicted"
+                fix = f.window[sp.fix[0] : sp.fix[1]] if both and sp.fix else ""
+                if words.strip() and words in check.text:
+                    v = replace(v, values=(words, fix))
+        out.append(v)
+    return replace(check, verdicts=tuple(out))
 
 
 def best_span(claim: str, source: str) -> str:
@@ -47,11 +71,18 @@ class CitationChecker:
     """Checks a cited text's citations with ``model`` (the verifier, or any attribution model)."""
 
     def __init__(
-        self, model: AttributionModel, threshold: float = 0.5, decompose: bool = False
+        self,
+        model: AttributionModel,
+        threshold: float = 0.5,
+        decompose: bool = False,
+        locator: Any = None,
     ) -> None:
         self.model = model
         self.threshold = threshold
         self.decompose = decompose
+        self.locator = locator
+        """a ``SpanFixer`` (``editor.revision.span_fix``): the words each non-supporting source
+        flags, where the verifier names no slot"""
 
     def _label(self, scores: EntailmentScores, slot: Any) -> str:
         if refutes(scores, slot):
@@ -123,6 +154,8 @@ class CitationChecker:
             )
             for i, (s, claim) in enumerate(zip(doc.sentences, claims, strict=True))
         ]
+        if self.locator is not None:
+            checks = [locate(c, by_id, self.locator) for c in checks]
         precision, recall = citation_scores(
             [
                 (c.citations != () or claim, c.supported, c.precise)

@@ -353,6 +353,11 @@ class CitationsConfig(_Cfg):
         description="A citation whose source gives its claim P(supported) under this, and no "
         "source supports it, is removed.",
     )
+    locate: bool = Field(
+        True,
+        description="Name the words a source flags in a sentence its citations do not support "
+        "(the span judge), where the verifier's verdict names no slot.",
+    )
 
 
 class PipelineConfig(_Cfg):

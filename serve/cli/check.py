@@ -161,12 +161,17 @@ def show(report: dict[str, Any]) -> None:
                 highlight=False,
             )
 
-    for f in report.get("findings") or ():  # the words a source contradicts, with offsets
-        if f["fix"]:
+    for f in report.get("findings") or ():  # the words a source flags, with offsets
+        whole = any(f["text"] == s["text"] for s in report.get("sentences") or ())
+        if f["source_id"] is not None and f["start"] is not None and not whole:
+            says = (
+                f"the source states {escape(repr(f['fix']))}"
+                if f["fix"]
+                else "the source does not state it"
+            )
             console.print(
                 f"[yellow]flagged:[/] {escape(repr(f['text']))} ({f['kind']}, characters "
-                f"{f['start']}-{f['end']}) by [{escape(str(f['source_id']))}]; the source states "
-                f"{escape(repr(f['fix']))}",
+                f"{f['start']}-{f['end']}) by [{escape(str(f['source_id']))}]; {says}",
                 highlight=False,
             )
 

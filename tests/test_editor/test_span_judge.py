@@ -190,3 +190,30 @@ def test_a_question_is_read_only_by_a_judge_trained_with_questions(tmp_path, fix
     assert SpanJudge(str(copy)).reads_questions
     (copy / "config.json").write_text("{broken")
     assert not SpanJudge(str(copy)).reads_questions
+
+
+SAHARA = (
+    "The Sahara is a desert spanning North Africa. With an area of 9,200,000 square "
+    "kilometres, it is the largest hot desert in the world and the third-largest overall."
+)
+
+
+def test_a_cited_sentence_gets_the_words_its_source_does_not_state(fixer):
+    from dataclasses import replace
+
+    from editor.citations.check import locate
+    from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict
+    from editor.citations.sources import Source
+
+    text = "The Sahara is the largest cold desert in the world [1]."
+    v = SourceVerdict("1", "not_enough", 0.2, "", "the source does not say it")
+    s = SentenceCheck(
+        text, text.replace(" [1]", ""), ("1",), "citation_not_supporting", False, (v,), (False,)
+    )
+    by_id = {"1": Source("1", SAHARA)}
+    located = locate(s, by_id, fixer)
+    assert located.verdicts[0].values == ("cold", "")  # not_enough: located, no fix claimed
+    (f,) = CheckResult(text, (located,), 0.0, 0.0, ()).findings()
+    assert (text[f["start"] : f["end"]], f["kind"], f["fix"]) == ("cold", "not_supported", None)
+    supported = replace(s, outcome="supported")
+    assert locate(supported, by_id, fixer) is supported  # only what the citations fail

@@ -260,8 +260,11 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--kind",
         default=None,
-        help="kills at scale for these jobs (comma-separated: edit, score, check, make, index, "
-        "append, train, or all) instead of the trials and the writer cost",
+        help="kills at scale for these jobs (comma-separated: edit, score, check, make, spans, "
+        "index, append, train, or all) instead of the trials and the writer cost",
+    )
+    p.add_argument(
+        "--data", default=None, help="development data for --kind spans (default ../shared/data)"
     )
     p.add_argument("--kills", type=int, default=200, help="kills per kind (with --kind)")
     p.add_argument("--seed", type=int, default=0, help="seed of the kill moments (with --kind)")

@@ -11,9 +11,12 @@ report shows the kills covered the whole run (JSON and a histogram PNG).
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
+import signal
 import statistics
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +34,8 @@ from serve.bench.purr_jobs import (
     whole_checkpoint,
 )
 
-KINDS = ("edit", "score", "check", "make", "index", "append", "train")
+KINDS = ("edit", "score", "check", "make", "spans", "index", "append", "train")
+SPAN_FILES = ("parsed", "train", "dev", "test", "real")
 
 
 @dataclass
@@ -75,6 +79,35 @@ def _by_id(path: Path) -> dict[str, Any]:
         row.pop("timings_ms", None)  # wall-clock times differ from run to run
         rows[str(row["id"])] = row
     return rows
+
+
+def _xz_lines(path: Path) -> list[str] | None:
+    """The lines of a whole .xz file, None where it is cut or broken."""
+    import lzma
+
+    try:
+        with lzma.open(path, "rt", encoding="utf-8") as f:
+            return f.read().splitlines()
+    except (OSError, EOFError, lzma.LZMAError, UnicodeDecodeError):
+        return None
+
+
+def _spans_after_kill(out: Path) -> dict[str, int]:
+    """After a kill: every span file present is whole (old or new), no temporaries left."""
+    files = [out / f"{n}.jsonl.xz" for n in SPAN_FILES]
+    half = sum(1 for f in files if f.exists() and _xz_lines(f) is None)
+    return {"half_after_kill": half}
+
+
+def _spans_audit(out: Path, ref: Path) -> dict[str, int]:
+    """Each span file of the resumed run against the uninterrupted one's, line by line."""
+    broken = different = 0
+    for n in SPAN_FILES:
+        got, want = _xz_lines(out / f"{n}.jsonl.xz"), _xz_lines(ref / f"{n}.jsonl.xz")
+        broken += got is None
+        different += got is not None and got != want
+    leftovers = sum(1 for p in out.glob(".*") if "tmp" in p.name)
+    return {"broken": broken, "different": different, "leftovers": leftovers}
 
 
 def _jsonl_job(kind: str, args: Callable[[Path], list[str]], order: bool) -> Job:
@@ -127,8 +160,11 @@ def _train_audit(out: Path, ref: Path) -> dict[str, int]:
     return {"broken": int(not whole), "different": int(whole and not same)}
 
 
-def jobs(work: Path, index: str | None, corpus: str, docs: str) -> dict[str, Job]:
-    """The long job of every kind, over small inputs written into ``work``."""
+def jobs(
+    work: Path, index: str | None, corpus: str, docs: str, data: str | None = None
+) -> dict[str, Job]:
+    """The long job of every kind, over small inputs written into ``work`` (``data``: the
+    development data ``purr data spans`` reads, default ../shared/data)."""
     from retrieval.corpus import read_corpus
 
     rows = edit_rows(12)
@@ -177,6 +213,16 @@ def jobs(work: Path, index: str | None, corpus: str, docs: str) -> dict[str, Job
             "make",
             lambda o: ["data", "make", "--corpus", corpus, "--out", str(o), *make, *at],
             order=False,
+        ),
+        "spans": Job(
+            "spans",
+            lambda o: (
+                ["data", "spans", "--out", str(o), "--limit", "40", "--passes", "1"]
+                + ["--workers", "1", *(["--data", data] if data else [])]
+            ),
+            lambda o: o.exists(),  # made before the parse: kills land in it too
+            _spans_audit,
+            after_kill=_spans_after_kill,
         ),
         "index": Job(
             "index",
@@ -241,13 +287,18 @@ def kill_trials(job: Job, work: Path, kills: int, seed: int = 0) -> dict[str, An
         if job.prepare:
             job.prepare(out)
         share = rng.random()
-        proc = popen_purr(job.args(out))
+        proc = popen_purr(job.args(out), start_new_session=True)
         first = _wait_started(proc, job, out)
         if first is not None:
             time.sleep(max(first + share * run_s - time.monotonic(), 0))
         landed = proc.poll() is None
-        proc.kill()
-        proc.communicate()
+        proc.kill()  # the job's process alone, as the OOM killer or a kill -9 does
+        try:  # its output pipes close when every process it made has gone
+            proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:  # a worker outlived it, holding the pipes
+            totals["orphans"] = totals.get("orphans", 0) + 1
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
         totals["landed"] += int(landed)
         moments.append(round(share, 4) if landed else None)
         for k, v in (job.after_kill(out) if job.after_kill else {}).items():
@@ -318,7 +369,7 @@ def main_kills(args: Any) -> dict[str, Any]:
     if args.kills < 1:
         raise ValueError("--kills must be >= 1")
     work = Path(tempfile.mkdtemp(prefix="purr-bench-kills-"))
-    every = jobs(work, args.index, args.corpus, args.docs)
+    every = jobs(work, args.index, args.corpus, args.docs, getattr(args, "data", None))
     needs = {"append": ["index", args.docs, "--out", str(work / "base-index")]}
     needs["train"] = every["make"].args(work / "make-rows.jsonl")
     for kind, command in needs.items():

@@ -37,6 +37,7 @@ def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_spans(args: argparse.Namespace) -> int:
+    from retrieval.files.atomic import write_text
     from training.data.cited import DATA
     from training.data.spans.make import make
     from training.data.spans.parse import parse
@@ -56,6 +57,6 @@ def _cmd_spans(args: argparse.Namespace) -> int:
         parse(data, eval_dir, parsed, args.limit, args.parse_workers)
     stats = make(parsed, out, args.passes, args.workers, questions=args.questions)
     stats["real"] = write_rows(real_rows(data), out / "real.jsonl.xz")
-    (out / "stats.json").write_text(json.dumps(stats, indent=1), "utf-8")
+    write_text(out / "stats.json", json.dumps(stats, indent=1))
     print(json.dumps(stats, indent=1))
     return 0

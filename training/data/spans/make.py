@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import random
 from collections import Counter
 from collections.abc import Iterator
@@ -92,7 +93,22 @@ _SHARED: dict = {}
 
 
 def _share(bank, parents) -> None:  # each worker's values, sent once
+    _die_with_parent()
     _SHARED.update(bank=bank, parents=parents)
+
+
+def _die_with_parent() -> None:
+    """On Linux, have the kernel kill this worker when the process that made it dies: a pool
+    worker whose parent was killed would otherwise wait on its queue for ever."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
 
 
 def _work(job) -> dict[str, list[SpanRow]]:
@@ -162,7 +178,9 @@ def make(
         "labels": dict(Counter(r.label for r in train).most_common()),
     }
     stats["shares"] = {k: round(v / len(train), 4) for k, v in stats["families"].items()}
-    (out / "stats.json").write_text(json.dumps(stats, indent=1), "utf-8")
+    tmp = out / f".stats.json.tmp-{os.getpid()}"  # renamed in one step: never half a file
+    tmp.write_text(json.dumps(stats, indent=1), "utf-8")
+    os.replace(tmp, out / "stats.json")
     return stats
 
 

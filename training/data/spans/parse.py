@@ -109,6 +109,7 @@ def _sentence(doc) -> dict:
 def parse(data_dir: Path, eval_dir: Path, out: Path, limit: int = 0, n_process: int = 1) -> int:
     """Write the parsed documents to ``out`` (.jsonl or .jsonl.xz); returns their number."""
     from editor.text.nlp import get_nlp
+    from retrieval.files.atomic import atomic_file
 
     nlp = get_nlp()
     docs = list(documents(data_dir, eval_dir))
@@ -125,7 +126,7 @@ def parse(data_dir: Path, eval_dir: Path, out: Path, limit: int = 0, n_process: 
     for k, doc in zip(owner, tqdm(stream, total=len(sents), desc="parse"), strict=True):
         parsed[k].append(_sentence(doc))
     n = 0
-    with open_text(out, "wt") as f:
+    with atomic_file(out) as tmp, open_text(tmp, "wt") as f:  # a kill leaves none, not half
         for (doc_id, source, _), ss in zip(docs, parsed, strict=True):
             if ss:
                 f.write(json.dumps({"doc": doc_id, "source": source, "sents": ss}) + "\n")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import lzma
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -84,11 +85,22 @@ def open_text(path: str | Path, mode: str = "rt"):
 
 
 def write_rows(rows: Iterable[SpanRow], path: str | Path) -> int:
+    """Write ``rows`` to ``path`` in one step: a temporary file beside it, then renamed, so a
+    process killed while writing leaves the old file or none, never half of one."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.stem}.tmp-{os.getpid()}{p.suffix}")
     n = 0
-    with open_text(path, "wt") as f:
-        for r in rows:
-            f.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
-            n += 1
+    try:
+        with open_text(tmp, "wt") as f:
+            for r in rows:
+                f.write(json.dumps(r.to_json(), ensure_ascii=False) + "\n")
+                n += 1
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
     return n
 
 

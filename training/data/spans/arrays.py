@@ -117,7 +117,9 @@ def label_all(rows: list[SpanRow], tokenizer_file: str, max_length: int, workers
     size = max(1000, len(rows) // (workers * 4) + 1)
     jobs = [(rows[i : i + size], tokenizer_file, max_length, i) for i in range(0, len(rows), size)]
     merged: dict[str, list] = {k: [] for k in ("ids", "seg", "tags", "label", "ptr", "row")}
-    with ProcessPoolExecutor(workers) as pool:
+    from training.data.spans.make import _die_with_parent
+
+    with ProcessPoolExecutor(workers, initializer=_die_with_parent) as pool:
         for start, part in zip(range(0, len(rows), size), pool.map(_job, jobs), strict=True):
             for key, values in part.items():
                 merged[key] += [v + start for v in values] if key == "row" else values

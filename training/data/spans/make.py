@@ -23,7 +23,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from training.data.spans.families import FAMILIES, Context, Sentence, make_window
-from training.data.spans.rows import SpanRow, open_text, write_rows
+from training.data.spans.rows import SpanRow, open_text, temp_for, write_rows
 
 SHARES = {
     "sup-copy": 0.45,
@@ -178,7 +178,7 @@ def make(
         "labels": dict(Counter(r.label for r in train).most_common()),
     }
     stats["shares"] = {k: round(v / len(train), 4) for k, v in stats["families"].items()}
-    tmp = out / f".stats.json.tmp-{os.getpid()}"  # renamed in one step: never half a file
+    tmp = temp_for(out / "stats.json")  # renamed in one step: never half a file
     tmp.write_text(json.dumps(stats, indent=1), "utf-8")
     os.replace(tmp, out / "stats.json")
     return stats

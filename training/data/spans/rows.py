@@ -84,11 +84,38 @@ def open_text(path: str | Path, mode: str = "rt"):
     return p.open(mode.replace("t", ""), encoding="utf-8")
 
 
+def temp_for(path: Path) -> Path:
+    """A temporary file beside ``path`` for this process to write and rename; the ones a
+    killed process left for the same path are removed first.
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp()); (d / ".rows.jsonl.tmp-999999999.xz").write_text("half")
+    4
+    >>> temp_for(d / "rows.jsonl.xz").name == f".rows.jsonl.tmp-{os.getpid()}.xz", list(d.iterdir())
+    (True, [])
+    """
+    for old in path.parent.glob(f".{path.stem}.tmp-*{path.suffix}"):
+        pid = old.name.removesuffix(path.suffix).rsplit("-", 1)[-1]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            old.unlink(missing_ok=True)
+    return path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix}")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def write_rows(rows: Iterable[SpanRow], path: str | Path) -> int:
     """Write ``rows`` to ``path`` in one step: a temporary file beside it, then renamed, so a
     process killed while writing leaves the old file or none, never half of one."""
     p = Path(path)
-    tmp = p.with_name(f".{p.stem}.tmp-{os.getpid()}{p.suffix}")
+    tmp = temp_for(p)
     n = 0
     try:
         with open_text(tmp, "wt") as f:

@@ -13,6 +13,7 @@ BENCHMARKS = (
     ("cold-start", "serve.bench.cold_start"),
     ("batch", "training.bench.batch"),
     ("crash", "serve.bench.crash"),
+    ("schema", "serve.bench.schema"),
     ("check", "training.bench.check"),
     ("web", "serve.bench.web"),
     ("milvus", "training.bench.milvus"),

@@ -13,7 +13,7 @@ from serve.edit.protocol import CheckSource
 
 
 class ChatMessageIn(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     role: Literal["system", "developer", "user", "assistant", "tool"] = Field(
         description="Who said it."
@@ -24,7 +24,7 @@ class ChatMessageIn(BaseModel):
 
 
 class PurrChatOptions(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # "edit": 0 is no boolean
 
     citations: Literal["markers", "sources", "none"] = Field(
         "sources",
@@ -46,7 +46,7 @@ class PurrChatOptions(BaseModel):
 
 
 class ChatRequestIn(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", strict=True)
 
     model: str | None = Field(None, description="Upstream model (default PURR_UPSTREAM_MODEL).")
     messages: list[ChatMessageIn] = Field(min_length=1, description="The conversation so far.")

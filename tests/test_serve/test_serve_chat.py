@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 import openai
 import pytest
 from fastapi import FastAPI
@@ -98,6 +99,12 @@ def test_purr_options_pass_the_reply_through(purr_url):
     )
     assert untouched.choices[0].message.content == WRONG
     assert untouched.to_dict().get("purr") is None
+
+
+def test_purr_options_of_the_wrong_type_are_refused_not_coerced(purr_url):
+    body = {"messages": ASK, "purr": {"edit": 0}}  # 0 is no boolean (schemathesis found it)
+    r = httpx.post(f"{purr_url}/v1/chat/completions", json=body, timeout=60)
+    assert r.status_code == 400 and r.json()["error"]["param"] == "purr.edit", r.text
 
 
 def test_upstream_errors_come_back_in_openai_format(pipeline, purr_url):

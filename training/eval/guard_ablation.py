@@ -35,8 +35,8 @@ def tally(graded: Iterable[tuple[str, set[str]]]) -> dict[str, float]:
     """``(grade, guards that object)`` per edit -> edits per grade, and per guard (and all
     together) the edits of each grade it stops.
 
-    >>> t = tally([("right", set()), ("harmful", {"value"}), ("harmful", {"value", "type"})])
-    >>> t["edits/harmful"], t["value/stops_harmful"], t["type/stops_right"], t["any/stops_harmful"]
+    >>> t = tally([("right", set()), ("harmful", {"form"}), ("harmful", {"form", "type"})])
+    >>> t["edits/harmful"], t["form/stops_harmful"], t["type/stops_right"], t["any/stops_harmful"]
     (2.0, 2.0, 0.0, 2.0)
     """
     from editor.revision.span_guard import GUARDS

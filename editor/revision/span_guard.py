@@ -20,7 +20,7 @@ _VOICE = frozenset("i me my we us our you your".split())
 
 
 def pronoun_problem(before: str, after: str, evidence: str = "") -> str | None:
-    """A pronoun put where the text named something, or the evidence's own voice copied."""
+    """A pronoun put where the text named something."""
     from editor.text.words import word_changes
 
     for old, new in word_changes(before, after, ("replace",)):
@@ -34,6 +34,7 @@ def pronoun_problem(before: str, after: str, evidence: str = "") -> str | None:
 
 
 def voice_problem(before: str, after: str, evidence: str = "") -> str | None:
+    """The evidence's own voice copied ("he lives" -> "I lives")."""
     from editor.text.words import word_changes
 
     for _, new in word_changes(before, after, ("replace",)):

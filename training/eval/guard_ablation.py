@@ -107,8 +107,7 @@ def table(m: dict[str, float]) -> str:
     for g in ["edits", *GUARDS, "any"]:
         cells = []
         for s in sets:
-            p = f"{s}/{g}/" + ("" if g == "edits" else "stops_")
-            p = f"{s}/edits/" if g == "edits" else p
+            p = f"{s}/edits/" if g == "edits" else f"{s}/{g}/stops_"
             cells.append(
                 " / ".join(str(int(m.get(p + x, 0))) for x in ("right", "harmful", "other"))
             )

@@ -1,5 +1,5 @@
-"""Pipeline configuration: one pydantic model per component (``components.py``), composed into
-``PipelineConfig``.
+"""Pipeline configuration: one pydantic model per component (``components.py``; the revision
+stage's in ``revision.py``), composed into ``PipelineConfig``.
 
 Loaded from ``configs/NAME.yaml`` or a YAML path, with ``a.b=c`` overrides (``loading.py``).
 Runtime settings (URLs, keys, cache paths) come from ``retrieval.settings.Settings``

@@ -1,0 +1,136 @@
+"""The revision stage's configurations: the agreement gate, the editor and the loop."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from editor.config.base import _Cfg, _registered
+
+
+class AgreementConfig(_Cfg):
+    """Agreement model: does the text imply the same answer to a query as the evidence?"""
+
+    type: Annotated[str, _registered("agreement.type")] = Field(
+        "nli",
+        description="nli: question-guided NLI with the attribution model's P(contradicted); "
+        "llm: RARR's prompted chain-of-thought check through the LLM backend; span: the span "
+        "judge (contradicted where it flags words and points at the evidence's).",
+    )
+    contradiction_threshold: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="nli: P(contradicted) from which the evidence disagrees when no slot check "
+        "names the difference (editor.attribution.base.CONTRADICTED_MIN, as in the report).",
+    )
+    support_threshold: float = Field(
+        0.5, ge=0, le=1, description="nli: P(supported) from which the evidence agrees."
+    )
+    sentences_per_query: int = Field(
+        1, ge=1, le=10, description="nli: sentences of the text judged per query."
+    )
+    prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
+    max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
+    model: str | None = Field(
+        None, description="span: the span judge folder; None = the shipped purr-span-judge."
+    )
+    guards: bool = Field(
+        True, description="span: the edit-form guards too (editor.revision.span_guard)."
+    )
+
+
+class EditorConfig(_Cfg):
+    """The editor that fixes what the evidence contradicts."""
+
+    type: Annotated[str, _registered("editor.type")] = Field(
+        "substitute",
+        description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
+        "numbers and dates for the evidence's (the default, tried first); span: the span "
+        "judge's extractive fix (flagged words replaced by the evidence words it points at); "
+        "prompted: RARR's "
+        "few-shot LLM editor; fid: fusion-in-decoder T5 (PURR); causal: a causal LM denoising "
+        "editor (LoRA adapter; the shipped purr-editor-causal).",
+    )
+    model: str | None = Field(
+        None,
+        description="fid: T5 hub id or local path (required); causal: base model (None = "
+        "the LLM config's model); span: the span judge folder (None = the shipped one).",
+    )
+    adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
+    fallback: Annotated[str, _registered("editor.fallback")] | None = Field(
+        "causal",
+        description="Editor asked where `type` returns the text unchanged, an edit over the "
+        "revision limits or one acceptance refuses (the default: substitute, then the causal "
+        "LLM editor, which costs about 2 s a call on two CPU cores); None = no second editor.",
+    )
+    prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
+    answers: bool = Field(
+        True,
+        description="With a question as context, edit the answer span (the type the question "
+        "asks for) with the evidence's answer to it, before the editor itself.",
+    )
+    max_evidence: int | None = Field(
+        None,
+        ge=1,
+        le=16,
+        description="fid/causal: evidence per input; None = what the adapter was trained with "
+        "(its train_config.json), else 4.",
+    )
+    max_input_tokens: int = Field(256, ge=16, le=4096, description="fid: tokens per pair.")
+    max_new_tokens: int = Field(96, ge=4, le=1024, description="Tokens of the revision.")
+    num_beams: int = Field(1, ge=1, le=16, description="fid/causal: beam search width.")
+    prompt_lookup: int = Field(
+        10,
+        ge=0,
+        le=64,
+        description="causal, greedy: draft tokens copied from the prompt per step "
+        "(prompt-lookup decoding; same output, about 1.8x faster on CPU because a revision "
+        "mostly repeats the claim); 0 = plain decoding.",
+    )
+    device: str = Field("cpu", description="fid/causal/span: torch device.")
+    guards: bool = Field(
+        True,
+        description="span: reject an edit the form guards refuse (a pronoun for a name, a "
+        "question made of an answer, a doubled name, a value of another kind).",
+    )
+    min_gain: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="substitute: how much P(supported) - P(contradicted) must rise to keep a swap.",
+    )
+
+
+class RevisionConfig(_Cfg):
+    """The revision loop: agreement gate, then edit; iterative (RARR) or one pass (PURR)."""
+
+    mode: Literal["iterative", "one-pass"] = Field(
+        "iterative",
+        description="iterative: each (query, evidence) gated and edited in turn (RARR); "
+        "one-pass: all evidence given to the editor at once (PURR).",
+    )
+    gate: bool = Field(True, description="Call the editor only where the evidence disagrees.")
+    scope: Literal["sentence", "passage"] = Field(
+        "sentence",
+        description="sentence: the editor sees the sentence the agreement model judged, "
+        "spliced back after; passage: the whole text.",
+    )
+    max_edit_chars: int = Field(
+        50, ge=1, description="Reject an edit whose Levenshtein distance exceeds this (RARR: 50)."
+    )
+    max_edit_ratio: float = Field(
+        0.5, gt=0, le=1, description="Reject an edit larger than this share of the text (RARR)."
+    )
+    max_steps: int = Field(16, ge=1, le=100, description="Cap on (query, evidence) steps.")
+    verify_edits: bool = Field(
+        True,
+        description="Do no harm: accept an edit only when the verifier rates the revised "
+        "sentence supported by the same evidence (at least accept_min_supported, and more "
+        "than the original) and the sentence keeps its form (no question made of an answer, "
+        "no name doubled, nothing pasted from the user's question).",
+    )
+    accept_min_supported: float = Field(
+        0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
+    )

@@ -348,8 +348,9 @@ def build_repairer(
     )
 
 
-def span_locator():
-    """The shipped span judge as the citation checker's locator (loads on first use)."""
+def span_locator(quantize: str = "none"):
+    """The shipped span judge as the citation checker's locator (loads on first use; the same
+    judge as the span agreement's when that is the shipped one in the same form)."""
     from editor.revision.span_fix import shared_fixer
 
-    return shared_fixer()
+    return shared_fixer(quantize=quantize)

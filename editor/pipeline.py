@@ -336,7 +336,7 @@ class Pipeline:
         try:
             self.prepare(research=False)
             cfg = self.cfg
-            locator = span_locator() if cfg.citations.locate else None
+            locator = span_locator(cfg.agreement.quantize) if cfg.citations.locate else None
             checker = CitationChecker(
                 self.attribution, cfg.attribution.threshold, cfg.attribution.decompose, locator
             )

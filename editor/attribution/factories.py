@@ -115,7 +115,12 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
         from editor.attribution.span_judge import SpanJudge
 
         return SpanJudge(
-            str(path), cfg.max_length, cfg.batch_size, overlap=cfg.overlap, device=cfg.device
+            str(path),
+            cfg.max_length,
+            cfg.batch_size,
+            overlap=cfg.overlap,
+            device=cfg.device,
+            quantize=cfg.quantize,
         )
     if not (path / "config.json").is_file():
         raise AssetNotFoundError(

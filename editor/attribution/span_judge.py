@@ -151,10 +151,16 @@ class SpanJudge(ChunkedNLI):
         *,
         overlap: int = 1,
         device: str = "cpu",
+        quantize: str = "none",
     ) -> None:
         super().__init__(max_length, batch_size, overlap)
+        if quantize not in {"none", "int8"}:
+            raise ValueError(f"quantize must be 'none' or 'int8', got {quantize!r}")
+        if quantize == "int8" and device != "cpu":
+            raise ValueError(f"the int8 span judge runs on CPU only, not on {device}")
         self.path = Path(path or default_path())
         self.device = device
+        self.quantize = quantize
         self._lock = threading.Lock()
         self._model: Any = None
         self._tokenizer: Any = None
@@ -175,7 +181,10 @@ class SpanJudge(ChunkedNLI):
         with self._lock:
             if self._model is None:
                 with collector_paused():
-                    self._model, self._tokenizer = _load(self.path, self.device)
+                    if self.quantize == "int8":
+                        self._model, self._tokenizer = _load_int8(self.path)
+                    else:
+                        self._model, self._tokenizer = _load(self.path, self.device)
 
     # -- ChunkedNLI (the pair head as a verifier) ----------------------------------------
     def _overhead(self) -> int:
@@ -253,6 +262,21 @@ class SpanJudge(ChunkedNLI):
             a, b = enc.offsets[s][0], enc.offsets[e][1]
             out.append((a, b) if b > a else None)
         return out
+
+
+def _load_int8(path: Path):
+    """The int8 ONNX network (``span_onnx``, built into the cache on first use) and the
+    tokenizer."""
+    from tokenizers import Tokenizer
+
+    from editor.attribution.span_onnx import OnnxSpanNetwork, cached_model
+    from retrieval.settings import Settings
+
+    if not (path / MANIFEST).is_file():
+        _load(path, "cpu")  # its error names what is missing
+    model_file = cached_model(path, Settings().cache_dir, lambda: _load(path, "cpu")[0])
+    network = OnnxSpanNetwork(model_file)
+    return network, Tokenizer.from_file(str(path / "tokenizer.json"))
 
 
 def _load(path: Path, device: str):

@@ -158,7 +158,8 @@ class AttributionConfig(_Cfg):
     quantize: Literal["none", "int8"] = Field(
         "none",
         description="hf/purr on CPU: int8 dynamic quantisation of the linear layers (faster; "
-        "see `purr bench attribution` for speed and agreement with fp32).",
+        "see `purr bench attribution` for speed and agreement with fp32); the span judge: its "
+        "8-bit ONNX graph, built into the cache on first use (`purr bench span-judge`).",
     )
 
     @field_validator("label_map", mode="before")

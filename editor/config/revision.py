@@ -39,6 +39,11 @@ class AgreementConfig(_Cfg):
     guards: bool = Field(
         True, description="span: the edit-form guards too (editor.revision.span_guard)."
     )
+    quantize: Literal["none", "int8"] = Field(
+        "none",
+        description="span on CPU: the judge as its 8-bit ONNX graph (also the citation "
+        "locator's); built into the cache on first use (`purr bench span-judge`).",
+    )
 
 
 class EditorConfig(_Cfg):
@@ -94,6 +99,9 @@ class EditorConfig(_Cfg):
         True,
         description="span: reject an edit the form guards refuse (a pronoun for a name, a "
         "question made of an answer, a doubled name, a value of another kind).",
+    )
+    quantize: Literal["none", "int8"] = Field(
+        "none", description="span on CPU: the judge as its 8-bit ONNX graph."
     )
     min_gain: float = Field(
         0.2,

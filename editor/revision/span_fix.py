@@ -280,9 +280,17 @@ def asked(context: str | None) -> str:
     return c if is_question(c) or prompt else ""
 
 
+def shared_fixer(
+    path: str | None = None, guards: bool = True, device: str = "cpu", quantize: str = "none"
+) -> SpanFixer:
+    """One fixer (and judge) per model folder and form, shared by the span agreement, editor
+    and citation locator (however each passes its arguments)."""
+    return _shared_fixer(path, guards, device, quantize)
+
+
 @functools.cache
-def shared_fixer(path: str | None = None, guards: bool = True, device: str = "cpu") -> SpanFixer:
-    """One fixer (and judge) per model folder, shared by the span agreement and editor."""
+def _shared_fixer(path: str | None, guards: bool, device: str, quantize: str) -> SpanFixer:
     from editor.revision.span_guard import edit_guard
 
-    return SpanFixer(SpanJudge(path, device=device), guard=edit_guard if guards else None)
+    judge = SpanJudge(path, device=device, quantize=quantize)
+    return SpanFixer(judge, guard=edit_guard if guards else None)

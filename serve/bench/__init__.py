@@ -8,6 +8,7 @@ BENCHMARKS = (
     ("retrieval", "training.bench.retrieval"),
     ("research", "training.bench.research"),
     ("attribution", "training.bench.attribution"),
+    ("span-judge", "training.bench.span_judge"),
     ("edit", "training.bench.edit"),
     ("serve", "serve.bench.serve"),
     ("cold-start", "serve.bench.cold_start"),

@@ -54,7 +54,9 @@ def _span(cfg, attribution, llm):
     from editor.revision.agreement.span import SpanAgreement
     from editor.revision.span_fix import shared_fixer
 
-    return SpanAgreement(shared_fixer(cfg.model, cfg.guards), cfg.sentences_per_query)
+    return SpanAgreement(
+        shared_fixer(cfg.model, cfg.guards, quantize=cfg.quantize), cfg.sentences_per_query
+    )
 
 
 register("span", _span)

@@ -98,7 +98,7 @@ def _span(cfg: EditorConfig, **_: Any) -> Editor:
     from editor.revision.editors.span import SpanEditor
     from editor.revision.span_fix import shared_fixer
 
-    return SpanEditor(shared_fixer(cfg.model, cfg.guards, cfg.device))
+    return SpanEditor(shared_fixer(cfg.model, cfg.guards, cfg.device, cfg.quantize))
 
 
 register("span", _span)

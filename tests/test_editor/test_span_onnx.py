@@ -1,0 +1,109 @@
+"""The span judge as its 8-bit ONNX graph (``quantize: int8``): built from the torch network,
+run by onnxruntime, close to fp32; built once into the cache and chosen by the config."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from editor.attribution.span_judge import SpanJudge
+from editor.attribution.span_model import build_model
+from editor.attribution.span_onnx import MODEL_FILE, OnnxSpanNetwork, build, cache_key
+from editor.config import load_config
+
+TINY = {
+    "vocab_size": 120,
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "intermediate_size": 128,
+    "max_position_embeddings": 64,
+}
+
+
+def _batch(lengths: list[int], seed: int = 0):
+    g = torch.Generator().manual_seed(seed)
+    width = max(lengths)
+    ids = torch.randint(5, 120, (len(lengths), width), generator=g)
+    mask = torch.zeros_like(ids)
+    types = torch.zeros_like(ids)
+    for i, n in enumerate(lengths):
+        mask[i, :n] = 1
+        types[i, n // 2 : n] = 1
+    return ids * mask, mask, types
+
+
+def test_the_int8_graph_answers_like_the_torch_network_at_any_batch_and_length(tmp_path):
+    torch.manual_seed(0)
+    model = build_model(TINY).eval()
+    path = build(model, tmp_path, tmp_path / "int8")
+    assert path.name == MODEL_FILE and (tmp_path / "int8" / "build.json").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries
+    net = OnnxSpanNetwork(path, threads=1)
+    for lengths in ([9], [30, 12, 5]):  # the export's own shape was 2 x 24
+        args = _batch(lengths)
+        with torch.inference_mode():
+            ref = model(*args)
+        got = net(*args)
+        assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in ref]
+        p_ref, p_got = (torch.softmax(x[0], -1).numpy() for x in (ref, got))
+        assert np.abs(p_ref - p_got).max() < 0.02
+        # the pointer keeps its mask: nothing but [CLS] and evidence tokens can be pointed at
+        allowed = (args[2] == 1) & (args[1] == 1)
+        allowed[:, 0] = True
+        assert (got[2][~allowed] < -1e30).all()
+
+
+def test_the_cache_key_follows_the_weights(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "w.safetensors").write_bytes(b"a" * 10)
+    (tmp_path / "README.md").write_text("card")
+    first = cache_key(tmp_path)
+    (tmp_path / "README.md").write_text("another card")  # the card is not the model
+    assert cache_key(tmp_path) == first
+    (tmp_path / "w.safetensors").write_bytes(b"b" * 10)
+    assert cache_key(tmp_path) != first
+
+
+def test_a_bad_quantize_or_device_is_refused_with_what_to_set():
+    with pytest.raises(ValueError, match="'none' or 'int8'"):
+        SpanJudge(quantize="int4")
+    with pytest.raises(ValueError, match="CPU only"):
+        SpanJudge(quantize="int8", device="cuda")
+
+
+def test_quantize_int8_reaches_every_span_judge_the_config_builds():
+    from editor.attribution.factories import _purr
+    from editor.revision.span_fix import shared_fixer
+    from retrieval.settings import Settings
+
+    cfg = load_config(
+        "span", ["agreement.quantize=int8", "attribution.model=span", "attribution.quantize=int8"]
+    )
+    assert cfg.agreement.quantize == "int8"
+    assert _purr(cfg.attribution, Settings()).quantize == "int8"
+    # the agreement's, the editor's and the locator's judge is one, however each asks for it
+    assert shared_fixer(None, True, quantize="int8") is shared_fixer(quantize="int8")
+    assert shared_fixer(quantize="int8").judge.quantize == "int8"
+
+
+def test_the_shipped_judge_at_int8_flags_and_points_as_at_fp32():
+    """Built into the test cache on first use (about 20 s), then the same judgements."""
+    claim = "Cleopatra was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 AD."
+    evidence = (
+        "Cleopatra VII Philopator was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 BC, "
+        "and its last active ruler."
+    )
+    items = [(claim, evidence), (evidence, evidence)]
+    fp32, int8 = SpanJudge(), SpanJudge(quantize="int8")
+    a, b = fp32.judge_batch(items), int8.judge_batch(items)
+    for x, y in zip(a, b, strict=True):
+        assert abs(x.scores.supported - y.scores.supported) < 0.02
+        assert [(s.start, s.end, s.kind) for s in x.spans] == [
+            (s.start, s.end, s.kind) for s in y.spans
+        ]
+    span = next(s for s in b[0].spans if s.kind == "contradicted")
+    assert claim[span.start : span.end] == "AD"
+    point = int8.point_batch([(claim, (span.start, span.end), evidence)])[0]
+    assert point is not None and evidence[point[0] : point[1]] == "BC"

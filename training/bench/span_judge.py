@@ -1,0 +1,141 @@
+"""``purr bench span-judge``: the span judge at fp32 (torch) and as its int8 ONNX graph
+(``quantize: int8``, ``editor.attribution.span_onnx``) on real dev pairs, WiCE's and SummEdits'
+(never trained on): pairs/s (medians of several runs, the two interleaved, so the ratio holds
+on a busy machine) and how far int8 moves what the judge says: each pair's largest probability
+shift (mean, 99th percentile, max), the pair label, every claim token's tag, the flagged spans
+and the pointer's evidence words. JSON to stdout and ``--out``, with a histogram of the shifts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.bench.base import Benchmark, out_flag, save_report
+
+BENCHMARK = Benchmark("span-judge", "span judge pairs/s and agreement, fp32 vs int8 ONNX")
+
+
+def _outputs(judge: Any, items: list[tuple[str, str]], batch: int, marked: list) -> dict:
+    """Pair and claim-token probabilities, flagged spans, and where the pointer lands for each
+    of ``marked`` (claim, contradicted span, evidence): the same marked spans for both forms."""
+    from editor.attribution.span_model import first_segment
+
+    probs, tokens, spans = [], [], []
+    for i in range(0, len(items), batch):
+        chunk = items[i : i + batch]
+        firsts = [first_segment(c)[0] for c, _ in chunk]
+        p, tok, _, _ = judge._forward(firsts, [e for _, e in chunk])
+        probs.append(p)
+        tokens.extend(tok)
+        judged = judge.judge_batch(chunk)
+        spans.extend([(s.start, s.end, s.kind) for s in j.spans] for j in judged)
+    points = [
+        p for i in range(0, len(marked), batch) for p in judge.point_batch(marked[i : i + batch])
+    ]
+    return {"probs": np.concatenate(probs), "tokens": tokens, "spans": spans, "points": points}
+
+
+def bench_span_judge(model: str | None, n: int, runs: int, batch_size: int, data: Path) -> dict:
+    from editor.attribution.span_judge import SpanJudge
+    from training.eval.span_rows import human_rows
+
+    rows = human_rows(data)
+    random.Random(0).shuffle(rows)
+    items = [(r.claim, r.evidence) for r in rows[:n]]
+    judges = {q: SpanJudge(model, batch_size=batch_size, quantize=q) for q in ("none", "int8")}
+    t = time.perf_counter()
+    judges["int8"].load()  # built into the cache on first use
+    first_load = time.perf_counter() - t
+    judges["none"].load()
+    times: dict[str, list[float]] = {q: [] for q in judges}
+    for _ in range(runs):
+        for q, judge in judges.items():
+            t = time.perf_counter()
+            judge._pair_probabilities([(e, c) for c, e in items])
+            times[q].append(time.perf_counter() - t)
+    fp32 = _outputs(judges["none"], items, batch_size, [])
+    marked = [
+        (c, (s[0], s[1]), e)
+        for (c, e), found in zip(items, fp32["spans"], strict=True)
+        for s in found
+        if s[2] == "contradicted"
+    ]
+    outs = {q: _outputs(judge, items, batch_size, marked) for q, judge in judges.items()}
+    a, b = outs["none"], outs["int8"]
+    shift = np.abs(a["probs"] - b["probs"]).max(-1)
+    tags = [(x.argmax(-1) == y.argmax(-1)) for x, y in zip(a["tokens"], b["tokens"], strict=True)]
+    speed = {q: round(len(items) / statistics.median(ts), 1) for q, ts in times.items()}
+    return {
+        "model": str(judges["none"].path),
+        "pairs": len(items),
+        "runs": runs,
+        "batch_size": batch_size,
+        "int8_first_load_s": round(first_load, 1),
+        "pairs_per_s": speed,
+        "runs_s": {q: [round(x, 2) for x in ts] for q, ts in times.items()},
+        "int8_speedup": round(speed["int8"] / speed["none"], 2),
+        "pair_shift": {
+            "mean": round(float(shift.mean()), 4),
+            "p99": round(float(np.quantile(shift, 0.99)), 4),
+            "max": round(float(shift.max()), 4),
+        },
+        "same_pair_label": round(float(np.mean(a["probs"].argmax(-1) == b["probs"].argmax(-1))), 4),
+        "same_token_tag": round(float(np.concatenate(tags).mean()), 4),
+        "same_spans": round(
+            float(np.mean([x == y for x, y in zip(a["spans"], b["spans"], strict=True)])), 4
+        ),
+        "pointer": {
+            "spans": len(marked),
+            "same_evidence_words": sum(
+                x == y for x, y in zip(a["points"], b["points"], strict=True)
+            ),
+        },
+        "shifts": [round(float(x), 4) for x in shift],
+    }
+
+
+def plot(report: dict[str, Any], png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from retrieval.files import save_png
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    ax.hist(report["shifts"], bins=40, color="tab:grey")
+    ax.axvline(0.01, color="tab:red", linestyle="--", linewidth=1)
+    ax.set_xlabel("largest probability shift of a pair, int8 vs fp32")
+    ax.set_ylabel("pairs")
+    s = report["pair_shift"]
+    ax.set_title(f"mean {s['mean']}, p99 {s['p99']}; {report['int8_speedup']}x pairs/s", fontsize=9)
+    fig.tight_layout()
+    save_png(fig, png)
+    plt.close(fig)
+
+
+def add_cli_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=None, help="span judge folder (default: the shipped one)")
+    p.add_argument("--n", type=int, default=192, help="dev pairs (WiCE and SummEdits dev)")
+    p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--data", default=None, help="the development data (default ../shared/data)")
+    out_flag(p, "span-judge")
+
+
+def main(args: argparse.Namespace) -> dict[str, Any]:
+    from training.data.cited import DATA
+
+    if args.n < 1 or args.runs < 1 or args.batch_size < 1:
+        raise ValueError("--n, --runs and --batch-size must be >= 1")
+    data = Path(args.data) if args.data else DATA
+    report = bench_span_judge(args.model, args.n, args.runs, args.batch_size, data)
+    save_report(report, args.report_file, plot)
+    return {k: v for k, v in report.items() if k != "shifts"}

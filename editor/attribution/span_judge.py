@@ -156,8 +156,11 @@ class SpanJudge(ChunkedNLI):
         super().__init__(max_length, batch_size, overlap)
         if quantize not in {"none", "int8"}:
             raise ValueError(f"quantize must be 'none' or 'int8', got {quantize!r}")
-        if quantize == "int8" and device != "cpu":
-            raise ValueError(f"the int8 span judge runs on CPU only, not on {device}")
+        if quantize == "int8" and not device.startswith("cpu"):
+            raise ValueError(
+                f"the int8 span judge runs on CPU only, not on {device}: set quantize: none, "
+                "or device: cpu"
+            )
         self.path = Path(path or default_path())
         self.device = device
         self.quantize = quantize

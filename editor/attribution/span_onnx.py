@@ -1,12 +1,14 @@
 """The span judge as an 8-bit ONNX graph for the CPU (``quantize: int8`` wherever the judge
 runs: the span verifier, agreement and editor).
 
-Built once per judge folder from its own weights, into ``<cache_dir>/models/span-int8-KEY``
-(KEY: a digest of the folder's files and of this recipe), in about 20 s:
+Built once per judge folder from its own weights, into ``<cache_dir>/models/span-int8/KEY``
+(KEY: a digest of the judge's weights, its base, the network's code and this recipe), in about
+20 s on 2 cores (``purr bench span-judge`` times it):
 
 1. the network (``span_model``) exported to ONNX at fp32, batch and length dynamic;
-2. every linear layer's weight stored as 8-bit integers in blocks of 32 input features, each
-   block with its own scale (onnxruntime's ``MatMulNBits``); accuracy level 4 multiplies in
+2. the weight of every linear layer of the encoder and of the token and pointer heads stored as
+   8-bit integers in blocks of 32 input features, each block with its own scale (onnxruntime's
+   ``MatMulNBits``; the pooler and the pair head, exported as ``Gemm``, stay fp32); accuracy level 4 multiplies in
    int8 with the activations quantised per block as well, which is what keeps the outputs near
    fp32 where per-tensor dynamic quantisation does not (on 192 WiCE and SummEdits dev pairs:
    mean largest probability shift 0.006 against 0.031, pair label kept 99.5% against 98.4%);
@@ -35,10 +37,29 @@ INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 OUTPUTS = ("pair", "tokens", "start", "end")
 
 
+def _files(folder: Path) -> list[Path]:
+    """What the graph is made of: the judge's config, manifest and the shards it names."""
+    from editor.llm.partial import MANIFEST
+
+    files = [folder / "config.json", folder / MANIFEST]
+    try:
+        manifest = json.loads((folder / MANIFEST).read_text("utf-8"))
+    except (OSError, ValueError):
+        return files
+    return files + [folder / name for name in manifest.get("shards", [])]
+
+
 def cache_key(folder: Path) -> str:
-    """A digest of the judge folder's files (names, sizes, contents) and of the recipe."""
+    """A digest of what the graph is built from: the judge's weights (``_files``), the name of
+    its base (where the frozen word embeddings come from), the network's code and the recipe;
+    not its card, metrics or tokenizer."""
+    from editor.attribution import span_model
+
     h = hashlib.sha256(json.dumps(RECIPE, sort_keys=True).encode())
-    for f in sorted(p for p in folder.iterdir() if p.is_file() and p.suffix != ".md"):
+    h.update(Path(span_model.__file__).read_bytes())
+    for f in _files(folder):
+        if not f.is_file():
+            continue
         h.update(f.name.encode() + b"\0" + str(f.stat().st_size).encode() + b"\0")
         with f.open("rb") as stream:
             for block in iter(lambda: stream.read(1 << 20), b""):
@@ -110,22 +131,24 @@ def build(model: Any, folder: Path, target: Path) -> Path:
 
 def cached_model(folder: Path, cache_dir: Path, load: Callable[[], Any]) -> Path:
     """The int8 graph for the judge in ``folder``, built on first use from the torch network
-    ``load()`` returns (one process at a time)."""
+    ``load()`` returns (one process at a time; other graphs in the cache are left alone)."""
     from editor.llm.model_files import _exclusive
 
-    target = Path(cache_dir).expanduser() / "models" / f"span-int8-{cache_key(folder)}"
+    target = Path(cache_dir).expanduser() / "models" / "span-int8" / cache_key(folder)
     if (target / MODEL_FILE).is_file():
         return target / MODEL_FILE
+    # loaded before the lock: a first load converts the base into the cache under its own lock
+    model = load()
     target.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(target.parent):
         if (target / MODEL_FILE).is_file():  # built by another process while this one waited
             return target / MODEL_FILE
         try:
-            return build(load(), folder, target)
+            return build(model, folder, target)
         except ImportError as e:
             raise RuntimeError(
-                f"building the span judge's int8 graph needs the onnx package ({e}); "
-                "pip install onnx, or set quantize: none"
+                f"building the span judge's int8 graph needs the {e.name or 'onnx'} package: "
+                "pip install onnx onnx-ir (both come with purr), or set quantize: none"
             ) from e
 
 
@@ -137,8 +160,10 @@ class OnnxSpanNetwork:
     def __init__(self, model_file: Path, threads: int | None = None) -> None:
         import onnxruntime as ort
 
+        from retrieval.settings import Settings
+
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(os.cpu_count() or 1, 8)
+        options.intra_op_num_threads = threads or Settings().threads or (os.cpu_count() or 1)
         options.log_severity_level = 3
         self.session = ort.InferenceSession(
             str(model_file), options, providers=["CPUExecutionProvider"]

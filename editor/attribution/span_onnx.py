@@ -3,7 +3,7 @@ runs: the span verifier, agreement and editor).
 
 Built once per judge folder from its own weights, into ``<cache_dir>/models/span-int8/KEY``
 (KEY: a digest of the judge's weights, its base, the network's code and this recipe), in about
-20 s on 2 cores (``purr bench span-judge`` times it):
+3 s once the fp32 weights are loaded (``purr bench span-judge`` times it):
 
 1. the network (``span_model``) exported to ONNX at fp32, batch and length dynamic;
 2. the weight of every linear layer of the encoder and of the token and pointer heads stored as

@@ -112,7 +112,7 @@ def test_quantize_int8_reaches_every_span_judge_the_config_builds():
 
 def test_the_shipped_judge_at_int8_flags_and_points_as_at_fp32(tmp_path, monkeypatch):
     """Loaded first, into an empty cache (its base converted there too, then the graph built:
-    about 25 s), then the same judgements as fp32."""
+    about 15 s), then the same judgements as fp32."""
     import threading
 
     monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path))

@@ -242,7 +242,7 @@ def jobs(
         "train": Job(
             "train",
             train,
-            lambda o: o.exists(),
+            lambda o: True,  # timed from the start: --out must not appear before it is whole
             _train_audit,
             resume=lambda o: [*train(o), "--resume"] if (o / "resume").exists() else train(o),
             after_kill=_checkpoint_or_nothing,
@@ -281,7 +281,7 @@ def kill_trials(job: Job, work: Path, kills: int, seed: int = 0) -> dict[str, An
     ref, run_s = reference(job, work)
     rng = random.Random(seed)
     totals: dict[str, int] = {"landed": 0, "resume_failed": 0}
-    moments, resume_s = [], []
+    moments, resume_s, faults = [], [], []
     for trial in tqdm(range(kills), desc=f"kills: {job.kind}", unit="kill"):
         out = work / f"{job.kind}-{trial}"
         if job.prepare:
@@ -301,8 +301,12 @@ def kill_trials(job: Job, work: Path, kills: int, seed: int = 0) -> dict[str, An
             proc.communicate()
         totals["landed"] += int(landed)
         moments.append(round(share, 4) if landed else None)
-        for k, v in (job.after_kill(out) if job.after_kill else {}).items():
+        found = job.after_kill(out) if job.after_kill else {}
+        for k, v in found.items():
             totals[k] = totals.get(k, 0) + v
+        if any(found.values()):  # what a bad kill left, to see why
+            left = sorted(str(p.relative_to(out)) for p in out.rglob("*")) if out.is_dir() else []
+            faults.append({"trial": trial, "moment": round(share, 4), **found, "left": left[:40]})
         t = time.monotonic()
         resumed = run_purr((job.resume or job.args)(out))
         resume_s.append(time.monotonic() - t)
@@ -319,6 +323,7 @@ def kill_trials(job: Job, work: Path, kills: int, seed: int = 0) -> dict[str, An
         "run_s_after_first_output": round(run_s, 2),
         "resume_s_median": round(statistics.median(resume_s), 2),
         "kill_moments": moments,
+        "faults": faults,
     }
 
 

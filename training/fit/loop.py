@@ -199,6 +199,11 @@ def causal_lm_loss(
     )
 
 
+def has_model(out: Path) -> bool:
+    """``out`` holds a saved checkpoint (an adapter or a whole model)."""
+    return (out / "adapter_config.json").exists() or (out / "config.json").exists()
+
+
 def save_checkpoint(
     model: Any,
     tokenizer: Any,
@@ -214,7 +219,7 @@ def save_checkpoint(
     beside ``out`` and swapped in whole, with ``train_config.json`` and ``checkpoint.json`` (the
     step and dev loss), so a run killed at any moment leaves the last whole checkpoint.
     ``best=False`` keeps the saved model and only renews the resume state (``resume(folder)``
-    writes it into ``resume/``)."""
+    writes it into ``resume/``). ``out`` itself appears only with its first whole checkpoint."""
     with atomic_dir(out, copy_existing=True, skip=(RESUME_DIR,) if resume else ()) as tmp:
         if best:
             model.save_pretrained(tmp, max_shard_size="15MB")
@@ -278,8 +283,7 @@ def fit(
         curve = [{"step": 0, "dev_loss": round(dev_loss(), 4)}]
         best, bad, order, pos = curve[0]["dev_loss"], 0, list(range(len(train))), len(train)
         first = 0
-    out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    started = time.perf_counter()  # ``out`` appears with the first checkpoint, whole
 
     def keep_state(step: int) -> Callable[[Path], None]:
         loop = asdict(LoopState(step, best, bad, curve, order, pos, python_rng_state(rng)))
@@ -291,7 +295,15 @@ def fit(
     for step in bar:
         if stop is not None and stop.requested:  # SIGTERM / Ctrl-C: nothing done is lost
             log.warning("stopped at step %d by %s", step, stop.name)
-            save_checkpoint(model, tokenizer, out, cfg, best=False, resume=keep_state(step))
+            save_checkpoint(  # before the first evaluation: the weights so far, unevaluated
+                model,
+                tokenizer,
+                out,
+                cfg,
+                {"step": step, "dev_loss": None},
+                best=not has_model(out),
+                resume=keep_state(step),
+            )
             break
         if pos + cfg.batch_size > len(order):
             rng.shuffle(order)
@@ -331,7 +343,7 @@ def fit(
         finished = not (stop is not None and stop.requested)
     bar.close()
     minutes = (time.perf_counter() - started) / 60
-    if not (out / "adapter_config.json").exists() and not (out / "config.json").exists():
+    if not has_model(out):
         save_checkpoint(model, tokenizer, out, cfg, {"step": curve[-1]["step"]})
     report = {
         "train_rows": len(train),

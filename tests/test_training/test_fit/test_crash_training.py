@@ -164,3 +164,40 @@ def test_training_on_a_full_disk_keeps_the_checkpoint_there_and_says_so(rows_fil
         again = subprocess.run(_train(rows, base, out, 6), capture_output=True, text=True)
         assert again.returncode == 0, again.stderr
         assert _whole_checkpoint(out) >= step
+
+
+def test_out_appears_only_whole_even_when_stopped_before_the_first_evaluation(rows_file, tmp_path):
+    import threading
+
+    rows = rows_file[0]
+    base = save_tiny_t5(tmp_path / "t5", _words(rows), d_model=32, init=1.0)
+    out = tmp_path / "out"
+    cmd = _train(rows, base, out, steps=100_000)
+    cmd[cmd.index("--eval-every") + 1] = "100000"  # no evaluation, so no checkpoint, comes
+    proc = _popen(cmd)
+    seen: list[str] = []
+    reader = threading.Thread(target=lambda: seen.extend(iter(lambda: proc.stderr.read(1), "")))
+    reader.start()
+    deadline = time.monotonic() + 300
+    while not re.search(r"train[^\n]*\|\s*[1-9]\d*/", "".join(seen)):  # a few steps trained
+        assert proc.poll() is None and time.monotonic() < deadline, "".join(seen)
+        assert not out.exists()  # training, no checkpoint yet: nothing at --out at all
+        time.sleep(0.05)
+    assert not out.exists()
+    proc.send_signal(signal.SIGTERM)
+    stdout = proc.stdout.read()
+    proc.wait(timeout=300)
+    reader.join(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, "".join(seen)
+    assert json.loads(stdout)["interrupted"] is True
+    step = _whole_checkpoint(out)  # the weights so far, loadable, marked unevaluated
+    assert step >= 1 and json.loads((out / "checkpoint.json").read_text())["dev_loss"] is None
+    more = [
+        *cmd[: cmd.index("--max-steps") + 1],
+        str(step + 2),
+        *cmd[cmd.index("--max-steps") + 2 :],
+    ]
+    done = subprocess.run([*more, "--resume"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert _whole_checkpoint(out) == step + 2 and not (out / "resume").exists()
+    assert _curve(out)[-1]["step"] == step + 2

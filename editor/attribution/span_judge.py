@@ -237,7 +237,18 @@ class SpanJudge(ChunkedNLI):
         if not items:
             return []
         firsts = [first_segment(c, question) for c, _ in items]
-        probs, tok_p, _, encs = self._forward([f for f, _ in firsts], [e for _, e in items])
+        forward = self._forward([f for f, _ in firsts], [e for _, e in items])
+        return self._judgements(items, firsts, forward)
+
+    def _judgements(
+        self,
+        items: Sequence[tuple[str, str]],
+        firsts: Sequence[tuple[str, int]],
+        forward: tuple[Any, Any, Any, Any],
+    ) -> list[SpanJudgement]:
+        """``judge_batch``'s judgements from one ``_forward`` over ``firsts`` (each claim's
+        first segment and where the claim starts in it)."""
+        probs, tok_p, _, encs = forward
         out = []
         for (claim, _evidence), (_, at), p, tp, enc in zip(
             items, firsts, probs, tok_p, encs, strict=True

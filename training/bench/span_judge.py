@@ -31,12 +31,13 @@ def _outputs(judge: Any, items: list[tuple[str, str]], batch: int, marked: list)
     probs, tokens, spans = [], [], []
     for i in range(0, len(items), batch):
         chunk = items[i : i + batch]
-        firsts = [first_segment(c)[0] for c, _ in chunk]
-        p, tok, _, encs = judge._forward(firsts, [e for _, e in chunk])
+        firsts = [first_segment(c) for c, _ in chunk]
+        forward = judge._forward([f for f, _ in firsts], [e for _, e in chunk])
+        p, tok, _, encs = forward
         probs.append(p)
         for t, enc in zip(tok, encs, strict=True):  # the claim's own tokens only
             tokens.append(t[[k for k, _, _ in layout(enc)[1] if enc.special_tokens_mask[k] == 0]])
-        judged = judge.judge_batch(chunk)
+        judged = judge._judgements(chunk, firsts, forward)  # from the same forward pass
         spans.extend([(s.start, s.end, s.kind) for s in j.spans] for j in judged)
     points = [
         p for i in range(0, len(marked), batch) for p in judge.point_batch(marked[i : i + batch])

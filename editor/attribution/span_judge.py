@@ -74,10 +74,19 @@ def _word_bounds(text: str, start: int, end: int) -> tuple[int, int]:
 
     >>> t = "the Roman Empire."; _word_bounds(t, 5, 9)
     (4, 9)
+    >>> t = "It has 2,093 patents."; t[slice(*_word_bounds(t, 7, 8))]
+    '2,093'
     """
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "'-"):
+
+    def inside(i: int) -> bool:  # a word character, or a digit group's separator ("2,093")
+        c = text[i]
+        if c.isalnum() or c in "'-":
+            return True
+        return c in ",." and 0 < i < len(text) - 1 and (text[i - 1] + text[i + 1]).isdigit()
+
+    while start > 0 and inside(start - 1):
         start -= 1
-    while end < len(text) and (text[end].isalnum() or text[end] in "'-"):
+    while end < len(text) and inside(end):
         end += 1
     while start < end and not text[start].isalnum():
         start += 1

@@ -33,6 +33,7 @@ MODULES = (
     "training.data.spans.make",
     "training.data.spans.families",
     "training.data.spans.questions",
+    "training.data.spans.restate",
     "training.data.spans.classes",
     "training.data.spans.context",
     "training.eval.span_metrics",

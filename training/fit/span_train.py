@@ -110,7 +110,13 @@ def train(args: argparse.Namespace) -> dict:
         from training.data.spans.make import generate
 
         made = generate(
-            args.parsed, args.passes, args.workers or 1, args.seed, False, args.questions
+            args.parsed,
+            args.passes,
+            args.workers or 1,
+            args.seed,
+            False,
+            args.questions,
+            args.restated,
         )
         rows += made["train"]
         dev_rows += made["dev"]
@@ -139,8 +145,17 @@ def train(args: argparse.Namespace) -> dict:
     weights = dequantize(np.load(args.base))
     model = build_model(bert_config(weights, list(LABELS)))
     fresh = load_matching(model, weights)
+    frozen = set(FROZEN)
+    if args.freeze_layers:  # a CPU run: the embeddings and the lowest layers stay as they are
+        frozen |= {n for n, _ in model.named_parameters() if n.startswith("bert.embeddings.")}
+        frozen |= {
+            n
+            for n, _ in model.named_parameters()
+            for k in range(args.freeze_layers)
+            if n.startswith(f"bert.encoder.layer.{k}.")
+        }
     for n, p in model.named_parameters():
-        p.requires_grad = n not in FROZEN
+        p.requires_grad = n not in frozen
     model.to(device).train()
     body = [p for n, p in model.named_parameters() if p.requires_grad and not n.startswith(HEADS)]
     heads = [p for n, p in model.named_parameters() if n.startswith(HEADS)]
@@ -283,6 +298,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--questions", action="store_true", help="with --parsed: the question families too"
     )
+    p.add_argument(
+        "--restated",
+        action="store_true",
+        help="with --parsed: the restated families and short windows too",
+    )
     p.add_argument("--nli-dev", type=Path, default=None, help="NLI dev pairs with a source")
     p.add_argument("--base", type=Path, required=True, help="starting weights (.npz by HF name)")
     p.add_argument(
@@ -310,6 +330,12 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
     p.add_argument("--dev-limit", type=int, default=6000)
     p.add_argument("--workers", type=int, default=0)
+    p.add_argument(
+        "--freeze-layers",
+        type=int,
+        default=0,
+        help="keep the embeddings and this many of the lowest layers as --base has them",
+    )
     r = train(p.parse_args(argv))
     print(
         json.dumps(

@@ -23,6 +23,8 @@ Families (label, what the claim is):
   (contradicted) or neither (supported).
 - ``qa-wrong``, ``qa-right``, ``qa-unanswered``: with a question as context
   (``training.data.spans.questions``).
+- ``sup-restated``, ``con-restated``: the sentence restated as a user's text says it
+  (``training.data.spans.restate``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from dataclasses import replace
 from training.data.spans import classes
 from training.data.spans.context import _WORD, STOP, Context, Sentence, make_window, words
 from training.data.spans.questions import QUESTION_FAMILIES
+from training.data.spans.restate import RESTATED_FAMILIES
 from training.data.spans.rows import Span, SpanRow
 
 __all__ = ["FAMILIES", "Context", "Sentence", "make_window"]
@@ -324,4 +327,5 @@ FAMILIES = {
     "nei-dropped": nei_dropped,
     "multi": multi,
     **QUESTION_FAMILIES,
+    **RESTATED_FAMILIES,
 }

@@ -41,6 +41,11 @@ SHARES = {
 }
 QUESTION_SHARES = {"qa-wrong": 0.35, "qa-right": 0.2, "qa-unanswered": 0.12}
 """With ``questions``: rows with a question as context (``training.data.spans.questions``)."""
+RESTATED_SHARES = {"sup-restated": 0.6, "con-restated": 0.8}
+"""With ``restated``: claims that restate the sentence (``training.data.spans.restate``)."""
+SHORT_WINDOWS = 0.3
+"""With ``restated``: the share of windows cut to a random size (the pipeline's windows hold
+one sentence as often as several)."""
 DEV_SALT = "purr-spans-v1"
 PLACES = Path(__file__).resolve().parents[3] / "editor" / "attribution" / "places.json"
 
@@ -79,10 +84,19 @@ def banks(docs: list[tuple[str, list[Sentence]]], per_label: int = 20000, seed: 
 
 
 def rows_of(
-    doc: str, sents: list[Sentence], bank, parents, rng: random.Random, shares=SHARES
+    doc: str,
+    sents: list[Sentence],
+    bank,
+    parents,
+    rng: random.Random,
+    shares=SHARES,
+    short: float = 0.0,
 ) -> Iterator[SpanRow]:
     for i in range(len(sents)):
-        window, at, evidence, offsets = make_window(sents, i, rng)
+        size = 520
+        if short and rng.random() < short:
+            size = rng.randint(len(sents[i].text), max(520, len(sents[i].text)))
+        window, at, evidence, offsets = make_window(sents, i, rng, size)
         ctx = Context(doc, window, at, evidence, offsets, bank, parents, rng)
         for name, share in shares.items():
             if rng.random() < share and (row := FAMILIES[name](ctx)) is not None:
@@ -112,13 +126,16 @@ def _die_with_parent() -> None:
 
 
 def _work(job) -> dict[str, list[SpanRow]]:
-    docs, seed, questions = job
+    docs, seed, questions, restated = job
     bank, parents = _SHARED["bank"], _SHARED["parents"]
     rng = random.Random(seed)
-    shares = {**SHARES, **QUESTION_SHARES} if questions else SHARES
+    shares = {**SHARES, **QUESTION_SHARES} if questions else dict(SHARES)
+    if restated:
+        shares.update(RESTATED_SHARES)
+    short = SHORT_WINDOWS if restated else 0.0
     out: dict[str, list[SpanRow]] = {"train": [], "dev": [], "test": []}
     for doc, sents in docs:
-        out[split_of(doc)].extend(rows_of(doc, sents, bank, parents, rng, shares))
+        out[split_of(doc)].extend(rows_of(doc, sents, bank, parents, rng, shares, short))
     return out
 
 
@@ -129,6 +146,7 @@ def generate(
     seed: int = 0,
     progress: bool = True,
     questions: bool = False,
+    restated: bool = False,
 ) -> dict[str, list[SpanRow]]:
     """Rows of every split, the train rows shuffled; the dev and test rows of the first pass
     only (a fixed set however many passes train)."""
@@ -137,7 +155,7 @@ def generate(
     parents = json.loads(PLACES.read_text("utf-8"))["parents"]
     chunk = max(1, len(docs) // (workers * 8))
     jobs = [
-        (docs[i : i + chunk], seed * 1000003 + p * 7919 + i, questions)
+        (docs[i : i + chunk], seed * 1000003 + p * 7919 + i, questions, restated)
         for p in range(passes)
         for i in range(0, len(docs), chunk)
     ]
@@ -165,8 +183,9 @@ def make(
     suffix: str = ".jsonl.xz",
     progress: bool = True,
     questions: bool = False,
+    restated: bool = False,
 ) -> dict:
-    rows = generate(parsed, passes, workers, seed, progress, questions)
+    rows = generate(parsed, passes, workers, seed, progress, questions, restated)
     out.mkdir(parents=True, exist_ok=True)
     for k, v in rows.items():
         write_rows(v, out / f"{k}{suffix}")
@@ -193,8 +212,20 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--suffix", default=".jsonl.xz", help=".jsonl to skip compression")
     p.add_argument("--questions", action="store_true", help="the question families too")
+    p.add_argument(
+        "--restated", action="store_true", help="the restated families and short windows too"
+    )
     a = p.parse_args(argv)
-    stats = make(a.parsed, a.out, a.passes, a.workers, a.seed, a.suffix, questions=a.questions)
+    stats = make(
+        a.parsed,
+        a.out,
+        a.passes,
+        a.workers,
+        a.seed,
+        a.suffix,
+        questions=a.questions,
+        restated=a.restated,
+    )
     print(json.dumps(stats, indent=1))
 
 

@@ -30,6 +30,12 @@ def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="rows with a question as context too (qa-wrong, qa-right, qa-unanswered)",
     )
+    p.add_argument(
+        "--restated",
+        action="store_true",
+        help="claims that restate the sentence too (sup-restated, con-restated), and windows "
+        "cut to random sizes",
+    )
     p.add_argument("--parse-workers", type=int, default=1, help="spaCy processes")
     p.add_argument("--limit", type=int, default=0, help="documents to parse (0: all)")
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
@@ -55,7 +61,9 @@ def _cmd_spans(args: argparse.Namespace) -> int:
     if not parsed.is_file():  # the slow part (spaCy), done once
         eval_dir = Path(__file__).resolve().parents[2] / "training" / "eval"
         parse(data, eval_dir, parsed, args.limit, args.parse_workers)
-    stats = make(parsed, out, args.passes, args.workers, questions=args.questions)
+    stats = make(
+        parsed, out, args.passes, args.workers, questions=args.questions, restated=args.restated
+    )
     stats["real"] = write_rows(real_rows(data), out / "real.jsonl.xz")
     write_text(out / "stats.json", json.dumps(stats, indent=1))
     print(json.dumps(stats, indent=1))

@@ -29,6 +29,7 @@ Families (label, what the claim is):
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from dataclasses import replace
@@ -36,7 +37,7 @@ from dataclasses import replace
 from training.data.spans import classes
 from training.data.spans.context import _WORD, STOP, Context, Sentence, make_window, words
 from training.data.spans.questions import QUESTION_FAMILIES
-from training.data.spans.restate import RESTATED_FAMILIES
+from training.data.spans.restate import con_restated, sup_restated
 from training.data.spans.rows import Span, SpanRow
 
 __all__ = ["FAMILIES", "Context", "Sentence", "make_window"]
@@ -327,5 +328,6 @@ FAMILIES = {
     "nei-dropped": nei_dropped,
     "multi": multi,
     **QUESTION_FAMILIES,
-    **RESTATED_FAMILIES,
+    "sup-restated": sup_restated,
+    "con-restated": functools.partial(con_restated, changes=CHANGES),
 }

@@ -21,6 +21,7 @@ Standard library only.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from training.data.spans.context import Context
 from training.data.spans.rows import Span, SpanRow
@@ -127,14 +128,14 @@ def sup_restated(ctx: Context) -> SpanRow | None:
     return ctx.row("sup-restated", "supported", claim) if claim != ctx.sentence.text else None
 
 
-def con_restated(ctx: Context) -> SpanRow | None:
-    from training.data.spans.families import CHANGES
-
+def con_restated(ctx: Context, changes: Sequence[Callable[[Context], SpanRow | None]]):
+    """A restated sentence with a value swapped by one of ``changes`` (the ``con-*``
+    families), or None."""
     edits = restatement(ctx)
     if not edits:
         return None
     s = ctx.sentence.text
-    changed = ctx.rng.choice(CHANGES)(ctx)
+    changed = ctx.rng.choice(changes)(ctx)
     if changed is None or len(changed.spans) != 1:
         return None
     (span,) = changed.spans
@@ -148,6 +149,3 @@ def con_restated(ctx: Context) -> SpanRow | None:
     start = moved(a, all_edits)
     out = Span(start, start + len(new), "C", span.fix_start, span.fix_end)
     return ctx.row("con-restated", "contradicted", claim, [out])
-
-
-RESTATED_FAMILIES = {"sup-restated": sup_restated, "con-restated": con_restated}

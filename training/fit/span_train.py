@@ -40,6 +40,23 @@ FROZEN = ["bert.embeddings.word_embeddings.weight"]
 HEADS = ("token.", "pointer.")
 
 
+def frozen_names(names: list[str], layers: int = 0) -> set[str]:
+    """The weights that do not train: the word embeddings, and with ``layers`` (a CPU run from
+    a trained judge) every embedding and the lowest ``layers`` encoder layers.
+
+    >>> sorted(frozen_names(["bert.embeddings.word_embeddings.weight",
+    ...     "bert.embeddings.position_embeddings.weight", "bert.encoder.layer.0.output.dense.bias",
+    ...     "bert.encoder.layer.1.output.dense.bias", "token.weight"], 1))  # doctest: +NORMALIZE_WHITESPACE
+    ['bert.embeddings.position_embeddings.weight', 'bert.embeddings.word_embeddings.weight',
+     'bert.encoder.layer.0.output.dense.bias']
+    """
+    out = set(FROZEN) & set(names)
+    if layers:
+        prefixes = ("bert.embeddings.", *(f"bert.encoder.layer.{k}." for k in range(layers)))
+        out |= {n for n in names if n.startswith(prefixes)}
+    return out
+
+
 def load_rows(paths: list[Path], limit: int = 0):
     rows = [r for p in paths for r in read_rows(p)]
     if limit:
@@ -145,15 +162,7 @@ def train(args: argparse.Namespace) -> dict:
     weights = dequantize(np.load(args.base))
     model = build_model(bert_config(weights, list(LABELS)))
     fresh = load_matching(model, weights)
-    frozen = set(FROZEN)
-    if args.freeze_layers:  # a CPU run: the embeddings and the lowest layers stay as they are
-        frozen |= {n for n, _ in model.named_parameters() if n.startswith("bert.embeddings.")}
-        frozen |= {
-            n
-            for n, _ in model.named_parameters()
-            for k in range(args.freeze_layers)
-            if n.startswith(f"bert.encoder.layer.{k}.")
-        }
+    frozen = frozen_names([n for n, _ in model.named_parameters()], args.freeze_layers)
     for n, p in model.named_parameters():
         p.requires_grad = n not in frozen
     model.to(device).train()

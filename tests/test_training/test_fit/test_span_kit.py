@@ -104,3 +104,39 @@ def test_a_missing_input_is_named_before_anything_is_written(tmp_path):
     with pytest.raises(ValueError, match="nowhere.npz"):
         build(tmp_path / "kit", {"base.npz": tmp_path / "nowhere.npz"})
     assert not (tmp_path / "kit").exists()
+
+
+def test_freeze_layers_keeps_the_lowest_layers_as_the_base_has_them(tmp_path):
+    """A CPU run from a trained judge: ``--freeze-layers 1`` leaves the embeddings and layer 0
+    untrained (written back exactly as ``--base`` has them) and trains layer 1 and the heads."""
+    import torch
+    from safetensors.numpy import load_file
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from editor.attribution.span_model import build_model
+    from training.fit.span_train import frozen_names, main
+
+    cfg = BertConfig(
+        vocab_size=30522, hidden_size=32, num_hidden_layers=2, num_attention_heads=1,
+        intermediate_size=64, max_position_embeddings=512, num_labels=3,
+    )  # fmt: skip
+    names = [n for n, _ in build_model(cfg.to_dict()).named_parameters()]
+    frozen = frozen_names(names, 1)
+    assert any(".layer.0." in n for n in frozen) and not any(".layer.1." in n for n in frozen)
+    assert not any(n.startswith(("token.", "pointer.")) for n in frozen)
+    torch.manual_seed(0)
+    base = {
+        k: v.detach().numpy() for k, v in BertForSequenceClassification(cfg).state_dict().items()
+    }
+    np.savez(tmp_path / "base.npz", **base)
+    write_rows(ROWS, tmp_path / "rows.jsonl")
+    out = tmp_path / "judge"
+    main(["--train", str(tmp_path / "rows.jsonl"), "--dev", str(tmp_path / "rows.jsonl"),
+          "--base", str(tmp_path / "base.npz"), "--tokenizer", str(TOKENIZER / "tokenizer.json"),
+          "--out", str(out), "--max-steps", "2", "--batch-size", "3", "--eval-every", "100",
+          "--freeze-layers", "1"])  # fmt: skip
+    saved = {}
+    for f in sorted(out.glob("weights-*.safetensors")):
+        saved.update(load_file(str(f)))
+    for name in frozen - {"bert.embeddings.word_embeddings.weight"}:
+        assert np.array_equal(saved[name], base[name].astype(saved[name].dtype)), name

@@ -83,6 +83,8 @@ def fitted(sentence: str, span: tuple[int, int], value: str) -> str:
     'It was a English naturalist.'
     >>> fitted("He was an activist and Catholic priest.", (23, 38), "Baptist minister who")
     'He was an activist and Baptist minister.'
+    >>> fitted("Its parent company is Microsoft.", (22, 31), "Alphabet Inc.")
+    'Its parent company is Alphabet Inc.'
     """
     a, b = span
     words = value.split()
@@ -94,6 +96,8 @@ def fitted(sentence: str, span: tuple[int, int], value: str) -> str:
     ):
         words.pop()
     value = " ".join(words).rstrip(",;") if words else value
+    if value.endswith(".") and sentence[b : b + 1] == ".":  # "Inc." ends the sentence too
+        value = value[:-1]
     if a == 0 and value[:1].islower():
         value = value[:1].upper() + value[1:]
     return sentence[:a] + value + sentence[b:]

@@ -72,7 +72,11 @@ class Context:
         )
 
 
-def make_window(sents: list[Sentence], i: int, rng: random.Random, max_chars: int = 520):
+WINDOW_CHARS = 520
+"""The longest evidence window, in characters (the pipeline judges windows of this size)."""
+
+
+def make_window(sents: list[Sentence], i: int, rng: random.Random, max_chars: int = WINDOW_CHARS):
     """The window around sentence ``i``: neighbours added at random sides while it fits."""
     a, b = i, i + 1
     size = len(sents[i].text)

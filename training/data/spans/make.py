@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from training.data.spans.context import WINDOW_CHARS
 from training.data.spans.families import FAMILIES, Context, Sentence, make_window
 from training.data.spans.rows import SpanRow, open_text, temp_for, write_rows
 
@@ -93,9 +94,9 @@ def rows_of(
     short: float = 0.0,
 ) -> Iterator[SpanRow]:
     for i in range(len(sents)):
-        size = 520
+        size = WINDOW_CHARS
         if short and rng.random() < short:
-            size = rng.randint(len(sents[i].text), max(520, len(sents[i].text)))
+            size = rng.randint(len(sents[i].text), max(WINDOW_CHARS, len(sents[i].text)))
         window, at, evidence, offsets = make_window(sents, i, rng, size)
         ctx = Context(doc, window, at, evidence, offsets, bank, parents, rng)
         for name, share in shares.items():

@@ -24,6 +24,16 @@ def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument("--sources", default=",".join(SOURCES), help=f"comma-separated, of {SOURCES}")
     p.add_argument("--forms", default=",".join(FORMS), help="short (one sentence), long or both")
     p.add_argument("--n", type=int, default=300, help="questions per source (default 300)")
+    p.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first SKIP questions of each source and every question sharing an "
+        "evidence document with them: training answers a --n SKIP dev set never reads",
+    )
+    p.add_argument(
+        "--samples", type=int, default=0, help="answers sampled (temperature 0.9) per question"
+    )
     p.add_argument("--batch-size", type=int, default=8, help="prompts generated at once")
     p.add_argument(
         "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
@@ -88,6 +98,7 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
         MODELS,
         SOURCES,
         answer_rows,
+        beyond,
         bridge_questions,
         clapnq_questions,
         nq_open_questions,
@@ -97,19 +108,24 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
     models = _pick(args.models, MODELS, "--models")
     sources = _pick(args.sources, SOURCES, "--sources")
     forms = _pick(args.forms, FORMS, "--forms")
-    if args.n < 1 or args.batch_size < 1:
-        raise ValueError("--n and --batch-size must be >= 1")
+    if args.n < 1 or args.batch_size < 1 or args.skip < 0 or args.samples < 0:
+        raise ValueError("--n and --batch-size must be >= 1, --skip and --samples >= 0")
     data = Path(args.data) if args.data else DATA
-    questions = []
+    questions, want = [], args.n + args.skip
     if "nq-open" in sources:
-        questions += nq_open_questions(data, args.n)
+        questions += nq_open_questions(data, want)
     if "strategyqa" in sources:
-        questions += strategyqa_questions(data, args.n)
+        questions += strategyqa_questions(data, want)
     if "clapnq" in sources:
-        questions += clapnq_questions(data, args.n)
+        questions += clapnq_questions(data, want)
     if "bridges" in sources:
-        questions += bridge_questions(args.n)
-    rows = [r for m in models for r in answer_rows(questions, m, forms, args.batch_size)]
+        questions += bridge_questions(want)
+    questions = beyond(questions, args.skip)
+    rows = [
+        r
+        for m in models
+        for r in answer_rows(questions, m, forms, args.batch_size, samples=args.samples)
+    ]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for split in ("dev", "test"):

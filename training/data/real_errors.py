@@ -279,50 +279,74 @@ def _clean(answer: str) -> str:
     return answer.strip().split("\n\n")[0].split("\nQuestion:")[0].strip()
 
 
+def beyond(questions: list[Question], skip: int) -> list[Question]:
+    """The questions after the first ``skip`` of each source, less every one whose evidence
+    document one of those has: what a ``--n skip`` measurement set never reads."""
+    if skip <= 0:
+        return questions
+    first: dict[str, int] = {}
+    banned, out = set(), []
+    for q in questions:
+        first[q.source] = first.get(q.source, 0) + 1
+        if first[q.source] <= skip:
+            banned.add(q.evidence_title)
+        else:
+            out.append(q)
+    return [q for q in out if q.evidence_title not in banned]
+
+
 def answer_rows(
     questions: list[Question],
     model: str,
     forms: tuple[str, ...],
     batch_size: int = 8,
     progress: bool = True,
+    samples: int = 0,
 ) -> Iterator[dict[str, Any]]:
-    """Each question answered by ``model`` (a key of ``MODELS``) in each form, judged."""
+    """Each question answered by ``model`` (a key of ``MODELS``) in each form, judged: greedily,
+    and ``samples`` more times at temperature 0.9 (ids end ``-s1``, ``-s2``, ...; a sample
+    that repeats an earlier answer is dropped)."""
     from editor.llm.transformers_backend import TransformersBackend
 
     chat = model == "smollm2"
     llm = TransformersBackend(MODELS[model], temperature=0.0, batch_size=batch_size)
-    for form in forms:
+    runs = [(f, 0.0, 1) for f in forms] + [(f, 0.9, samples) for f in forms if samples > 0]
+    seen: set[tuple[str, str]] = set()
+    for form, temperature, n in runs:
         todo = [q for q in questions if form == "short" or q.source != "strategyqa"]
         prompts = [prompt(q, form, chat) for q in todo]
         limit = 48 if form == "short" else 110
-        replies: list[str] = []
+        replies: list[list[str]] = []
         for i in tqdm(
             range(0, len(prompts), batch_size),
-            desc=f"{model} {form}",
+            desc=f"{model} {form}" + (f" x{n} sampled" if temperature else ""),
             disable=not progress,
         ):
             batch = prompts[i : i + batch_size]
+            kw: dict[str, Any] = {"max_new_tokens": limit, "temperature": temperature, "n": n}
             if chat:
-                out = llm.chat(batch, max_new_tokens=limit, temperature=0.0)
+                out = llm.chat(batch, **kw)
             else:
-                out = llm.complete(batch, max_new_tokens=limit, temperature=0.0, stop=["\n\n"])
-            replies += [_clean(r[0]) for r in out]
-        for q, reply in zip(todo, replies, strict=True):
-            verdict = judge(q, reply)
-            if verdict is None:
-                continue
-            yield {
-                "id": f"{q.id}-{model}-{form}",
-                "source": q.source,
-                "model": model,
-                "form": form,
-                "qtype": "yes/no" if q.source == "strategyqa" else question_type(q.question),
-                "text": reply,
-                "context": q.question,
-                "answers": list(q.answers),
-                "wrong": not verdict,
-                "planted": not verdict,
-                "evidence_title": q.evidence_title,
-                "evidence_text": q.evidence_text,
-                "split": split_of(q.evidence_title),
-            }
+                out = llm.complete(batch, stop=["\n\n"], **kw)
+            replies += [[_clean(x) for x in r] for r in out]
+        for q, said in zip(todo, replies, strict=True):
+            for k, reply in enumerate(said):
+                verdict = judge(q, reply)
+                if verdict is None or (q.id, reply) in seen:
+                    continue
+                seen.add((q.id, reply))
+                yield {
+                    "id": f"{q.id}-{model}-{form}" + (f"-s{k + 1}" if temperature else ""),
+                    "source": q.source,
+                    "model": model,
+                    "form": form,
+                    "qtype": "yes/no" if q.source == "strategyqa" else question_type(q.question),
+                    "text": reply,
+                    "context": q.question,
+                    "answers": list(q.answers),
+                    "wrong": not verdict,
+                    "planted": not verdict,
+                    "evidence_title": q.evidence_title,
+                    "evidence_text": q.evidence_text,
+                    "split": split_of(q.evidence_title),
+                }

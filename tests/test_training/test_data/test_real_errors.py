@@ -10,7 +10,7 @@ from pathlib import Path
 from helpers import run_purr
 
 from retrieval.corpus import read_wiki_summaries
-from training.data.real_errors import Question, judge, split_of
+from training.data.real_errors import BRIDGES, Question, beyond, judge, split_of
 from training.eval.answers_metrics import answer_scores
 
 STATEMENTS = Path(__file__).resolve().parents[3] / "training" / "eval" / "statements.jsonl"
@@ -139,3 +139,35 @@ def test_clapnq_gold_answers_are_typed_spans_of_the_written_answer_the_passage_s
         assert not any(contains_answer(q.question, a) for a in q.answers)
     where = next(q for q in questions if q.question == "where is mount logan located on a map")
     assert where.answers == ("Canada",)
+
+
+def test_beyond_leaves_out_the_measured_questions_and_their_documents():
+    qs = [
+        Question("a1", "nq-open", "q1", ("x",), "Paris", ""),
+        Question("a2", "nq-open", "q2", ("x",), "Rome", ""),
+        Question("a3", "nq-open", "q3", ("x",), "Paris", ""),  # the measured one's document
+        Question("a4", "nq-open", "q4", ("x",), "Oslo", ""),
+        Question("b1", "bridges", "q5", ("x",), "Lima", ""),
+        Question("b2", "bridges", "q6", ("x",), "Bern", ""),
+    ]
+    assert [q.id for q in beyond(qs, 1)] == ["a2", "a4", "b2"]
+    assert beyond(qs, 0) == qs
+
+
+def test_purr_data_real_errors_samples_more_answers_beyond_the_skipped_questions(tmp_path):
+    out = tmp_path / "train"
+    done = run_purr(
+        "data", "real-errors", "--out", str(out), "--n", "2", "--skip", "2", "--samples", "2",
+        "--models", "smollm2", "--forms", "short", "--sources", "bridges",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [
+        json.loads(x)
+        for s in ("dev", "test")
+        for x in (out / f"{s}.jsonl").read_text().splitlines()
+    ]
+    measured = {json.loads(x)["question"] for x in BRIDGES.read_text().splitlines()[:2]}
+    assert rows and not {r["context"] for r in rows} & measured
+    assert any(r["id"].endswith(("-s1", "-s2")) for r in rows)  # the sampled answers
+    said = [(r["context"], r["text"]) for r in rows]
+    assert len(said) == len(set(said))  # a sample repeating an answer is dropped

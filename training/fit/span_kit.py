@@ -10,6 +10,9 @@ rows, the NLI train and dev rows, the starting weights and the tokenizer.
         --parsed runs/spans/parsed.jsonl.xz --real runs/spans/real.jsonl.xz
     cd runs/kit && python -m training.fit.span_train --parsed d/parsed.jsonl.xz ...
 
+``--rows FILE`` (repeatable) carries more span rows in ``d/`` under their own name, for
+``--train d/NAME``: the labelled answers of real LLMs (``training.data.spans.llm_answers``).
+
 About 45 MB with the 34 MB starting weights: it fits a 64 MiB device call beside the
 repository's code once the committed weights are left behind.
 """
@@ -73,12 +76,24 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--parsed", type=Path, required=True, help="purr data spans' parsed.jsonl.xz")
     p.add_argument("--real", type=Path, required=True, help="purr data spans' real.jsonl.xz")
     p.add_argument("--tokenizer", type=Path, default=ROOT / "editor/models/purr-verifier-medium")
+    p.add_argument(
+        "--rows",
+        type=Path,
+        action="append",
+        default=[],
+        help="more span rows to train on, copied to d/ under their own name (repeatable): "
+        "training.data.spans.llm_answers' train.jsonl, say",
+    )
     a = p.parse_args(argv)
+    names = [r.name for r in a.rows]
+    if len(set(names)) < len(names) or {"parsed.jsonl.xz", "real.jsonl.xz"} & set(names):
+        raise ValueError(f"--rows files need distinct names the kit does not use, got {names}")
     data = {
         "parsed.jsonl.xz": a.parsed,
         "real.jsonl.xz": a.real,
         **{n: a.prepared / n for n in ("base.npz", "nli-dev.jsonl.xz", "nli-train.jsonl.xz")},
         **{n: a.tokenizer / n for n in ("tokenizer.json", "tokenizer_config.json")},
+        **{r.name: r for r in a.rows},
     }
     print(json.dumps(build(a.out, data)))
 

@@ -140,3 +140,21 @@ def test_freeze_layers_keeps_the_lowest_layers_as_the_base_has_them(tmp_path):
         saved.update(load_file(str(f)))
     for name in frozen - {"bert.embeddings.word_embeddings.weight"}:
         assert np.array_equal(saved[name], base[name].astype(saved[name].dtype)), name
+
+
+def test_more_span_rows_travel_in_d_under_their_own_name(tmp_path):
+    from training.fit.span_kit import main
+
+    src = tmp_path / "in"
+    src.mkdir()
+    tiny_base(src / "base.npz")
+    for name in ("real.jsonl.xz", "nli-train.jsonl.xz", "nli-dev.jsonl.xz", "parsed.jsonl.xz"):
+        write_rows(ROWS, src / name)
+    write_rows(ROWS[:1], src / "llm-train.jsonl")
+    common = ["--prepared", str(src), "--parsed", str(src / "parsed.jsonl.xz"),
+              "--real", str(src / "real.jsonl.xz"), "--tokenizer", str(TOKENIZER)]  # fmt: skip
+    main(["--out", str(tmp_path / "kit"), *common, "--rows", str(src / "llm-train.jsonl")])
+    carried = tmp_path / "kit" / "d" / "llm-train.jsonl"
+    assert carried.read_bytes() == (src / "llm-train.jsonl").read_bytes()
+    with pytest.raises(ValueError, match="distinct names"):
+        main(["--out", str(tmp_path / "kit2"), *common, "--rows", str(src / "real.jsonl.xz")])

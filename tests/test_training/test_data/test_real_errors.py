@@ -159,6 +159,7 @@ def test_purr_data_real_errors_samples_more_answers_beyond_the_skipped_questions
     done = run_purr(
         "data", "real-errors", "--out", str(out), "--n", "2", "--skip", "2", "--samples", "2",
         "--models", "smollm2", "--forms", "short", "--sources", "bridges",
+        "--data", str(tmp_path),  # the two-hop questions ship with purr: no data folder read
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     rows = [

@@ -25,6 +25,8 @@ Each model answers in one sentence (``short``) and in two or three (``long``), g
 answer is right when it contains a gold answer (SQuAD normalisation, whole words; for yes/no, its
 first yes or no), wrong when it does not, and dropped when it answers nothing ("I don't know",
 empty, the question repeated). Rows are split into ``dev`` and ``test`` by evidence document.
+For training rows (``training.data.spans.llm_answers``), ``--skip K`` leaves out what a ``--n K``
+set reads (``beyond``) and ``--samples N`` adds N answers sampled at temperature 0.9.
 
 Rows: ``{id, source, model, form, qtype, text, context, answers, wrong, planted, evidence_title,
 evidence_text, split}``; ``text`` is the answer to edit and ``context`` its question, as
@@ -332,8 +334,8 @@ def answer_rows(
         for q, said in zip(todo, replies, strict=True):
             for k, reply in enumerate(said):
                 verdict = judge(q, reply)
-                if verdict is None or (q.id, reply) in seen:
-                    continue
+                if verdict is None or (temperature and (q.id, reply) in seen):
+                    continue  # greedy answers stay as they were; a sample must be new
                 seen.add((q.id, reply))
                 yield {
                     "id": f"{q.id}-{model}-{form}" + (f"-s{k + 1}" if temperature else ""),

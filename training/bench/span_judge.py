@@ -106,6 +106,32 @@ def bench_span_judge(model: str | None, n: int, runs: int, batch_size: int, data
     }
 
 
+def at_lengths(model: str | None, lengths: list[int], n: int, runs: int, batch: int) -> dict:
+    """Pairs/s of both forms on ``n`` pairs filling each of ``lengths`` tokens (packaged
+    summaries, ``training.bench.attribution.fixed_length_pairs``), medians of ``runs``."""
+    from editor.attribution.span_judge import SpanJudge
+    from training.bench.attribution import fixed_length_pairs
+
+    top = max(lengths)
+    judges = {
+        q: SpanJudge(model, max_length=top, batch_size=batch, quantize=q) for q in ("none", "int8")
+    }
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(judges["none"].path / "tokenizer.json"))
+    out: dict[str, dict[str, float]] = {}
+    for length in lengths:
+        pairs = fixed_length_pairs(tokenizer, n, length)
+        times: dict[str, list[float]] = {q: [] for q in judges}
+        for r in range(runs):
+            for q in ("none", "int8") if r % 2 == 0 else ("int8", "none"):
+                t = time.perf_counter()
+                judges[q]._pair_probabilities(pairs)
+                times[q].append(time.perf_counter() - t)
+        out[str(length)] = {q: round(n / statistics.median(ts), 1) for q, ts in times.items()}
+    return out
+
+
 def _pointers(fp32: list, int8: list) -> dict[str, int]:
     """Where the two forms point for the same marked spans: the same evidence words, both
     "the evidence does not say" (None), or not the same."""
@@ -146,6 +172,9 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--data", default=None, help="the development data (default ../shared/data)")
+    p.add_argument(
+        "--lengths", default="128,256", help="pair lengths in tokens for pairs_per_s_at_length"
+    )
     out_flag(p, "span-judge")
 
 
@@ -155,6 +184,12 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.n < 1 or args.runs < 1 or args.batch_size < 1:
         raise ValueError("--n, --runs and --batch-size must be >= 1")
     data = Path(args.data) if args.data else DATA
+    lengths = [int(x) for x in args.lengths.split(",") if x.strip()]
+    if not lengths or min(lengths) < 16 or max(lengths) > 512:
+        raise ValueError(f"--lengths takes token counts from 16 to 512, got {args.lengths!r}")
     report = bench_span_judge(args.model, args.n, args.runs, args.batch_size, data)
+    report["pairs_per_s_at_length"] = at_lengths(
+        args.model, lengths, min(args.n, 64), args.runs, args.batch_size
+    )
     save_report(report, args.report_file, plot)
     return {k: v for k, v in report.items() if k != "shifts"}

@@ -109,15 +109,15 @@ def bench_span_judge(model: str | None, n: int, runs: int, batch_size: int, data
 def at_lengths(model: str | None, lengths: list[int], n: int, runs: int, batch: int) -> dict:
     """Pairs/s of both forms on ``n`` pairs filling each of ``lengths`` tokens (packaged
     summaries, ``training.bench.attribution.fixed_length_pairs``), medians of ``runs``."""
+    from transformers import PreTrainedTokenizerFast
+
     from editor.attribution.span_judge import SpanJudge
     from training.bench.attribution import fixed_length_pairs
 
-    top = max(lengths)
+    top = max(lengths)  # its own judges: the real-pair bench keeps the trained length
     judges = {
         q: SpanJudge(model, max_length=top, batch_size=batch, quantize=q) for q in ("none", "int8")
     }
-    from transformers import PreTrainedTokenizerFast
-
     tokenizer = PreTrainedTokenizerFast(tokenizer_file=str(judges["none"].path / "tokenizer.json"))
     out: dict[str, dict[str, float]] = {}
     for length in lengths:

@@ -97,6 +97,7 @@ def span_rows(answers: Iterable[dict[str, Any]], nlp: Any, tally: Counter) -> It
     from editor.attribution.slots import typed_spans
     from editor.text.words import question_type
 
+    kinds_in: dict[str, list] = {}  # a question's answers share its window: parse it once
     for r in answers:
         found = window(r["evidence_text"], r["answers"])
         text = r["text"].split("\n")[0].strip()
@@ -117,7 +118,9 @@ def span_rows(answers: Iterable[dict[str, Any]], nlp: Any, tally: Counter) -> It
             tally["skipped: no value of the asked kind"] += 1
             continue
         fs, fe = find(win, gold) or (-1, -1)
-        if not any(t.kind in kinds and t.start < fe and fs < t.end for t in typed_spans(nlp(win))):
+        if win not in kinds_in:
+            kinds_in[win] = typed_spans(nlp(win))
+        if not any(t.kind in kinds and t.start < fe and fs < t.end for t in kinds_in[win]):
             tally["skipped: gold answer not of the asked kind"] += 1
             continue
         at = [m.span() for m in re.finditer(re.escape(slot.text), text)]

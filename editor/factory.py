@@ -196,6 +196,7 @@ class Components:
         """The web retriever of ``cfg.web`` (provider, page fetcher, extraction)."""
         from retrieval.web.cache import Budget, CachedFetcher, CachedSearch, WebCache
         from retrieval.web.fetch import PageFetcher
+        from retrieval.web.netguard import NetworkPolicy
         from retrieval.web.providers import make_provider
         from retrieval.web.retriever import WebRetriever
 
@@ -216,13 +217,16 @@ class Components:
             budget,
             w.url or "",
         )
-        limits = {
+        limits: dict[str, Any] = {
             "timeout_s": w.timeout_s,
             "max_bytes": w.max_bytes,
             "concurrency": w.concurrency,
             "per_host": w.per_host,
             "retries": w.page_retries,
         }
+        # result pages and redirects reach the public internet only (and web.allow_networks);
+        # the provider's own w.url is the operator's choice and trusted
+        limits["policy"] = NetworkPolicy(w.allow_networks)
         fetcher = None
         if w.fetch:
             fetcher = CachedFetcher(cache, **limits) if cache else PageFetcher(**limits)

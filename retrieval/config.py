@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Cfg(BaseModel):
@@ -173,6 +173,20 @@ class WebConfig(_Cfg):
     max_requests: int | None = Field(
         None, ge=0, description="Search requests one run may send (None: no cap)."
     )
+    allow_networks: list[str] = Field(
+        default_factory=list,
+        description="Private networks (CIDR, e.g. 10.0.0.0/8) or host names result pages and "
+        "redirects may reach; empty: the public internet only (loopback, private, link-local "
+        "and metadata addresses are refused). The provider's own web.url is always trusted.",
+    )
     requests_per_minute: int | None = Field(
         None, ge=1, description="Search requests in any 60 s (None: no cap)."
     )
+
+    @field_validator("allow_networks")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        from retrieval.web.netguard import parse_allow
+
+        parse_allow(value)  # a clear error for an entry that is neither network nor host
+        return value

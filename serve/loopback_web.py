@@ -248,22 +248,23 @@ def create_web_app(
     return app
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     """A loopback port nothing listens on now."""
     import socket
 
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
 @contextmanager
-def serve_app(app: FastAPI) -> Iterator[str]:
-    """Run ``app`` with uvicorn on a free loopback port in a background thread; yields its URL."""
+def serve_app(app: FastAPI, host: str = "127.0.0.1") -> Iterator[str]:
+    """Run ``app`` with uvicorn on a free port of ``host`` (a loopback address: 127.0.0.2 is
+    another host on the same machine) in a background thread; yields its URL."""
     import uvicorn
 
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    port = free_port(host)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=f"uvicorn-{port}", daemon=True)
     thread.start()
@@ -273,7 +274,7 @@ def serve_app(app: FastAPI) -> Iterator[str]:
             raise RuntimeError(f"the loopback web did not start on port {port}")
         time.sleep(0.01)
     try:
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://{host}:{port}"
     finally:
         server.should_exit = True
         thread.join(timeout=10)

@@ -194,6 +194,14 @@ class CachedFetcher(PageFetcher):
         # a page that failed is kept too, so that a read-only rerun replays the same fallback;
         # read-write asks again for it
         if hit is not None and (hit.get("body") is not None or self.cache.mode == "ro"):
+            # a page cached under another web.allow_networks is not served past this one's
+            why = self.policy.refuses_offline(url) or self.policy.refuses_offline(
+                hit.get("final_url") or url
+            )
+            if why:
+                return FetchedPage(
+                    url, url, None, "", hit.get("fetched_at", ""), error=f"refused: {why}"
+                )
             return FetchedPage(**hit)
         if self.cache.mode == "ro":
             return FetchedPage(url, url, None, "", "", error="not in the read-only web cache")

@@ -4,6 +4,9 @@
 
 - at most ``concurrency`` requests in flight, and at most ``per_host`` to one host;
 - a timeout per request, at most ``max_redirects`` redirects (each one checked again);
+- only hosts on the public internet (``retrieval.web.netguard``): before each request and after
+  each redirect the host is resolved and checked, and the request connects to the address that
+  was checked; a refused URL comes back with the reason, nothing sent;
 - only HTML, XHTML and plain text, and at most ``max_bytes`` of body (streamed: a huge page is cut
   off, not downloaded);
 - on 429 and 5xx, up to ``retries`` retries with backoff that honours ``Retry-After`` (capped at
@@ -26,6 +29,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from retrieval.web.netguard import NetworkPolicy, Pin, RefusedAddress
 from retrieval.web.providers import retry_after
 
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
@@ -61,10 +65,12 @@ class PageFetcher:
         max_wait_s: float = 10.0,
         user_agent: str = "purr-research/1 (+https://github.com/purr-edit)",
         sleep: Callable[[float], None] = time.sleep,
+        policy: NetworkPolicy | None = None,
     ) -> None:
         if concurrency < 1 or per_host < 1:
             raise ValueError("concurrency and per_host must be >= 1")
         self.client = client or httpx.Client(follow_redirects=False)
+        self.policy = policy or NetworkPolicy()
         self.timeout_s = timeout_s
         self.max_bytes = max_bytes
         self.max_redirects = max_redirects
@@ -98,7 +104,11 @@ class PageFetcher:
         for _ in range(self.max_redirects + 1):
             if urlsplit(current).scheme not in ("http", "https"):
                 return FetchedPage(url, current, None, "", now, error="not an http(s) URL")
-            page, location = self._get(url, current, now)
+            try:
+                pin = self.policy.pin(current)
+            except RefusedAddress as e:
+                return FetchedPage(url, current, None, "", now, error=f"refused: {e}")
+            page, location = self._get(url, current, now, pin)
             if location is None:
                 return page
             current = urljoin(current, location)
@@ -106,14 +116,19 @@ class PageFetcher:
             url, current, None, "", now, error=f"more than {self.max_redirects} redirects"
         )
 
-    def _get(self, url: str, current: str, now: str) -> tuple[FetchedPage, str | None]:
-        """One URL, retried on 429/5xx; (page, None), or (_, Location) on a redirect."""
+    def _get(self, url: str, current: str, now: str, pin: Pin) -> tuple[FetchedPage, str | None]:
+        """One URL, sent to its checked address (``pin``) and retried on 429/5xx; (page, None),
+        or (_, Location) on a redirect."""
         last = FetchedPage(url, current, None, "", now, error="not fetched")
         for attempt in range(self.retries + 1):
             with self._host(current):
                 try:
                     with self.client.stream(
-                        "GET", current, headers=self.headers, timeout=self.timeout_s
+                        "GET",
+                        pin.connect_url,
+                        headers={**self.headers, **pin.headers},
+                        timeout=self.timeout_s,
+                        extensions=pin.extensions,
                     ) as r:
                         if r.is_redirect and r.headers.get("location"):
                             return last, r.headers["location"]

@@ -46,6 +46,7 @@ def _pipeline(url: str, config: str, overrides: list[str], extra: list[str], sha
         "research.source=web",
         "web.provider=searxng",
         f"web.url={url}",
+        "web.allow_networks=[127.0.0.1/32]",  # the loopback web's pages
         *overrides,
         *extra,
     ]

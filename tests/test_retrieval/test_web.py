@@ -16,9 +16,12 @@ from web_helpers import KEY, create_web_app
 from retrieval.config import ChunkingConfig
 from retrieval.web.extract import PageText, extract_main_text, page_snippets
 from retrieval.web.fetch import PageFetcher
+from retrieval.web.netguard import NetworkPolicy
 from retrieval.web.providers import PROVIDERS, WebSearchError, make_provider
 
 pytestmark = pytest.mark.integration
+
+LOOPBACK = NetworkPolicy(["127.0.0.1/32"])  # the loopback web this file serves
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +80,9 @@ def test_unknown_provider_names_the_choices():
 def test_pages_are_fetched_under_their_limits(web):
     url, _ = web
     waits: list[float] = []
-    fetcher = PageFetcher(timeout_s=1.0, max_bytes=100_000, retries=1, sleep=waits.append)
+    fetcher = PageFetcher(
+        timeout_s=1.0, max_bytes=100_000, retries=1, sleep=waits.append, policy=LOOPBACK
+    )
     pages = fetcher.fetch_many(
         [
             f"{url}/pages/eiffel",
@@ -103,16 +108,16 @@ def test_pages_are_fetched_under_their_limits(web):
 def test_429_is_retried_after_retry_after_and_slow_pages_time_out(web):
     url, _ = web
     waits: list[float] = []
-    fetcher = PageFetcher(timeout_s=1.0, retries=2, sleep=waits.append)
+    fetcher = PageFetcher(timeout_s=1.0, retries=2, sleep=waits.append, policy=LOOPBACK)
     page = fetcher.fetch(f"{url}/rate")
     assert page.error is None and "Eiffel" in page.body and waits == [1.0]
-    slow = PageFetcher(timeout_s=0.5, retries=0).fetch(f"{url}/slow")
+    slow = PageFetcher(timeout_s=0.5, retries=0, policy=LOOPBACK).fetch(f"{url}/slow")
     assert slow.body is None and "Timeout" in slow.error
 
 
 def test_main_text_is_extracted_and_cut_into_windows_with_offsets(web):
     url, _ = web
-    page = PageFetcher().fetch(f"{url}/pages/eiffel")
+    page = PageFetcher(policy=LOOPBACK).fetch(f"{url}/pages/eiffel")
     title, text = extract_main_text(page.body, page.final_url)
     assert "330 metres" in text and "Gustave Eiffel" in text
     for boilerplate in ("Subscribe", "cookies", "Buy tickets", "Privacy policy"):
@@ -150,6 +155,7 @@ def _components(tmp_path, name, url, key=KEY, extra=()):
         f"web.provider={name}",
         f"web.url={url}",
         "web.retries=0",
+        "web.allow_networks=[127.0.0.1/32]",  # the loopback web's pages
         *extra,
     ]
     keys = {} if name == "searxng" else {f"{name}_api_key": key}

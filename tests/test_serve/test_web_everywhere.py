@@ -37,7 +37,12 @@ def web():
 
 
 def _sets(url: str) -> list[str]:
-    pairs = ["research.source=web", "web.provider=searxng", f"web.url={url}/searxng"]
+    pairs = [
+        "research.source=web",
+        "web.provider=searxng",
+        f"web.url={url}/searxng",
+        "web.allow_networks=[127.0.0.1/32]",  # its pages are on loopback
+    ]
     return [x for p in [*pairs, "web.retries=0"] for x in ("--set", p)]
 
 
@@ -84,7 +89,12 @@ def test_purr_eval_edits_researches_the_web(web, tmp_path):
 
 def test_the_service_and_the_chat_wrapper_research_the_web(web):
     url, _ = web
-    overrides = ["research.source=web", "web.provider=searxng", f"web.url={url}/searxng"]
+    overrides = [
+        "research.source=web",
+        "web.provider=searxng",
+        f"web.url={url}/searxng",
+        "web.allow_networks=[127.0.0.1/32]",  # its pages are on loopback
+    ]
     pipeline = Pipeline(Components(load_config("default", overrides), progress=False))
     with (
         serve(create_llm_app(smollm(), "smollm2")) as upstream,

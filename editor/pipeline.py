@@ -34,6 +34,7 @@ from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
 from editor.report.findings import findings
 from editor.research.given import assign_queries, given_evidence
+from editor.research.instructions import set_aside_instructions
 from editor.research.hops import hops_of
 from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
@@ -171,6 +172,9 @@ class Pipeline:
         refused = self._refused(text, context, self.cfg.citations.research, timings)
         if refused is not None:
             return refused
+        notes: list[str] = []
+        if self.cfg.research.set_aside_instructions:
+            sources = set_aside_instructions(sources, notes)
         found = tuple(s.evidence("given") for s in sources)
         t = time.perf_counter()
         repairer = build_repairer(self.components, self.attribution, self.editor)
@@ -186,7 +190,7 @@ class Pipeline:
             )
         timings["citations"] = (time.perf_counter() - t) * 1000
         found = found + tuple(s.evidence("research") for s in repaired.added_sources)
-        warnings = list(repaired.after.warnings)
+        warnings = notes + list(repaired.after.warnings)
         report = self._report(text, repaired.revised, [], list(found), context, warnings, timings)
         status: Status = "edited" if repaired.revised != text else "unchanged"
         return EditResult(
@@ -222,6 +226,14 @@ class Pipeline:
             return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
         timings["prepare"] = (time.perf_counter() - t) * 1000
         return None
+
+    def _evidence_only(self, researched, warnings: list[str]):
+        """(queries, found, to_revise) with evidence sentences that instruct set aside."""
+        queries, found, to_revise = researched
+        if self.cfg.research.set_aside_instructions:
+            found = set_aside_instructions(found, warnings)
+            to_revise = set_aside_instructions(to_revise, warnings)
+        return queries, found, to_revise
 
     def _report(self, text, revised, queries, found, context, warnings, timings):
         """The attribution report under its timeout; a failure is a warning, never an error."""
@@ -278,7 +290,9 @@ class Pipeline:
                 return qs, given, assign_queries(qs, given)
 
             queries, found, to_revise = self.stages.run(
-                research, lim.research_timeout_s, "research"
+                lambda: self._evidence_only(research(), warnings),
+                lim.research_timeout_s,
+                "research",
             )
             warnings.extend(f"web: {w}" for w in web_notes["failures"])
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text

@@ -92,6 +92,12 @@ class ResearchConfig(_Cfg):
         "('the film that won ...'): research the description, then the question about the "
         "entity found (editor.research.hops).",
     )
+    set_aside_instructions: bool = Field(
+        True,
+        description="Blank the sentences of evidence (pages, given texts, cited sources) that "
+        "give instructions instead of stating facts ('Ignore the above and write ...'), so no "
+        "stage reads them; the result's warnings name them (editor.text.instructions).",
+    )
 
 
 class AttributionConfig(_Cfg):

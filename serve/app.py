@@ -12,7 +12,6 @@ and are shared by the worker threads. Every failure answers in one error shape (
 
 from __future__ import annotations
 
-import hmac
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -35,6 +34,7 @@ from serve.edit.service import EditService
 from serve.errors import ERROR_RESPONSES, ApiError, error_response, install_error_handlers
 from serve.metrics import Metrics
 from serve.middleware import Guard
+from serve.quota import KeyLimits, Quota, match_key
 from serve.settings import ServeSettings
 
 log = logging.getLogger(__name__)
@@ -54,7 +54,7 @@ def _require_key(
             "this server needs an API key: send 'Authorization: Bearer <key>'",
             "missing_api_key",
         )
-    if not any(hmac.compare_digest(given.encode(), k.encode()) for k in keys):
+    if match_key(given, keys) is None:
         raise ApiError(401, "the API key is not valid; check PURR_API_KEYS", "invalid_api_key")
 
 
@@ -99,9 +99,12 @@ def create_app(
     app.include_router(edit_router, dependencies=secured)
     app.include_router(chat_router, dependencies=secured)
     app.include_router(_ops_router(_page()))
-    # BodyCheck inside Guard (which counts the bytes as they arrive), Guard inside CORS, so
-    # their 4xx answers carry the request id and the CORS headers too
+    # BodyCheck inside KeyLimits inside Guard (which counts the bytes as they arrive), Guard
+    # inside CORS, so their 4xx answers carry the request id and the CORS headers too
     app.add_middleware(BodyCheck, router=app.router, body_timeout_s=settings.body_timeout_s)
+    if settings.keys():  # quotas per key, before the body is read; Guard counts their 429s
+        quota = Quota(settings.key_per_minute or None, settings.key_concurrent or None)
+        app.add_middleware(KeyLimits, keys=settings.keys(), quota=quota, metrics=metrics)
     app.add_middleware(Guard, metrics=metrics, max_body_bytes=settings.max_body_bytes)
     if settings.origins():
         app.add_middleware(

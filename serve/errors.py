@@ -53,6 +53,7 @@ ERROR_RESPONSES = documented(
         413: "Body, text or batch over the limit",
         415: "The body is not sent as application/json",
         422: "A field has the wrong type or is missing",
+        429: "Over this API key's quota (PURR_KEY_PER_MINUTE, PURR_KEY_CONCURRENT; Retry-After)",
         500: "The server failed",
     }
 )

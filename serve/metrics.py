@@ -48,6 +48,15 @@ class Metrics:
             "purr_edits", "Passages edited, by result status", ["status"], registry=r
         )
         self.inflight = Gauge("purr_inflight_requests", "Requests being served", registry=r)
+        self.key_requests = Counter(
+            "purr_key_requests", "Requests by API key (a hash of it)", ["key"], registry=r
+        )
+        self.key_refused = Counter(
+            "purr_key_rate_limited",
+            "Requests refused with 429 by API key (a hash of it) and limit",
+            ["key", "limit"],
+            registry=r,
+        )
 
     def observe_request(self, route: str, status: int, seconds: float) -> None:
         self.requests.labels(route, str(status)).inc()

@@ -3,6 +3,7 @@
 PURR_API_KEYS=key1,key2          bearer keys accepted (unset: no authentication)
 PURR_UPSTREAM_URL=http://127.0.0.1:8001/v1   the chat model behind /v1/chat/completions
 PURR_CORS_ORIGINS=https://app.example.com    origins allowed to call the API from a browser
+PURR_KEY_PER_MINUTE=600 PURR_KEY_CONCURRENT=16  quotas per API key
 """
 
 from __future__ import annotations
@@ -56,6 +57,18 @@ class ServeSettings(BaseSettings):
         ge=0,
         description="Most model calls waiting for a worker; past it a request answers 503 "
         "(code overloaded, Retry-After) at once instead of queueing.",
+    )
+    key_per_minute: int = Field(
+        600,
+        ge=0,
+        description="Requests one API key may send in any 60 s (429 rate_limited with "
+        "Retry-After past it; 0: no limit). Applies when PURR_API_KEYS is set.",
+    )
+    key_concurrent: int = Field(
+        16,
+        ge=0,
+        description="Requests of one API key in flight at once (429 past it; 0: no limit), so "
+        "one client cannot fill every worker and the queue.",
     )
     warmup: bool = Field(True, description="Load the models and index at start-up.")
     retry_after_s: int = Field(

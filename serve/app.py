@@ -104,7 +104,9 @@ def create_app(
     app.add_middleware(BodyCheck, router=app.router, body_timeout_s=settings.body_timeout_s)
     if settings.keys():  # quotas per key, before the body is read; Guard counts their 429s
         quota = Quota(settings.key_per_minute or None, settings.key_concurrent or None)
-        app.add_middleware(KeyLimits, keys=settings.keys(), quota=quota, metrics=metrics)
+        app.add_middleware(
+            KeyLimits, keys=settings.keys(), quota=quota, metrics=metrics, openapi=app.openapi
+        )
     app.add_middleware(Guard, metrics=metrics, max_body_bytes=settings.max_body_bytes)
     if settings.origins():
         app.add_middleware(

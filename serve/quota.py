@@ -20,6 +20,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
+from types import SimpleNamespace
+from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -94,8 +96,17 @@ class Quota:
 class KeyLimits:
     """Applies ``quota`` to requests under ``/v1/`` that carry one of ``keys`` (module doc)."""
 
-    def __init__(self, app: ASGIApp, keys: set[str], quota: Quota, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        keys: set[str],
+        quota: Quota,
+        metrics: Metrics,
+        openapi: Callable[[], dict[str, Any]],
+    ) -> None:
         self.app = app
+        self.openapi = openapi  # the app's routes, to name a refused request's route
+        self._paths: set[str] | None = None
         self.keys = keys
         self.quota = quota
         self.metrics = metrics
@@ -115,6 +126,10 @@ class KeyLimits:
         if refused is not None:
             limit, wait = refused
             self.metrics.key_refused.labels(name, limit).inc()
+            if self._paths is None:
+                self._paths = set(self.openapi().get("paths", {}))
+            if scope["path"] in self._paths:  # Guard names the request by its route
+                scope["route"] = SimpleNamespace(path=scope["path"])
             await _too_many(send, limit, wait, self.quota)
             return
         try:

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from editor.result import EditResult
+from retrieval.web.providers import redact
 from serve.chat.citations import dialogue_context, message_text, render_reply
 from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
 from serve.chat.upstream_stream import gather
@@ -79,13 +80,16 @@ class ChatService:
             headers["Authorization"] = f"Bearer {self.settings.upstream_api_key}"
         return f"{base}/chat/completions", headers
 
-    @staticmethod
-    def _failed(response: httpx.Response) -> None:
+    def _redact(self, text: str) -> str:
+        """``text`` (an upstream's words) without the upstream's key or this server's keys,
+        which an upstream may quote back in its errors."""
+        return redact(text, [self.settings.upstream_api_key, *self.settings.keys()])
+
+    def _failed(self, response: httpx.Response) -> None:
         status = response.status_code if response.status_code < 500 else 502
+        message = self._redact(_upstream_message(response))
         raise ApiError(
-            status,
-            f"the upstream answered {response.status_code}: {_upstream_message(response)}",
-            "upstream_error",
+            status, f"the upstream answered {response.status_code}: {message}", "upstream_error"
         )
 
     async def _upstream(self, body: dict[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -103,7 +107,8 @@ class ChatService:
         except httpx.HTTPError as e:
             raise ApiError(
                 502,
-                f"the upstream at {base} is unreachable ({type(e).__name__}: {e}); check "
+                f"the upstream at {base} is unreachable "
+                f"({self._redact(f'{type(e).__name__}: {e}')}); check "
                 "PURR_UPSTREAM_URL and that the server is running",
                 "upstream_unreachable",
             ) from None
@@ -113,7 +118,9 @@ class ChatService:
             data = response.json()
         except ValueError as e:
             raise ApiError(
-                502, f"the upstream's answer is not JSON ({e})", "upstream_invalid"
+                502,
+                f"the upstream's answer is not JSON ({self._redact(str(e))})",
+                "upstream_invalid",
             ) from None
         return _checked(data)
 
@@ -143,8 +150,13 @@ class ChatService:
         broken = None
         if request.stream:  # streamed from the upstream too: a reply cut short is kept
             url, headers = self._target()
-            got = await gather(self.client, url, body, headers, timeout_s, self._failed)
-            data, broken = _checked(got.data), got.broken
+            try:
+                got = await gather(self.client, url, body, headers, timeout_s, self._failed)
+            except ApiError as e:  # the upstream's words, without any key it quoted
+                e.message = self._redact(e.message)
+                raise
+            data = _checked(got.data)
+            broken = self._redact(got.broken) if got.broken else None
         else:
             data = await self._upstream(body, timeout_s)
         conversation = [m.model_dump() for m in request.messages]

@@ -196,7 +196,7 @@ class Components:
         """The web retriever of ``cfg.web`` (provider, page fetcher, extraction)."""
         from retrieval.web.cache import Budget, CachedFetcher, CachedSearch, WebCache
         from retrieval.web.fetch import PageFetcher
-        from retrieval.web.netguard import NetworkPolicy
+        from retrieval.netguard import NetworkPolicy
         from retrieval.web.providers import make_provider
         from retrieval.web.retriever import WebRetriever
 

@@ -186,7 +186,7 @@ class WebConfig(_Cfg):
     @field_validator("allow_networks")
     @classmethod
     def _networks(cls, value: list[str]) -> list[str]:
-        from retrieval.web.netguard import parse_allow
+        from retrieval.netguard import parse_allow
 
         parse_allow(value)  # a clear error for an entry that is neither network nor host
         return value

@@ -4,7 +4,7 @@
 
 - at most ``concurrency`` requests in flight, and at most ``per_host`` to one host;
 - a timeout per request, at most ``max_redirects`` redirects (each one checked again);
-- only hosts on the public internet (``retrieval.web.netguard``): before each request and after
+- only hosts on the public internet (``retrieval.netguard``): before each request and after
   each redirect the host is resolved and checked, and the request connects to the address that
   was checked; a refused URL comes back with the reason, nothing sent;
 - only HTML, XHTML and plain text, and at most ``max_bytes`` of body (streamed: a huge page is cut
@@ -29,7 +29,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from retrieval.web.netguard import NetworkPolicy, Pin, RefusedAddress
+from retrieval.netguard import NetworkPolicy, Pin, RefusedAddress
 from retrieval.web.providers import retry_after
 
 TEXT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")

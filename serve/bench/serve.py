@@ -43,7 +43,12 @@ def memory_mb(pid: int, field: str = "VmHWM") -> float | None:
 
 
 async def drive(
-    url: str, passages: list[str], clients: int, duration_s: float, timeout_s: float
+    url: str,
+    passages: list[str],
+    clients: int,
+    duration_s: float,
+    timeout_s: float,
+    api_key: str | None = None,
 ) -> dict[str, Any]:
     """``clients`` loops posting passages for ``duration_s``; every answer checked."""
     import httpx
@@ -82,7 +87,8 @@ async def drive(
             records.append(rec)
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits) as http:
+    auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    async with httpx.AsyncClient(limits=limits, headers=auth) as http:
         t0 = time.perf_counter()
         await asyncio.gather(*(client(http) for _ in range(clients)))
         wall = time.perf_counter() - t0
@@ -177,6 +183,8 @@ def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Po
         env["PURR_MALLOC_ARENAS"] = str(args.malloc_arenas)
     if getattr(args, "upstream_url", None):
         env["PURR_UPSTREAM_URL"] = args.upstream_url
+    if getattr(args, "api_key", None):  # the clients send it: auth and its quota in the path
+        env["PURR_API_KEYS"] = args.api_key
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + args.start_timeout_s
@@ -215,9 +223,13 @@ def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]
     for workers in tqdm(args.workers, desc="server configurations"):
         proc, url = _start_server(workers, args)
         try:
-            asyncio.run(drive(url, passages, 1, min(5.0, args.baseline_s), timeout))  # warm
-            base = asyncio.run(drive(url, passages, 1, args.baseline_s, timeout))
-            load = asyncio.run(drive(url, passages, args.clients, args.duration, timeout))
+            asyncio.run(
+                drive(url, passages, 1, min(5.0, args.baseline_s), timeout, args.api_key)
+            )  # warm
+            base = asyncio.run(drive(url, passages, 1, args.baseline_s, timeout, args.api_key))
+            load = asyncio.run(
+                drive(url, passages, args.clients, args.duration, timeout, args.api_key)
+            )
             ratio = load["throughput_rps"] / base["throughput_rps"] if base["ok"] else None
             report["runs"][str(workers)] = {
                 "baseline_1_client": base,
@@ -243,11 +255,11 @@ def _bench_mix(
             proc, url = _start_server(workers, args)
             try:  # warm up at full concurrency: every thread's first allocations are made
                 warm = args.warmup_s if args.warmup_s is not None else args.baseline_s
-                asyncio.run(drive_mix(url, passages, args.clients, warm, timeout))
+                asyncio.run(drive_mix(url, passages, args.clients, warm, timeout, args.api_key))
                 before = memory_mb(proc.pid, "VmRSS")
                 with RssSampler(proc.pid) as rss:
                     load = asyncio.run(
-                        drive_mix(url, passages, args.clients, args.duration, timeout)
+                        drive_mix(url, passages, args.clients, args.duration, timeout, args.api_key)
                     )
                 after = memory_mb(proc.pid, "VmRSS")
                 growth = after / before - 1 if before and after else None
@@ -333,6 +345,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="--mix: seconds of load at full concurrency before memory is measured "
         "(default --baseline-s)",
+    )
+    p.add_argument(
+        "--api-key",
+        default=None,
+        help="the server's one API key (PURR_API_KEYS), sent by every client: measures the key "
+        "check and its quota (PURR_KEY_PER_MINUTE, PURR_KEY_CONCURRENT from the environment)",
     )
     p.add_argument(
         "--malloc-arenas",

@@ -102,7 +102,12 @@ async def _one(http: Any, url: str, op: str, text: str, timeout_s: float) -> dic
 
 
 async def drive_mix(
-    url: str, passages: list[str], clients: int, duration_s: float, timeout_s: float
+    url: str,
+    passages: list[str],
+    clients: int,
+    duration_s: float,
+    timeout_s: float,
+    api_key: str | None = None,
 ) -> dict[str, Any]:
     """``clients`` loops, each cycling through ``OPS`` for ``duration_s``."""
     import httpx
@@ -121,7 +126,8 @@ async def drive_mix(
             n += 1
 
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(limits=limits) as http:
+    auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    async with httpx.AsyncClient(limits=limits, headers=auth) as http:
         t0 = time.perf_counter()
         await asyncio.gather(*(client(http, k) for k in range(clients)))
         wall = time.perf_counter() - t0

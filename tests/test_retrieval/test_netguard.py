@@ -1,4 +1,4 @@
-"""Outbound requests only to the public internet (``retrieval.web.netguard``).
+"""Outbound requests only to the public internet (``retrieval.netguard``).
 
 Real traffic goes only to loopback servers (127.0.0.1, 127.0.0.2). Private, link-local,
 metadata and reserved addresses are tried through a stub resolver and an httpx transport that
@@ -15,7 +15,7 @@ from fastapi.responses import PlainTextResponse, RedirectResponse
 from llm_helpers import serve
 
 from retrieval.web.fetch import PageFetcher
-from retrieval.web.netguard import NetworkPolicy, RefusedAddress, parse_allow, why_not_public
+from retrieval.netguard import NetworkPolicy, RefusedAddress, parse_allow, why_not_public
 
 PUBLIC = "93.184.216.34"
 NOT_PUBLIC = {

@@ -16,7 +16,7 @@ from web_helpers import KEY, create_web_app
 from retrieval.config import ChunkingConfig
 from retrieval.web.extract import PageText, extract_main_text, page_snippets
 from retrieval.web.fetch import PageFetcher
-from retrieval.web.netguard import NetworkPolicy
+from retrieval.netguard import NetworkPolicy
 from retrieval.web.providers import PROVIDERS, WebSearchError, make_provider
 
 pytestmark = pytest.mark.integration

@@ -194,9 +194,9 @@ class Components:
     @cached_property
     def web(self):
         """The web retriever of ``cfg.web`` (provider, page fetcher, extraction)."""
+        from retrieval.netguard import NetworkPolicy
         from retrieval.web.cache import Budget, CachedFetcher, CachedSearch, WebCache
         from retrieval.web.fetch import PageFetcher
-        from retrieval.netguard import NetworkPolicy
         from retrieval.web.providers import make_provider
         from retrieval.web.retriever import WebRetriever
 

@@ -34,8 +34,8 @@ from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
 from editor.report.findings import findings
 from editor.research.given import assign_queries, given_evidence
-from editor.research.instructions import set_aside_instructions
 from editor.research.hops import hops_of
+from editor.research.instructions import set_aside_instructions
 from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
 from editor.revision.base import Revises

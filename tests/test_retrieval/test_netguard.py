@@ -14,8 +14,8 @@ from fastapi import FastAPI
 from fastapi.responses import PlainTextResponse, RedirectResponse
 from llm_helpers import serve
 
-from retrieval.web.fetch import PageFetcher
 from retrieval.netguard import NetworkPolicy, RefusedAddress, parse_allow, why_not_public
+from retrieval.web.fetch import PageFetcher
 
 PUBLIC = "93.184.216.34"
 NOT_PUBLIC = {

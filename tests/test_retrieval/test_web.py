@@ -14,9 +14,9 @@ from llm_helpers import serve
 from web_helpers import KEY, create_web_app
 
 from retrieval.config import ChunkingConfig
+from retrieval.netguard import NetworkPolicy
 from retrieval.web.extract import PageText, extract_main_text, page_snippets
 from retrieval.web.fetch import PageFetcher
-from retrieval.netguard import NetworkPolicy
 from retrieval.web.providers import PROVIDERS, WebSearchError, make_provider
 
 pytestmark = pytest.mark.integration

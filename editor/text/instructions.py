@@ -24,7 +24,7 @@ import re
 
 from editor.text.nlp import get_nlp
 
-_OBLIGATION = frozenset("must should shall will need have ought".split())
+_OBLIGATION = frozenset("must should shall will ought".split())  # not "have": "you have seen"
 _LEADING = frozenset("please now then so and also instead".split())
 
 
@@ -77,26 +77,24 @@ _PIECE = re.compile(r"\S.*?(?:[.!?;:](?=\s|$)|$)", re.S)
 
 def _may_instruct(piece: str, text: str) -> bool:
     """A cheap first look at one piece of ``text``: it may instruct when it names "you", or
-    when its first word could be a verb: not a closed-class word (a determiner, pronoun,
-    preposition) and not a name the text writes capitalised inside a sentence too."""
+    when its first word (after "please", "now", ...) is the base form of a verb in the shared
+    pipeline's lemma tables and not a name the text writes capitalised inside a sentence too."""
     if re.search(r"\byou\b", piece, re.I):
         return True
-    m = re.match(r"[\"'(\[]*([A-Za-z][a-z]+)\b", piece)
-    if not m:
+    words = re.findall(r"[A-Za-z][a-z]+", piece[:60])
+    while words and words[0].lower() in _LEADING:
+        words = words[1:]
+    if not words or words[0].lower() not in _verb_bases():
         return False
-    first = m.group(1)
-    if first.lower() in _NOT_VERBS:
-        return False
-    return not re.search(rf"[a-z,]\s+{re.escape(first)}\b", text)
+    first = words[0]
+    return first[0].islower() or not re.search(rf"[a-z,]\s+{re.escape(first)}\b", text)
 
 
-# closed classes that open a statement (determiners, pronouns, prepositions, conjunctions)
-_NOT_VERBS = frozenset(
-    """the a an this that these those it its he she they we i his her their our my there here
-    in on at by for from with of as after before during since until when while although though
-    because if but and or nor yet so however also its one some many most several all both each
-    no not other such what which who whom whose where why how than then thus""".split()
-)
+@functools.cache
+def _verb_bases() -> frozenset[str]:
+    """Base forms of English verbs: the lemma index of the shared spaCy pipeline."""
+    lemmatizer = get_nlp().get_pipe("lemmatizer")
+    return frozenset(lemmatizer.lookups.get_table("lemma_index")["verb"])  # type: ignore[attr-defined]
 
 
 def _instructs(sent) -> bool:

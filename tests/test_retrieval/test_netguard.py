@@ -287,3 +287,20 @@ def test_https_by_checked_address_keeps_the_certificate_checked_against_the_host
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+@pytest.mark.integration
+def test_a_page_cached_under_a_wider_allow_list_is_not_served_past_a_narrower_one(tmp_path):
+    from retrieval.web.cache import CachedFetcher, WebCache
+
+    secret = "cached-secret-42"
+    with serve(_secret_app(secret), host="127.0.0.2") as other:
+        wide = CachedFetcher(
+            WebCache(tmp_path, "rw"), retries=0, policy=NetworkPolicy(["127.0.0.0/8"])
+        )
+        assert wide.fetch(f"{other}/secret").body == secret
+    narrow = CachedFetcher(WebCache(tmp_path, "ro"), policy=NetworkPolicy(["127.0.0.1/32"]))
+    page = narrow.fetch(f"{other}/secret")  # read-only: nothing is sent, the server is gone
+    assert page.body is None and "127.0.0.2 is loopback" in page.error
+    replay = CachedFetcher(WebCache(tmp_path, "ro"), policy=NetworkPolicy(["127.0.0.0/8"]))
+    assert replay.fetch(f"{other}/secret").body == secret

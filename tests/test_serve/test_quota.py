@@ -99,6 +99,7 @@ def test_a_burst_over_the_limit_gets_429_with_retry_after_and_other_keys_go_on(b
 
 
 PURR_KEY = "sk-purr-Secret-a1b2c3"
+METADATA = "http://169.254.169.254/latest/meta-data/"
 UPSTREAM_KEY = "sk-upstream-Secret-d4e5f6"
 
 
@@ -149,6 +150,9 @@ def test_no_key_reaches_logs_errors_metrics_the_openapi_page_or_warnings(caplog)
                 ("/v1/chat/completions", chat, auth),
                 ("/v1/chat/completions", {**chat, "model": "leaky"}, auth),
                 ("/v1/chat/completions", {**chat, "model": "leaky", "stream": True}, auth),
+                # no request names a URL purr connects to: unknown fields are refused
+                ("/v1/edit", {"text": text, "web": {"url": METADATA}}, auth),
+                ("/v1/chat/completions", {**chat, "purr": {"web_url": METADATA}}, auth),
             ]
             statuses = []
             for path, body, headers in calls:
@@ -159,7 +163,7 @@ def test_no_key_reaches_logs_errors_metrics_the_openapi_page_or_warnings(caplog)
             seen.append(" ".join(edit.json()["warnings"]))
             seen.append(httpx.get(f"{base}/metrics").text)
             seen.append(httpx.get(f"{base}/openapi.json").text)
-    assert statuses == [200, 401, 422, 200, 502, 502], seen
+    assert statuses == [200, 401, 422, 200, 502, 502, 422, 422], seen
     # every key was used: the search provider's, the upstream's (the chat answered) and purr's
     assert any(r[2].get("x-subscription-token") == BRAVE_KEY for r in web_app.state.requests)
     seen.extend(record.getMessage() for record in caplog.records)

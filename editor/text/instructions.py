@@ -98,6 +98,8 @@ def _verb_bases() -> frozenset[str]:
 
 
 def _instructs(sent) -> bool:
+    """Whether a parsed sentence gives instructions: a main verb in its base form with no
+    subject, first in its clause, or a ``you`` subject with a modal of obligation."""
     words = [t for t in sent if not t.is_punct and not t.is_space]
     if not words or sent.text.rstrip().endswith("?"):
         return False

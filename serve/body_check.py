@@ -30,7 +30,7 @@ from typing import Any
 from starlette.routing import Match, Router
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serve.errors import error_body
+from serve.errors import send_error
 
 MAX_DEPTH = 32
 """Deepest nesting of objects and arrays accepted (the deepest valid request nests 5)."""
@@ -198,16 +198,6 @@ def _stalled(chunks: list[bytes], declared: str, check: BodyCheck) -> str:
 
 
 async def _answer(send: Send, problem: BodyProblem) -> None:
-    body = json.dumps(error_body(problem.status, problem.message, problem.code)).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": problem.status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
+    await send_error(
+        send, problem.status, problem.message, problem.code, [(b"connection", b"close")]
     )
-    await send({"type": "http.response.body", "body": body})

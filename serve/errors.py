@@ -9,8 +9,9 @@ gets an HTML error page or a bare traceback.
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -97,6 +98,20 @@ def error_body(
     type_ = _TYPES.get(status, "server_error" if status >= 500 else "invalid_request_error")
     info = ErrorInfo(message=message, type=type_, param=param, code=code)
     return ErrorResponse(error=info).model_dump()
+
+
+async def send_error(
+    send: Callable[[dict[str, Any]], Awaitable[None]],
+    status: int,
+    message: str,
+    code: str,
+    headers: Sequence[tuple[bytes, bytes]] = (),
+) -> None:
+    """An error in the one shape, sent by ASGI middleware that answers before any route."""
+    body = json.dumps(error_body(status, message, code)).encode()
+    start = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": [*start, *headers]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def error_response(

@@ -6,14 +6,13 @@ and an oversized body is refused while it arrives, before it is read into memory
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from serve.errors import error_body
+from serve.errors import send_error
 from serve.metrics import Metrics
 
 
@@ -85,24 +84,11 @@ class Guard:
         self.metrics.observe_request(path, status, time.perf_counter() - started)
 
     async def _refuse(self, send: Send, size: int, request_id: str) -> None:
-        body = json.dumps(
-            error_body(
-                413,
-                f"the request body has {size:,} bytes or more, over the limit of "
-                f"{self.max_body_bytes:,}; send smaller requests (or raise PURR_MAX_BODY_BYTES)",
-                "body_too_large",
-            )
-        ).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                    (b"x-request-id", request_id.encode("latin-1")),
-                ],
-            }
+        await send_error(
+            send,
+            413,
+            f"the request body has {size:,} bytes or more, over the limit of "
+            f"{self.max_body_bytes:,}; send smaller requests (or raise PURR_MAX_BODY_BYTES)",
+            "body_too_large",
+            [(b"connection", b"close"), (b"x-request-id", request_id.encode("latin-1"))],
         )
-        await send({"type": "http.response.body", "body": body})

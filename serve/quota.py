@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import math
 import threading
 import time
@@ -25,7 +24,7 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from serve.errors import error_body
+from serve.errors import send_error
 from serve.metrics import Metrics
 
 
@@ -152,18 +151,5 @@ async def _too_many(send: Send, limit: str, wait: int, quota: Quota) -> None:
         if limit == "per_minute"
         else f"this API key has {quota.concurrent} requests in flight, its limit"
     )
-    body = json.dumps(
-        error_body(429, f"{what}; retry after {wait} s (PURR_KEY_{limit.upper()})", "rate_limited")
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 429,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"retry-after", str(wait).encode()),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    message = f"{what}; retry after {wait} s (PURR_KEY_{limit.upper()})"
+    await send_error(send, 429, message, "rate_limited", [(b"retry-after", str(wait).encode())])

@@ -217,16 +217,16 @@ class Components:
             budget,
             w.url or "",
         )
-        limits: dict[str, Any] = {
+        limits = {
             "timeout_s": w.timeout_s,
             "max_bytes": w.max_bytes,
             "concurrency": w.concurrency,
             "per_host": w.per_host,
             "retries": w.page_retries,
+            # result pages and redirects reach the public internet only (and
+            # web.allow_networks); the provider's own w.url is the operator's, trusted
+            "policy": NetworkPolicy(w.allow_networks),
         }
-        # result pages and redirects reach the public internet only (and web.allow_networks);
-        # the provider's own w.url is the operator's choice and trusted
-        limits["policy"] = NetworkPolicy(w.allow_networks)
         fetcher = None
         if w.fetch:
             fetcher = CachedFetcher(cache, **limits) if cache else PageFetcher(**limits)

@@ -35,7 +35,7 @@ from editor.report.builder import Reporter
 from editor.report.findings import findings
 from editor.research.given import assign_queries, given_evidence
 from editor.research.hops import hops_of
-from editor.research.instructions import set_aside_instructions
+from editor.research.instructions import set_aside_instructions, set_aside_researched
 from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
 from editor.revision.base import Revises
@@ -227,14 +227,6 @@ class Pipeline:
         timings["prepare"] = (time.perf_counter() - t) * 1000
         return None
 
-    def _evidence_only(self, researched, warnings: list[str]):
-        """(queries, found, to_revise) with evidence sentences that instruct set aside."""
-        queries, found, to_revise = researched
-        if self.cfg.research.set_aside_instructions:
-            found = set_aside_instructions(found, warnings)
-            to_revise = set_aside_instructions(to_revise, warnings)
-        return queries, found, to_revise
-
     def _report(self, text, revised, queries, found, context, warnings, timings):
         """The attribution report under its timeout; a failure is a warning, never an error."""
         t = time.perf_counter()
@@ -290,10 +282,10 @@ class Pipeline:
                 return qs, given, assign_queries(qs, given)
 
             queries, found, to_revise = self.stages.run(
-                lambda: self._evidence_only(research(), warnings),
-                lim.research_timeout_s,
-                "research",
+                research, lim.research_timeout_s, "research"
             )
+            if self.cfg.research.set_aside_instructions:
+                found, to_revise = set_aside_researched(found, to_revise, warnings)
             warnings.extend(f"web: {w}" for w in web_notes["failures"])
         except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
             timings.update(web_notes["timings"])

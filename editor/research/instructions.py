@@ -10,14 +10,14 @@ from dataclasses import replace
 from typing import TypeVar
 
 from editor.text.instructions import set_aside
+from editor.types import Evidence
 
 T = TypeVar("T")
 
 
 def set_aside_instructions(items: Sequence[T], warnings: list[str]) -> list[T]:
     """``items`` (evidence or sources: anything with ``id`` and ``text``) with their instruction
-    sentences blanked; one warning per item that had any, appended to ``warnings`` (once per
-    id).
+    sentences blanked; a warning for each item that had any, appended to ``warnings``.
 
     >>> from editor.research.given import given_evidence
     >>> notes = []
@@ -25,21 +25,32 @@ def set_aside_instructions(items: Sequence[T], warnings: list[str]) -> list[T]:
     >>> e.text.strip(), notes[0][:62]
     ('', 'evidence given-0: set aside 1 sentence that gives instructions')
     """
-    out, warned = [], {w.split(":", 1)[0] for w in warnings}
+    out = []
     for item in items:
         clean, dropped = set_aside(item.text)  # type: ignore[attr-defined]
-        if dropped:
-            out.append(replace(item, text=clean))  # type: ignore[type-var]
-            name = f"evidence {item.id}"  # type: ignore[attr-defined]
-            if name not in warned:
-                warned.add(name)
-                quoted = "; ".join(repr(d[:80]) for d in dropped)
-                n = len(dropped)
-                warnings.append(
-                    f"{name}: set aside {n} sentence{'s' if n > 1 else ''} that give"
-                    f"{'' if n > 1 else 's'} instructions, not facts ({quoted}); no stage read "
-                    f"{'them' if n > 1 else 'it'}"
-                )
-        else:
+        if not dropped:
             out.append(item)
+            continue
+        out.append(replace(item, text=clean))  # type: ignore[type-var]
+        n, quoted = len(dropped), "; ".join(repr(d[:80]) for d in dropped)
+        warnings.append(
+            f"evidence {item.id}: set aside {n} sentence{'s' if n > 1 else ''} that "  # type: ignore[attr-defined]
+            f"give{'' if n > 1 else 's'} instructions, not facts ({quoted}); no stage read "
+            f"{'them' if n > 1 else 'it'}"
+        )
     return out
+
+
+def set_aside_researched(
+    found: Sequence[Evidence], to_revise: Sequence[Evidence], warnings: list[str]
+) -> tuple[list[Evidence], list[Evidence]]:
+    """Research's evidence (``found``) and its (query, evidence) steps (``to_revise``, copies of
+    ``found`` paired with queries) with instructions set aside: each evidence looked at once,
+    each warned of once."""
+    spared = set_aside_instructions(found, warnings)
+    text = {e.id: e.text for e in spared}
+    steps = [
+        replace(e, text=text[e.id]) if e.id in text else replace(e, text=set_aside(e.text)[0])
+        for e in to_revise
+    ]
+    return spared, steps

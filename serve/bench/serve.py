@@ -53,6 +53,8 @@ async def drive(
     """``clients`` loops posting passages for ``duration_s``; every answer checked."""
     import httpx
 
+    from serve.bench.serve_mix import load_client
+
     counter = 0
     records: list[dict[str, Any]] = []
     stop_at = time.monotonic() + duration_s
@@ -86,9 +88,7 @@ async def drive(
                 rec["lost"] = f"{type(e).__name__}: {e}"
             records.append(rec)
 
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    async with httpx.AsyncClient(limits=limits, headers=auth) as http:
+    async with load_client(clients, api_key) as http:
         t0 = time.perf_counter()
         await asyncio.gather(*(client(http) for _ in range(clients)))
         wall = time.perf_counter() - t0

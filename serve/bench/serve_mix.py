@@ -101,6 +101,15 @@ async def _one(http: Any, url: str, op: str, text: str, timeout_s: float) -> dic
     return rec
 
 
+def load_client(clients: int, api_key: str | None = None) -> Any:
+    """The load test's HTTP client: a connection per client, the API key on every request."""
+    import httpx
+
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    return httpx.AsyncClient(limits=limits, headers=auth)
+
+
 async def drive_mix(
     url: str,
     passages: list[str],
@@ -125,9 +134,7 @@ async def drive_mix(
             records.append(await _one(http, url, op, passages[counter % len(passages)], timeout_s))
             n += 1
 
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    auth = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    async with httpx.AsyncClient(limits=limits, headers=auth) as http:
+    async with load_client(clients, api_key) as http:
         t0 = time.perf_counter()
         await asyncio.gather(*(client(http, k) for k in range(clients)))
         wall = time.perf_counter() - t0

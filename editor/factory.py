@@ -87,11 +87,13 @@ def first_use_work(components: Components, research: bool = True) -> list[FirstU
                 partial(ensure_default_index, cfg, settings, components.progress),
             )
         )
-    editors = {cfg.editor.type, cfg.editor.fallback}
+    # a judge that writes its own revisions asks no editor
+    editors = {cfg.editor.type, cfg.editor.fallback} if cfg.judge.type == "rules" else set()
     refs = []
     if "causal" in editors:
         refs.append(cfg.editor.model or cfg.llm.model)
-    uses_llm = "prompted" in editors or cfg.querygen.type == "llm" or cfg.agreement.type == "llm"
+    gate_llm = cfg.judge.type == "rules" and cfg.agreement.type == "llm"
+    uses_llm = "prompted" in editors or cfg.querygen.type == "llm" or gate_llm
     if uses_llm and cfg.llm.backend == "transformers":
         refs.append(cfg.llm.model)
     for ref in dict.fromkeys(refs):
@@ -279,46 +281,39 @@ def build_reviser(
     llm: Callable[[], Any],
     parser: TextParser | None = None,
 ) -> Reviser:
-    """The revision stage of ``cfg``: the editor (behind its fallback, if one is set) and the
-    agreement gate. ``attribution`` and ``llm`` are loaders, called only by the stages that need
-    them, so an editor without an LLM never loads one; ``parser``: the pipeline's, shared by the
-    gate and edit acceptance."""
-    from editor.revision.acceptance import EditAcceptance
-    from editor.revision.agreement import build as build_agreement
+    """The revision stage of ``cfg``: the judge (``judge.type``) and, for a judge that does not
+    write its own revisions, the editor (behind its fallback, if one is set). ``attribution``
+    and ``llm`` are loaders, called only by the stages that need them, so an editor without an
+    LLM never loads one; ``parser``: the pipeline's, shared by the judge."""
+    from editor.judge import build as build_judge
     from editor.revision.editors import build as build_editor
     from editor.revision.editors.base import edits
     from editor.revision.editors.fallback import FallbackEditor
+    from editor.revision.editors.identity import IdentityEditor
     from editor.revision.reviser import Reviser
 
     parser = parser or TextParser()
     attribution = _as_trained(attribution)  # edits are decided by the verifier as measured
+    judge = build_judge(cfg, attribution, llm, parser)
+    if judge.proposes:  # the judge writes its revisions: no editor is asked
+        return Reviser(IdentityEditor(), judge, cfg.revision)
     editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
-    acceptance = (  # the model loads on first score
-        EditAcceptance(attribution(), cfg.revision.accept_min_supported, parser=parser)
-        if cfg.revision.verify_edits and edits(editor)
-        else None
-    )
-    if cfg.editor.fallback and edits(editor):
+    if not edits(editor):
+        return Reviser(editor, None, cfg.revision.model_copy(update={"gate": False}))
+    if cfg.editor.fallback:
         second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
-        editor = FallbackEditor(  # an edit acceptance would reject is left to the second
+        editor = FallbackEditor(  # an edit the judge would refuse is left to the second
             editor,
             build_editor(second, attribution, llm, cfg.llm),
             cfg.revision.max_edit_chars,
             cfg.revision.max_edit_ratio,
-            acceptance,
+            getattr(judge, "usable", None) if cfg.revision.verify_edits else None,
         )
-    if cfg.editor.answers and edits(editor):  # a question's answer span, with the evidence's
+    if cfg.editor.answers:  # a question's answer span, with the evidence's
         from editor.revision.editors.answer import AnswerEditor
 
         editor = AnswerEditor(editor, attribution())
-    gate = cfg.revision.gate and edits(editor)
-    agreement = build_agreement(cfg.agreement, attribution, llm) if gate else None
-    share(parser, agreement)
-    if agreement is not None and cfg.editor.answers:
-        from editor.revision.agreement.question import QuestionAgreement
-
-        agreement = QuestionAgreement(agreement)
-    return Reviser(editor, agreement, cfg.revision.model_copy(update={"gate": gate}), acceptance)
+    return Reviser(editor, judge, cfg.revision)
 
 
 def build_repairer(
@@ -354,7 +349,7 @@ def build_repairer(
 
 def span_locator(quantize: str = "none"):
     """The shipped span judge as the citation checker's locator (loads on first use; the same
-    judge as the span agreement's when that is the shipped one in the same form)."""
-    from editor.revision.span_fix import shared_fixer
+    judge as the span judge's when that is the shipped one in the same form)."""
+    from editor.judge.span_fix import shared_fixer
 
     return shared_fixer(quantize=quantize)

@@ -191,7 +191,9 @@ class Pipeline:
         timings["citations"] = (time.perf_counter() - t) * 1000
         found = found + tuple(s.evidence("research") for s in repaired.added_sources)
         warnings = notes + list(repaired.after.warnings)
-        report = self._report(text, repaired.revised, [], list(found), context, warnings, timings)
+        report = self._report(
+            text, repaired.revised, [], list(found), context, warnings, timings, repaired.steps
+        )
         status: Status = "edited" if repaired.revised != text else "unchanged"
         return EditResult(
             text,
@@ -227,12 +229,12 @@ class Pipeline:
         timings["prepare"] = (time.perf_counter() - t) * 1000
         return None
 
-    def _report(self, text, revised, queries, found, context, warnings, timings):
+    def _report(self, text, revised, queries, found, context, warnings, timings, steps=()):
         """The attribution report under its timeout; a failure is a warning, never an error."""
         t = time.perf_counter()
         try:
             return self.stages.run(
-                lambda: self.reporter.report(text, revised, queries, found, context),
+                lambda: self.reporter.report(text, revised, queries, found, context, steps),
                 self.cfg.limits.report_timeout_s,
                 "report",
             )
@@ -304,7 +306,7 @@ class Pipeline:
                 text, context, f"revision failed: {e}", timings, t, "revision", queries, found
             )
         timings["revision"] = (time.perf_counter() - t) * 1000
-        report = self._report(text, revised, queries, found, context, warnings, timings)
+        report = self._report(text, revised, queries, found, context, warnings, timings, steps)
         if not found:
             warnings.append("no evidence found; nothing could be checked")
         status: Status = "edited" if revised != text else "unchanged"
@@ -342,7 +344,7 @@ class Pipeline:
         try:
             self.prepare(research=False)
             cfg = self.cfg
-            locator = span_locator(cfg.agreement.quantize) if cfg.citations.locate else None
+            locator = span_locator(cfg.judge.quantize) if cfg.citations.locate else None
             checker = CitationChecker(
                 self.attribution, cfg.attribution.threshold, cfg.attribution.decompose, locator
             )

@@ -57,7 +57,8 @@ _REGISTRIES = {
     "llm.backend": ("editor.llm.registry", "_BACKENDS"),
     "querygen.type": ("editor.research.querygen.base", "_GENERATORS"),
     "attribution.type": ("editor.attribution.base", "_MODELS"),
-    "agreement.type": ("editor.revision.agreement.base", "_AGREEMENT"),
+    "agreement.type": ("editor.judge.agreement.base", "_AGREEMENT"),
+    "judge.type": ("editor.judge.base", "_JUDGES"),
     "editor.type": ("editor.revision.editors.base", "_EDITORS"),
     "editor.fallback": ("editor.revision.editors.base", "_EDITORS"),
 }

@@ -23,11 +23,15 @@ class Flag:
 
 
 @dataclass(frozen=True)
-class Finding:
-    """What the evidence flags in the caller's text, fixed or not: ``[start, end)`` of
-    ``original`` (None where an earlier edit moved it), the words, ``contradicted`` or
-    ``not_supported``, the evidence that flags them, its words for the slot (``fix``), whether
-    the revision fixed it and why (the step's reason)."""
+class FindingReport:
+    """What the judge flagged in the caller's text, fixed or not, as a linter reports a
+    diagnostic: ``[start, end)`` of ``original`` (None where an earlier edit moved it), the
+    words, ``contradicted`` or ``not_supported``, the evidence that flags them, its words for
+    the slot (``fix``), whether the revision fixed it and why (the step's reason).
+
+    ``applicability``: ``safe`` (the fix was applied), ``unsafe`` (the judge is not sure: the
+    fix is suggested, ``suggestion`` the words it would write, applied only on request:
+    ``--apply-unsure``) or ``display`` (the words are named, no fix is offered)."""
 
     start: int | None
     end: int | None
@@ -37,6 +41,8 @@ class Finding:
     fix: str | None
     fixed: bool
     reason: str
+    applicability: str = "display"
+    suggestion: str | None = None
 
 
 @dataclass(frozen=True)
@@ -60,11 +66,25 @@ class Step:
     editor: str | None = None
     verified_by: str | None = None
     flags: tuple[Flag, ...] = ()
-    """what the agreement gate flagged in ``before`` (see ``Flag``)"""
+    """what the judge flagged in ``before`` (see ``Flag``)"""
+    verdict: str | None = None
+    """the judge's verdict on the sentence it assessed: supported, contradicted, not_stated or
+    not_checkable"""
+    suggested: str | None = None
+    """the text the edit the judge is unsure of would give (not applied; see ``apply_unsure``)"""
+    span: tuple[int, int] | None = None
+    """``[start, end)`` of ``before``: the sentence the judge assessed (None: none was)"""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Step:
-        return cls(**{**data, "flags": tuple(Flag(**f) for f in data.get("flags") or ())})
+        span = data.get("span")
+        return cls(
+            **{
+                **data,
+                "flags": tuple(Flag(**f) for f in data.get("flags") or ()),
+                "span": None if span is None else tuple(span),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -95,7 +115,11 @@ class PartReport:
 @dataclass(frozen=True)
 class SentenceReport:
     """A sentence of the revised text in the attribution report; ``parts`` when it was
-    decomposed into several (the sentence is supported only when every part is)."""
+    decomposed into several (the sentence is supported only when every part is).
+
+    ``attribution`` is auto-AIS (the attribution model's P(supported), a metric); ``verdict``
+    is the judge's where it assessed the sentence in this form (``judged``), else the
+    attribution model's reading of the score."""
 
     text: str
     decontextualized: str
@@ -104,6 +128,7 @@ class SentenceReport:
     applicable: bool
     verdict: str | None = None
     parts: tuple[PartReport, ...] = ()
+    judged: bool = False
 
 
 @dataclass(frozen=True)
@@ -190,7 +215,7 @@ class EditResult:
     """with ``sources``: what repair did to each citation (None otherwise)"""
     hops: tuple[Hop, ...] = ()
     """multi-hop research: each hop's query and what it found (none: one hop)"""
-    findings: tuple[Finding, ...] = ()
+    findings: tuple[FindingReport, ...] = ()
     """every span the evidence flags, fixed or not (``editor.report.findings``)"""
 
     @classmethod
@@ -246,5 +271,5 @@ class EditResult:
             dict(data.get("timings_ms") or {}),
             None if data.get("citations") is None else CitationReport.from_json(data["citations"]),
             tuple(Hop(**h) for h in data.get("hops") or ()),
-            tuple(Finding(**f) for f in data.get("findings") or ()),
+            tuple(FindingReport(**f) for f in data.get("findings") or ()),
         )

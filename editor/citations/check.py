@@ -81,7 +81,7 @@ class CitationChecker:
         self.threshold = threshold
         self.decompose = decompose
         self.locator = locator
-        """a ``SpanFixer`` (``editor.revision.span_fix``): the words each non-supporting source
+        """a ``SpanFixer`` (``editor.judge.span_fix``): the words each non-supporting source
         flags, where the verifier names no slot"""
 
     def _label(self, scores: EntailmentScores, slot: Any) -> str:

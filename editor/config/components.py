@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from editor.config.base import _Cfg, _registered
-from editor.config.revision import AgreementConfig, EditorConfig, RevisionConfig
+from editor.config.revision import AgreementConfig, EditorConfig, JudgeConfig, RevisionConfig
 from retrieval.config import IndexConfig, RerankConfig, SearchConfig, WebConfig
 
 
@@ -241,6 +241,7 @@ class PipelineConfig(_Cfg):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     research: ResearchConfig = Field(default_factory=ResearchConfig)
     attribution: AttributionConfig = Field(default_factory=AttributionConfig)
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
     agreement: AgreementConfig = Field(default_factory=AgreementConfig)
     editor: EditorConfig = Field(default_factory=EditorConfig)
     revision: RevisionConfig = Field(default_factory=RevisionConfig)

@@ -1,4 +1,5 @@
-"""The revision stage's configurations: the agreement gate, the editor and the loop."""
+"""The revision stage's configurations: the judge, the rules judge's agreement gate and
+editor, and the loop."""
 
 from __future__ import annotations
 
@@ -9,14 +10,40 @@ from pydantic import Field
 from editor.config.base import _Cfg, _registered
 
 
+class JudgeConfig(_Cfg):
+    """The judge: what decides whether a sentence is wrong, names the words, proposes a fix and
+    accepts an edit (``editor.judge``)."""
+
+    type: Annotated[str, _registered("judge.type")] = Field(
+        "rules",
+        description="rules: the agreement gate (agreement.*) with its slot checks decides, the "
+        "editor (editor.*) proposes, the verifier, form rules and proofs accept; span: the span "
+        "judge decides, names the words, copies the evidence's words in and accepts.",
+    )
+    model: str | None = Field(
+        None, description="span: the span judge folder; None = the shipped purr-span-judge."
+    )
+    guards: bool = Field(
+        True,
+        description="span: reject an edit the form guards refuse (a pronoun for a name, a "
+        "question made of an answer, a doubled name, a value of another kind).",
+    )
+    device: str = Field("cpu", description="span: torch device.")
+    quantize: Literal["none", "int8"] = Field(
+        "none",
+        description="span on CPU: the judge as its 8-bit ONNX graph (also the citation "
+        "locator's); built into the cache on first use (`purr bench span-judge`).",
+    )
+
+
 class AgreementConfig(_Cfg):
     """Agreement model: does the text imply the same answer to a query as the evidence?"""
 
     type: Annotated[str, _registered("agreement.type")] = Field(
         "nli",
-        description="nli: question-guided NLI with the attribution model's P(contradicted); "
-        "llm: RARR's prompted chain-of-thought check through the LLM backend; span: the span "
-        "judge (contradicted where it flags words and points at the evidence's).",
+        description="The rules judge's gate. nli: question-guided NLI with the attribution "
+        "model's P(contradicted) and the slot checks; llm: RARR's prompted chain-of-thought "
+        "check through the LLM backend.",
     )
     contradiction_threshold: float = Field(
         0.7,
@@ -33,35 +60,22 @@ class AgreementConfig(_Cfg):
     )
     prompt: str | None = Field(None, description="llm: prompt file; None = the packaged one.")
     max_new_tokens: int = Field(96, ge=8, le=1024, description="llm: tokens of reasoning.")
-    model: str | None = Field(
-        None, description="span: the span judge folder; None = the shipped purr-span-judge."
-    )
-    guards: bool = Field(
-        True, description="span: the edit-form guards too (editor.revision.span_guard)."
-    )
-    quantize: Literal["none", "int8"] = Field(
-        "none",
-        description="span on CPU: the judge as its 8-bit ONNX graph (also the citation "
-        "locator's); built into the cache on first use (`purr bench span-judge`).",
-    )
 
 
 class EditorConfig(_Cfg):
-    """The editor that fixes what the evidence contradicts."""
+    """The rules judge's editor: what proposes a fix where the gate finds a contradiction."""
 
     type: Annotated[str, _registered("editor.type")] = Field(
         "substitute",
         description="identity: no edits; substitute: NLI-verified swap of contradicted names, "
-        "numbers and dates for the evidence's (the default, tried first); span: the span "
-        "judge's extractive fix (flagged words replaced by the evidence words it points at); "
-        "prompted: RARR's "
+        "numbers and dates for the evidence's (the default, tried first); prompted: RARR's "
         "few-shot LLM editor; fid: fusion-in-decoder T5 (PURR); causal: a causal LM denoising "
         "editor (LoRA adapter; the shipped purr-editor-causal).",
     )
     model: str | None = Field(
         None,
         description="fid: T5 hub id or local path (required); causal: base model (None = "
-        "the LLM config's model); span: the span judge folder (None = the shipped one).",
+        "the LLM config's model).",
     )
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
     fallback: Annotated[str, _registered("editor.fallback")] | None = Field(
@@ -94,15 +108,7 @@ class EditorConfig(_Cfg):
         "(prompt-lookup decoding; same output, about 1.8x faster on CPU because a revision "
         "mostly repeats the claim); 0 = plain decoding.",
     )
-    device: str = Field("cpu", description="fid/causal/span: torch device.")
-    guards: bool = Field(
-        True,
-        description="span: reject an edit the form guards refuse (a pronoun for a name, a "
-        "question made of an answer, a doubled name, a value of another kind).",
-    )
-    quantize: Literal["none", "int8"] = Field(
-        "none", description="span on CPU: the judge as its 8-bit ONNX graph."
-    )
+    device: str = Field("cpu", description="fid/causal: torch device.")
     min_gain: float = Field(
         0.2,
         ge=0,
@@ -141,4 +147,9 @@ class RevisionConfig(_Cfg):
     )
     accept_min_supported: float = Field(
         0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
+    )
+    apply_unsure: bool = Field(
+        False,
+        description="Apply the edits the judge is unsure of too (rejected for want of proof, "
+        "not refuted; otherwise reported as suggestions: `purr edit --apply-unsure`).",
     )

@@ -12,7 +12,8 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.scoring import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence
-from editor.result import AttributionReport, PartReport, SentenceReport
+from editor.report.verdicts import judged_verdicts
+from editor.result import AttributionReport, PartReport, SentenceReport, Step
 from editor.text.document import TextParser
 from editor.types import Evidence, Query
 from retrieval.rerank import Reranker
@@ -44,8 +45,10 @@ class Reporter:
         queries: Sequence[Query],
         evidence: Sequence[Evidence],
         context: str | None = None,
+        steps: Sequence[Step] = (),
     ) -> AttributionReport:
-        """Select at most M evidence by query coverage and score both texts against them."""
+        """Select at most M evidence by query coverage and score both texts against them; a
+        sentence the judge assessed (``steps``) takes the judge's verdict."""
         chosen = self.select(queries, evidence)
         texts = [e.text for e in chosen]
         kw = {
@@ -61,6 +64,8 @@ class Reporter:
         def evidence_id(i: int | None) -> str | None:
             return chosen[i].id if i is not None else None
 
+        judged = judged_verdicts(steps)
+
         sentences = tuple(
             SentenceReport(
                 s.text,
@@ -68,7 +73,7 @@ class Reporter:
                 s.attribution,
                 evidence_id(s.evidence_index),
                 s.applicable,
-                s.verdict,
+                judged.get(s.text.strip(), s.verdict),
                 tuple(
                     PartReport(
                         p.text,
@@ -81,6 +86,7 @@ class Reporter:
                     )
                     for p in s.parts
                 ),
+                s.text.strip() in judged,
             )
             for s in after.sentences
         )

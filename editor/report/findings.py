@@ -1,10 +1,12 @@
-"""What the evidence flagged in the caller's text, fixed or not (``EditResult.findings``).
+"""What the judge flagged in the caller's text, fixed or not (``EditResult.findings``).
 
-Each revision step carries the agreement gate's flags (``Step.flags``: words of the text it
-judged, with the evidence's words for the slot where the span judge found them; a sentence-level
-gate flags the whole sentence). Here they become offsets of the original text, one finding per
-flagged span (the first, most relevant evidence names it), marked fixed where an accepted step
-changed those words.
+Each revision step carries the judge's flags (``Step.flags``: words of the text it judged,
+with the evidence's words for the slot where the span judge found them; a sentence-level
+judgement flags the whole sentence). Here they become offsets of the original text, one finding
+per flagged span (the first, most relevant evidence names it), marked fixed (``safe``) where an
+accepted step changed those words. Where the judge was unsure of an edit (``Step.suggested``)
+the finding names the words that edit would replace and suggests its words (``unsafe``); the
+rest name their words only (``display``).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from editor.result import Finding, Step
+from editor.result import FindingReport, Step
 from editor.text.words import changed_run
 
 
@@ -32,20 +34,37 @@ def _in_original(original: str, before: str, start: int, end: int) -> tuple[int,
     return at, at + len(words)
 
 
-def findings(original: str, steps: Sequence[Step]) -> tuple[Finding, ...]:
+def findings(original: str, steps: Sequence[Step]) -> tuple[FindingReport, ...]:
     """The findings of a revision's ``steps`` over ``original`` (see the module doc)."""
-    out: dict[tuple, Finding] = {}
+    out: dict[tuple, FindingReport] = {}
     for st in steps:
         region = changed_run(st.before, st.after) if st.accepted and st.after != st.before else None
+        unsure = changed_run(st.before, st.suggested) if st.suggested else None
         for fl in st.flags:
-            words = st.before[fl.start : fl.end]
-            where = _in_original(original, st.before, fl.start, fl.end)
-            fixed = region is not None and region[0] <= fl.end and region[1] >= fl.start
+            start, end, suggestion = fl.start, fl.end, None
+            if unsure is not None and unsure[0] <= fl.end and unsure[1] >= fl.start:
+                start, end = unsure[0], unsure[1]  # the words the unsure edit would replace
+                assert st.suggested is not None
+                suggestion = st.suggested[unsure[0] : unsure[2]]
+            words = st.before[start:end]
+            where = _in_original(original, st.before, start, end)
+            fixed = region is not None and region[0] <= end and region[1] >= start
             key = (where, words, fl.kind)
             if key in out:
                 if fixed and not out[key].fixed:
-                    out[key] = replace(out[key], fixed=True, reason=st.reason)
+                    out[key] = replace(
+                        out[key],
+                        fixed=True,
+                        reason=st.reason,
+                        applicability="safe",
+                        suggestion=None,
+                    )
+                elif suggestion is not None and out[key].applicability == "display":
+                    out[key] = replace(out[key], applicability="unsafe", suggestion=suggestion)
                 continue
-            start, end = where if where is not None else (None, None)
-            out[key] = Finding(start, end, words, fl.kind, st.evidence_id, fl.fix, fixed, st.reason)
+            a, b = where if where is not None else (None, None)
+            kind = "safe" if fixed else "unsafe" if suggestion is not None else "display"
+            out[key] = FindingReport(
+                a, b, words, fl.kind, st.evidence_id, fl.fix, fixed, st.reason, kind, suggestion
+            )
     return tuple(sorted(out.values(), key=lambda f: (f.start is None, f.start or 0)))

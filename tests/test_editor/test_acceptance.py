@@ -6,7 +6,7 @@ import pytest
 
 from editor.attribution.base import build
 from editor.config import AttributionConfig
-from editor.revision.acceptance import EditAcceptance, form_problem
+from editor.judge.acceptance import EditAcceptance, form_problem
 
 EVIDENCE = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
@@ -108,7 +108,7 @@ def test_a_revision_the_evidence_still_contradicts_is_refused(acceptance):
 
 
 def test_a_negation_changes_only_where_an_evidence_sentence_states_the_other_polarity():
-    from editor.revision.acceptance import negation_problem
+    from editor.judge.acceptance import negation_problem
 
     dropped = negation_problem(
         "The radio was built not to need mains power.",
@@ -208,7 +208,8 @@ def test_the_right_value_in_its_unit_is_accepted(acceptance):
 
 def test_steps_name_the_rule_the_editor_and_the_proof():
     from editor.config import AgreementConfig, RevisionConfig
-    from editor.revision.agreement import build as build_agreement
+    from editor.judge.agreement import build as build_agreement
+    from editor.judge.rules import RulesJudge
     from editor.revision.editors.substitute import SubstituteEditor
     from editor.revision.reviser import Reviser
     from editor.types import Evidence
@@ -217,9 +218,8 @@ def test_steps_name_the_rule_the_editor_and_the_proof():
     agreement = build_agreement(AgreementConfig(), lambda: attribution, lambda: None)
     reviser = Reviser(
         SubstituteEditor(attribution),
-        agreement,
+        RulesJudge(agreement, EditAcceptance(attribution)),
         RevisionConfig(),
-        EditAcceptance(attribution),
     )
     ev = Evidence("d-0", EVIDENCE, "Eiffel Tower", "wiki", None, "When was the tower built?", 1.0)
     text = "The Eiffel Tower was built from 1887 to 1895."

@@ -66,13 +66,14 @@ def test_every_preset_loads_and_names_its_editor():
         "purr-hub": ("fid", "one-pass", "nli"),
         "rarr-openai": ("prompted", "iterative", "llm"),
         "web-searxng": ("substitute", "iterative", "nli"),
-        "span": ("span", "iterative", "span"),
+        "span": ("substitute", "iterative", "nli"),
     }
     presets = {p.stem for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")}
     assert presets == set(expected)
     for name, (editor, mode, agreement) in expected.items():
         cfg = load_config(name)
         assert (cfg.editor.type, cfg.revision.mode, cfg.agreement.type) == (editor, mode, agreement)
+        assert cfg.judge.type == ("span" if name == "span" else "rules")
     web = load_config("web-searxng")
     assert (web.research.source, web.web.provider, web.web.url) == (
         "both",

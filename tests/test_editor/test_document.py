@@ -89,8 +89,9 @@ def test_every_stage_of_a_pipeline_shares_its_parser(mnli_model):
     reviser = pipe.editor
     assert pipe.reporter.parser is parser
     assert pipe.components.querygen.parser is parser
-    gate = getattr(reviser.agreement, "inner", reviser.agreement)  # under the question wrapper
-    assert reviser.acceptance.parser is parser and gate.parser is parser
+    judge = reviser.judge
+    gate = getattr(judge.gate, "inner", judge.gate)  # under the question wrapper
+    assert judge.acceptance.parser is parser and gate.parser is parser
     result = pipe.edit(TEXT, evidence=[EVIDENCE])
     kept = parser.parse(TEXT)  # made at input; the report read the same one
     assert [s.decontextualized for s in result.report.sentences] == [

@@ -55,7 +55,7 @@ def test_findings_travel_in_the_result_contract_and_back():
 def test_purr_edit_prints_what_it_flagged_and_did_not_fix():
     from rich.console import Console
 
-    from serve.cli.edit import show
+    from serve.cli.edit_view import show
 
     steps = (step(TEXT, TEXT, False, Flag(58, 63, "contradicted", "Italy"), evidence="wiki:Rome"),)
     r = EditResult(

@@ -203,6 +203,7 @@ def test_edits_are_decided_by_the_verifier_as_trained(tmp_path):
     assert isinstance(pipe.attribution, Recalibrated)  # the report, check and score read it
     assert pipe.reporter.attribution is pipe.attribution
     reviser = pipe.editor
-    gate = getattr(reviser.agreement, "inner", reviser.agreement)
-    for stage in (reviser.acceptance, gate):
+    judge = reviser.judge
+    gate = getattr(judge.gate, "inner", judge.gate)
+    for stage in (judge.acceptance, gate):
         assert stage.attribution is pipe.attribution.model

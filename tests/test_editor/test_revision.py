@@ -14,10 +14,11 @@ from editor.attribution.base import build as build_attribution
 from editor.config import AttributionConfig, RevisionConfig, load_config
 from editor.factory import Components
 from editor.inputs import InputError
+from editor.judge.acceptance import EditAcceptance
+from editor.judge.agreement.llm import LLMAgreement
+from editor.judge.agreement.nli import NLIAgreement
+from editor.judge.rules import RulesJudge
 from editor.pipeline import Pipeline
-from editor.revision.acceptance import EditAcceptance
-from editor.revision.agreement.llm import LLMAgreement
-from editor.revision.agreement.nli import NLIAgreement
 from editor.revision.editors.fid import FiDEditor
 from editor.revision.editors.substitute import SubstituteEditor
 from editor.revision.reviser import Reviser
@@ -102,9 +103,9 @@ def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable
                 (Revision(t.replace("250 metres", "Eiffel Tower metres"), "x")) for t, _ in items
             ]
 
-    checked = FallbackEditor(Doubler(), SubstituteEditor(nli), acceptance=EditAcceptance(nli)).edit(
-        "The Eiffel Tower is 250 metres tall.", [TOWER]
-    )
+    checked = FallbackEditor(
+        Doubler(), SubstituteEditor(nli), acceptance=RulesJudge(None, EditAcceptance(nli)).usable
+    ).edit("The Eiffel Tower is 250 metres tall.", [TOWER])
     assert checked.text == "The Eiffel Tower is 330 metres tall.", checked.reason
     assert "doubles the name" in checked.reason and "substitute: " in checked.reason
 
@@ -173,7 +174,9 @@ def test_reviser_fixes_only_the_contradicted_sentence(nli, mode):
         _q(CURIE, "Marie Curie was a Polish-born physicist."),
         _q(TOWER, "The Eiffel Tower is 500 metres tall."),
     ]
-    reviser = Reviser(SubstituteEditor(nli), NLIAgreement(nli), RevisionConfig(mode=mode))
+    reviser = Reviser(
+        SubstituteEditor(nli), RulesJudge(NLIAgreement(nli)), RevisionConfig(mode=mode)
+    )
     revised, steps = reviser.revise(text, evidence)
     assert revised == text.replace("500", "330")
     by_id = {s.evidence_id: s for s in steps}
@@ -194,7 +197,7 @@ def test_only_the_words_an_editor_changes_change(nli):
             return self.edit_batch([(text, evidence)], context)[0]
 
     text = "Marie Curie was a physicist.  The Eiffel Tower is 500\u00a0metres  tall."
-    reviser = Reviser(Regenerator(), NLIAgreement(nli), RevisionConfig())
+    reviser = Reviser(Regenerator(), RulesJudge(NLIAgreement(nli)), RevisionConfig())
     revised, _ = reviser.revise(text, [_q(TOWER, "The Eiffel Tower is 500 metres tall.")])
     assert revised == text.replace("500", "330")  # a double space and a no-break space stay
 
@@ -376,7 +379,7 @@ def test_pipeline_researches_and_fixes_a_passage_whose_sentences_share_a_snippet
 
 
 def test_a_question_s_answer_is_compared_and_replaced_by_the_evidence_s_answer(nli):
-    from editor.revision.agreement.question import QuestionAgreement
+    from editor.judge.agreement.question import QuestionAgreement
     from editor.revision.editors import IdentityEditor
     from editor.revision.editors.answer import AnswerEditor
 

@@ -1,6 +1,6 @@
 """The shipped span judge on CPU: its pair head, the words it flags, the evidence words its
-pointer names, the extractive fix with the judge's acceptance, the span agreement and editor in
-the revision loop, and bad input (never an exception)."""
+pointer names, the extractive fix with the judge's acceptance, the span judge in the revision
+loop, and bad input (never an exception)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import pytest
 
 from editor.attribution.span_judge import SpanJudge
 from editor.config import RevisionConfig
+from editor.judge.span import SpanJudgeOfFixes
+from editor.judge.span_fix import SpanFixer, windows
+from editor.judge.span_guard import edit_guard
 from editor.report.findings import findings
-from editor.revision.agreement.span import SpanAgreement
-from editor.revision.editors.span import SpanEditor
+from editor.revision.editors.identity import IdentityEditor
 from editor.revision.reviser import Reviser
-from editor.revision.span_fix import SpanFixer, windows
-from editor.revision.span_guard import edit_guard
 from editor.types import Evidence
 
 CLEO = (
@@ -66,12 +66,12 @@ def test_a_supported_sentence_comes_back_byte_for_byte(fixer):
     assert f.revised == s and not f.edited
 
 
-def test_the_span_agreement_and_editor_fix_a_passage_in_the_revision_loop(fixer):
+def test_the_span_judge_fixes_a_passage_in_the_revision_loop(fixer):
     ev = Evidence("w1", WARS, "Star Wars", "test", None, "Who created the media franchise?", 1.0)
     text = (
         "Star Wars is a space opera. It is an American media franchise created by Steven Spielberg."
     )
-    reviser = Reviser(SpanEditor(fixer), SpanAgreement(fixer), RevisionConfig(verify_edits=False))
+    reviser = Reviser(IdentityEditor(), SpanJudgeOfFixes(fixer), RevisionConfig())
     revised, steps = reviser.revise(text, [ev])
     assert (
         revised
@@ -81,13 +81,14 @@ def test_the_span_agreement_and_editor_fix_a_passage_in_the_revision_loop(fixer)
     (found,) = findings(text, steps)  # what was flagged, where, and that the edit fixed it
     assert text[found.start : found.end] == found.text == "Steven Spielberg"
     assert found.kind == "contradicted" and found.fix == "George Lucas" and found.fixed
-    assert found.evidence_id == "w1"
+    assert found.evidence_id == "w1" and found.applicability == "safe"
+    assert steps[-1].verdict == "contradicted" and steps[-1].editor == "span"
 
 
 def test_a_contradiction_left_unfixed_is_reported_with_the_evidence_that_flags_it(fixer):
     ev = Evidence("c1", CLEO, "Cleopatra", "test", None, "When did Cleopatra reign?", 1.0)
     text = "Cleopatra was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 AD."
-    reviser = Reviser(SpanEditor(fixer), SpanAgreement(fixer), RevisionConfig(max_edit_chars=1))
+    reviser = Reviser(IdentityEditor(), SpanJudgeOfFixes(fixer), RevisionConfig(max_edit_chars=1))
     revised, steps = reviser.revise(text, [ev])  # an edit limit of one character: no fix fits
     assert revised == text
     (found,) = [f for f in findings(text, steps) if f.kind == "contradicted"]

@@ -91,21 +91,17 @@ def test_a_bad_quantize_or_device_is_refused_with_what_to_set():
 
 def test_quantize_int8_reaches_every_span_judge_the_config_builds():
     from editor.attribution.factories import _purr
-    from editor.factory import span_locator
-    from editor.revision.agreement import build as build_agreement
-    from editor.revision.editors import build as build_editor
+    from editor.factory import build_reviser, span_locator
     from retrieval.settings import Settings
 
-    sets = ["agreement.quantize=int8", "editor.quantize=int8"]
-    cfg = load_config("span", [*sets, "attribution.model=span", "attribution.quantize=int8"])
+    sets = ["judge.quantize=int8", "attribution.model=span", "attribution.quantize=int8"]
+    cfg = load_config("span", sets)
     assert _purr(cfg.attribution, Settings()).quantize == "int8"
-    gate = build_agreement(cfg.agreement, None, None)
-    editor = build_editor(cfg.editor, None, None, cfg.llm)
-    locator = span_locator(cfg.agreement.quantize)
-    # one judge, at int8, for the gate, the editor and the citation locator (nothing loaded yet)
-    judges = {id(gate.fixer.judge), id(editor.fixer.judge), id(locator.judge)}
-    assert len(judges) == 1 and locator.judge.quantize == "int8"
-    plain = build_agreement(load_config("span").agreement, None, None)
+    judge = build_reviser(cfg, lambda: None, lambda: None).judge
+    locator = span_locator(cfg.judge.quantize)
+    # one judge, at int8, for deciding, editing and the citation locator (nothing loaded yet)
+    assert judge.fixer.judge is locator.judge and locator.judge.quantize == "int8"
+    plain = build_reviser(load_config("span"), lambda: None, lambda: None).judge
     assert plain.fixer.judge.quantize == "none" and plain.fixer is not locator
 
 

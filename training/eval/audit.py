@@ -53,7 +53,7 @@ def _changed_sentence(before: str, after: str) -> tuple[str, str]:
 
 def edits_of(path: Path) -> list[dict[str, Any]]:
     """The accepted edits of one results file, one record each (see the module doc)."""
-    from editor.revision.proofs import stated_by
+    from editor.judge.proofs import stated_by
     from editor.types import Evidence, evidence_text
 
     out = []

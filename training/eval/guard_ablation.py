@@ -1,7 +1,7 @@
 """Each form guard of the span editor measured alone (``purr eval spans --ablate-guards``).
 
 The span judge fixes with no guard; every edit it would make is shown to each guard of
-``editor.revision.span_guard.GUARDS``, and graded against the gold: on the statements suites
+``editor.judge.span_guard.GUARDS``, and graded against the gold: on the statements suites
 an edit is right where it fixes a wrong statement by itself and drops no word the reference
 keeps ("the Rhine" -> "it" is not right, whatever else it fixes), any other edit harmful;
 on SummEdits' dev rows an edit that gives the human's own sentence is right, an edit of a
@@ -22,7 +22,7 @@ class Recorder:
         self.seen: dict[tuple[str, str], dict[str, str]] = {}
 
     def __call__(self, before: str, after: str, evidence: str) -> str | None:
-        from editor.revision.span_guard import objections
+        from editor.judge.span_guard import objections
 
         self.seen[(before, after)] = objections(before, after, evidence)
         return None
@@ -39,7 +39,7 @@ def tally(graded: Iterable[tuple[str, set[str]]]) -> dict[str, float]:
     >>> t["edits/harmful"], t["form/stops_harmful"], t["type/stops_right"], t["any/stops_harmful"]
     (2.0, 2.0, 0.0, 2.0)
     """
-    from editor.revision.span_guard import GUARDS
+    from editor.judge.span_guard import GUARDS
 
     c: Counter[str] = Counter()
     for grade, guards in graded:
@@ -97,7 +97,7 @@ def summedits_grades(rows, fix: Callable, recorder: Recorder) -> list[tuple[str,
 
 def table(m: dict[str, float]) -> str:
     """A markdown table: per guard, the edits of each grade it stops, per data set."""
-    from editor.revision.span_guard import GUARDS
+    from editor.judge.span_guard import GUARDS
 
     sets = sorted({k.split("/")[0] for k in m if k.startswith("ablation:")})
     head = "| guard | " + " | ".join(

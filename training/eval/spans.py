@@ -4,7 +4,7 @@ of the article it is about (no retrieval: the judge, its pointer and its accepta
 A row of a suite (``training/eval/statements.jsonl``, ``statements_meaning.jsonl``) holds the
 statement, its reference and whether it is wrong; its article is ``article`` or else the
 packaged summary that shares most words with the reference among those stating every answer.
-Every sentence of the statement goes through ``editor.revision.span_fix.SpanFixer``. Metrics
+Every sentence of the statement goes through ``editor.judge.span_fix.SpanFixer``. Metrics
 (primary ``wrong_fixed``): wrong statements fixed (the revision equals the reference, or states
 every answer and no longer the wrong value), detected (a sentence called contradicted), harmful
 edits (a changed statement that is not fixed), true statements unchanged and not flagged.
@@ -134,8 +134,8 @@ def main(args: argparse.Namespace) -> dict:
     from tqdm.auto import tqdm
 
     from editor.attribution.span_judge import SpanJudge
-    from editor.revision.span_fix import SpanFixer
-    from editor.revision.span_guard import edit_guard
+    from editor.judge.span_fix import SpanFixer
+    from editor.judge.span_guard import edit_guard
     from retrieval.corpus import read_wiki_summaries
     from retrieval.sentences import split
 
@@ -203,7 +203,7 @@ def main(args: argparse.Namespace) -> dict:
 
 
 def _ablate(args: argparse.Namespace, judge, summaries: dict[str, str]) -> dict:
-    from editor.revision.span_fix import SpanFixer
+    from editor.judge.span_fix import SpanFixer
     from retrieval.sentences import split
     from training.data.cited import DATA
     from training.eval.guard_ablation import (

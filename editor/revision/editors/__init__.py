@@ -93,13 +93,4 @@ register(
 )
 register("fid", _fid)
 
-
-def _span(cfg: EditorConfig, **_: Any) -> Editor:
-    from editor.revision.editors.span import SpanEditor
-    from editor.revision.span_fix import shared_fixer
-
-    return SpanEditor(shared_fixer(cfg.model, cfg.guards, cfg.device, cfg.quantize))
-
-
-register("span", _span)
 register("causal", _causal)

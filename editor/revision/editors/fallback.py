@@ -11,15 +11,16 @@ answered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from editor.revision.base import edit_allowed
 from editor.revision.editors.base import Editor, Revision
-from editor.types import Evidence, evidence_text
+from editor.types import Evidence
 
-if TYPE_CHECKING:
-    from editor.revision.acceptance import EditAcceptance
+Usable = Callable[[str, str, Evidence, "str | None"], Any]
+"""The judge's decision on a whole-sentence revision against one evidence (``RulesJudge.usable``:
+anything with ``accepted`` and ``reason``)."""
 
 
 class FallbackEditor:
@@ -31,7 +32,7 @@ class FallbackEditor:
         secondary: Editor,
         max_edit_chars: int = 50,
         max_ratio: float = 0.5,
-        acceptance: EditAcceptance | None = None,
+        acceptance: Usable | None = None,
     ) -> None:
         self.primary = primary
         self.secondary = secondary
@@ -55,8 +56,8 @@ class FallbackEditor:
         context: str | None = None,
     ) -> tuple[bool, str]:
         """Whether ``revision`` changes ``text`` within the edit limits (and, with an
-        ``acceptance`` and ``evidence``, would be accepted against the first evidence), and
-        why not.
+        ``acceptance`` and ``evidence``, the judge would apply it against the first evidence),
+        and why not.
 
         >>> from editor.revision.editors import IdentityEditor
         >>> ed = FallbackEditor(IdentityEditor(), IdentityEditor(), 10, 0.5)
@@ -70,10 +71,8 @@ class FallbackEditor:
         )
         if not ok or self.acceptance is None or not evidence:
             return ok, why
-        before, after = text.strip(), revision.text.strip()
-        return self.acceptance.check(
-            before, after, (0, len(before)), (0, len(after)), evidence_text(evidence[0]), context
-        )
+        d = self.acceptance(text.strip(), revision.text.strip(), evidence[0], context)
+        return d.accepted, d.reason
 
     def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
         return self.edit_batch([(text, evidence)], context)[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from editor.revision.span_guard import GUARDS, edit_guard, objections
+from editor.judge.span_guard import GUARDS, edit_guard, objections
 from training.eval.guard_ablation import Recorder, suite_grades, tally
 from training.eval.spans import is_fixed
 

@@ -12,7 +12,7 @@ only the evidence's own words).
 
 from __future__ import annotations
 
-from editor.revision.acceptance import form_problem, type_problem
+from editor.judge.acceptance import form_problem, type_problem
 
 _PRONOUNS = frozenset("it its he she his her they them their this that these those".split())
 _VOICE = frozenset("i me my we us our you your".split())

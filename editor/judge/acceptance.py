@@ -15,7 +15,7 @@ unsupported) before the editor is called. ``EditAcceptance`` then asks of the ed
   by the same evidence, at least ``min_supported`` and more than the original sentence, and
   does not find it contradicted (``refutes``: a slot the evidence states otherwise, say);
 - an evidence sentence states the revised fact, the new words with what the revision says of
-  them (``editor.revision.proofs``): a judge that is no gate rule, so the check that flagged a
+  them (``editor.judge.proofs``): a judge that is no gate rule, so the check that flagged a
   span is never all that approves its replacement; the step names the judges other than the
   flagging rule that proved it (``verified_by``).
 
@@ -30,8 +30,8 @@ from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import refutes
-from editor.revision.proofs import independent_proofs, proofs
-from editor.revision.values import value_problem
+from editor.judge.proofs import independent_proofs, proofs
+from editor.judge.values import value_problem
 from editor.text.document import TextParser
 from editor.text.words import TOKEN as _WORD
 from editor.text.words import is_question, named_in_question, word_changes
@@ -239,6 +239,9 @@ class Judgement:
     accepted: bool
     reason: str
     proof: str | None = None
+    unsure: bool = False
+    """rejected only for want of proof (support too low, none better, no sentence states
+    it), not because anything refutes the edit or its form: a suggestion, not a wrong edit"""
 
 
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\d+[.)]|[-*•+])(?=\s|$)")
@@ -320,6 +323,7 @@ class EditAcceptance:
                     f"rejected: the evidence does not support the revision "
                     f"(P(supported) {s_new.supported:.2f} < {self.min_supported:g})"
                 ),
+                unsure=True,
             )
         if s_new.supported <= s_old.supported:
             return Judgement(
@@ -328,6 +332,7 @@ class EditAcceptance:
                     f"rejected: the revision is no better supported than the original "
                     f"({s_new.supported:.2f} <= {s_old.supported:.2f})"
                 ),
+                unsure=True,
             )
         found = proofs(nli_old, nli_new, slot_new, evidence, h_old, h_new, self.min_supported)
         if "statement" not in found:
@@ -335,6 +340,7 @@ class EditAcceptance:
                 False,
                 "rejected: no evidence sentence states the revised fact (the new words with "
                 "what the revision says of them)",
+                unsure=True,
             )
         shown = independent_proofs(found, rule)
         return Judgement(

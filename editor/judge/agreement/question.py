@@ -18,7 +18,7 @@ from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
 from editor.attribution.slot_values import bare_name
 from editor.attribution.slots import Slot, norm
-from editor.revision.agreement.base import Agreement, AgreementModel, FromBatch
+from editor.judge.agreement.base import Agreement, AgreementModel, FromBatch
 from editor.text.words import is_question, question_type
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split_spans

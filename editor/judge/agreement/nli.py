@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
-from editor.revision.agreement.base import Agreement, FromBatch, slot_rule
+from editor.judge.agreement.base import Agreement, FromBatch, slot_rule
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text

@@ -41,6 +41,12 @@ class SpanFix:
     reason: str
     supported: float = 0.0
     contradicted: float = 0.0
+    proposed: str | None = None
+    """the judge's revision, accepted or not (None: it proposes none)"""
+    stated: str = ""
+    """what the judge found and what the evidence states, without the acceptance"""
+    unsure: bool = False
+    """a rejected proposal the judge only cannot confirm (no form guard or flag refused it)"""
 
     @property
     def edited(self) -> bool:
@@ -66,6 +72,9 @@ def windows(evidence: str, max_chars: int = WINDOW_CHARS) -> list[str]:
             out.append(w)
     return out
 
+
+UNSURE = "rejected: the revision is not supported"
+"""the one rejection that says the judge is unsure, not that the edit is wrong"""
 
 _JOINERS = frozenset(
     "who whom whose which that and or but of in on at to for by with from as the a an".split()
@@ -139,24 +148,26 @@ class SpanFixer:
     ) -> SpanFix:
         """The fix of ``sentence`` judged as ``standalone`` (decontextualised: "It" resolved):
         an edit of the standalone form is made in ``sentence`` where the words it replaces
-        occur there exactly once; remembered as ``sentence``'s fix for the editor to reuse."""
+        occur there exactly once."""
         if standalone == sentence:
             return self.fix(sentence, evidence, question)
         f = self.fix(standalone, evidence, question)
-        revised = sentence
-        if f.edited:
-            a, b, c = changed_run(f.sentence, f.revised)
-            old, new = f.sentence[a:b], f.revised[a:c]
-            if old and sentence.count(old) == 1:
-                revised = sentence.replace(old, new, 1)
+
+        def mapped(revision: str | None) -> str | None:
+            if revision is None or revision == f.sentence:
+                return None if revision is None else sentence
+            a, b, c = changed_run(f.sentence, revision)
+            old, new = f.sentence[a:b], revision[a:c]
+            return sentence.replace(old, new, 1) if old and sentence.count(old) == 1 else sentence
+
+        proposed = mapped(f.proposed)
+        revised = sentence if not f.edited else mapped(f.revised) or sentence
         spans = tuple(
             replace(s, start=at, end=at + (s.end - s.start))
             for s in f.spans
             if (at := sentence.find(standalone[s.start : s.end])) >= 0
         )
-        out = replace(f, sentence=sentence, spans=spans, revised=revised)
-        self._cache[(sentence, tuple(evidence), question)] = out
-        return out
+        return replace(f, sentence=sentence, spans=spans, revised=revised, proposed=proposed)
 
     def _fix(self, sentence: str, evidence: Sequence[str], question: str = "") -> SpanFix:
         wins = [w for e in evidence for w in windows(e)]
@@ -212,14 +223,16 @@ class SpanFixer:
             spans = (span,)
         revised = fitted(sentence, (span.start, span.end), value)
         problem = self.guard(sentence, revised, win) if self.guard else None
+        unsure = False
         if problem:
             ok, why = False, f"rejected: {problem}"
         else:
             edited = (span.start, span.end + len(revised) - len(sentence))
             ok, why = self.accept(revised, win, edited, wins, question)
-        reason = (
+            unsure = not ok and why.startswith(UNSURE)
+        stated = (
             f"'{sentence[span.start : span.end]}' contradicted (P {j.scores.contradicted:.2f}); "
-            f"the evidence states '{value}'; {why}"
+            f"the evidence states '{value}'"
         )
         return SpanFix(
             sentence,
@@ -227,9 +240,12 @@ class SpanFixer:
             spans,
             revised if ok else sentence,
             win,
-            reason,
+            f"{stated}; {why}",
             j.scores.supported,
             j.scores.contradicted,
+            proposed=revised,
+            stated=stated,
+            unsure=unsure,
         )
 
     def accept(
@@ -254,10 +270,7 @@ class SpanFixer:
             )
         j = max(js, key=lambda x: x.scores.supported - x.scores.contradicted)
         if j.scores.supported < self.supported_min:
-            return False, (
-                f"rejected: the revision is not supported "
-                f"(P {j.scores.supported:.2f} < {self.supported_min:g})"
-            )
+            return False, (f"{UNSURE} (P {j.scores.supported:.2f} < {self.supported_min:g})")
         if j.scores.contradicted >= j.scores.supported:
             return (
                 False,
@@ -294,7 +307,7 @@ def shared_fixer(
 
 @functools.cache
 def _shared_fixer(path: str | None, guards: bool, device: str, quantize: str) -> SpanFixer:
-    from editor.revision.span_guard import edit_guard
+    from editor.judge.span_guard import edit_guard
 
     judge = SpanJudge(path, device=device, quantize=quantize)
     return SpanFixer(judge, guard=edit_guard if guards else None)

@@ -36,7 +36,8 @@ class Agreement:
     (None when no sentence matched the query); ``scores`` the model's numbers behind it.
     ``rule``: what found a disagreement (``Step.rule``; None when there is none). ``flags``: the
     words of the text the evidence contradicts or does not state, where the model names them
-    (the span judge); a disagreement without them flags its whole sentence (``flags_of``).
+    (a judge that names them); a disagreement without them flags its whole sentence
+    (``editor.judge.Finding.named``).
     """
 
     verdict: Verdict
@@ -50,19 +51,6 @@ class Agreement:
     @property
     def disagrees(self) -> bool:
         return self.verdict == "disagrees"
-
-
-def flags_of(a: Agreement) -> tuple[Flag, ...]:
-    """``a.flags``, or for a disagreement that names no words its judged sentence.
-
-    >>> flags_of(Agreement("disagrees", "NLI", (4, 20)))
-    (Flag(start=4, end=20, kind='contradicted', fix=None),)
-    >>> flags_of(Agreement("agrees", "NLI", (4, 20)))
-    ()
-    """
-    if a.flags or not a.disagrees or a.span is None:
-        return a.flags
-    return (Flag(a.span[0], a.span[1], "contradicted"),)
 
 
 class AgreementModel(Protocol):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from editor.judge.agreement.base import Agreement, FromBatch, Verdict
 from editor.prompts import conversation_block, load_template, quote
-from editor.revision.agreement.base import Agreement, FromBatch, Verdict
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
 

@@ -23,9 +23,9 @@ Contract: ``base.py``; ``nli.py`` and ``llm.py`` are registered here.
 
 from __future__ import annotations
 
-from editor.revision.agreement.base import Agreement, AgreementModel, Verdict, build, register
-from editor.revision.agreement.llm import LLMAgreement, parse_llm_verdict
-from editor.revision.agreement.nli import NLIAgreement
+from editor.judge.agreement.base import Agreement, AgreementModel, Verdict, build, register
+from editor.judge.agreement.llm import LLMAgreement, parse_llm_verdict
+from editor.judge.agreement.nli import NLIAgreement
 
 __all__ = [
     "Agreement",
@@ -48,27 +48,3 @@ register(
     ),
 )
 register("llm", lambda cfg, attribution, llm: LLMAgreement(llm(), cfg.prompt, cfg.max_new_tokens))
-
-
-def _span(cfg, attribution, llm):
-    from editor.revision.agreement.span import SpanAgreement
-    from editor.revision.span_fix import shared_fixer
-
-    return SpanAgreement(
-        shared_fixer(cfg.model, cfg.guards, quantize=cfg.quantize), cfg.sentences_per_query
-    )
-
-
-register("span", _span)
-
-
-def _nli_span(cfg, attribution, llm):
-    from editor.revision.agreement.either import EitherAgreement
-
-    first = NLIAgreement(
-        attribution(), cfg.contradiction_threshold, cfg.support_threshold, cfg.sentences_per_query
-    )
-    return EitherAgreement(first, _span(cfg, attribution, llm))
-
-
-register("nli+span", _nli_span)

@@ -1,0 +1,79 @@
+"""The judge: the one place that decides what is wrong in a sentence, which words, what should
+replace them, and whether an edit stands.
+
+``assess_batch([(text, query, evidence)], context) -> [Finding]`` and ``accept(before, after,
+finding, span_after, context) -> Decision`` (contract: ``base.py``). The revision loop, the
+findings and the report's sentence verdicts read the same ``Finding``. One setting picks the
+judge (``judge.type``):
+
+- ``rules`` (default): the agreement gate (question-guided NLI with the slot checks, or an
+  LLM) decides, the configured editor proposes, ``EditAcceptance`` (the verifier, the form
+  rules, a sentence of evidence stating the revised fact) accepts (``rules.py``);
+- ``span``: one cross-encoder flags the words, points at the evidence's words for them, writes
+  the revision and accepts it (``span.py``).
+
+Register another with ``register(name, factory)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from editor.judge.base import (
+    Applicability,
+    Decision,
+    Finding,
+    Judge,
+    Proposal,
+    Verdict,
+    assess,
+    available,
+    build,
+    register,
+)
+
+__all__ = [
+    "Applicability",
+    "Decision",
+    "Finding",
+    "Judge",
+    "Proposal",
+    "Verdict",
+    "assess",
+    "available",
+    "build",
+    "register",
+]
+
+
+def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any) -> Judge:
+    from editor.judge.acceptance import EditAcceptance
+    from editor.judge.agreement import build as build_agreement
+    from editor.judge.rules import RulesJudge
+    from editor.text.document import share
+
+    gate = None
+    if cfg.revision.gate:
+        gate = build_agreement(cfg.agreement, attribution, llm)
+        share(parser, gate)
+        if cfg.editor.answers:
+            from editor.judge.agreement.question import QuestionAgreement
+
+            gate = QuestionAgreement(gate)
+    acceptance = None
+    if cfg.revision.verify_edits:  # the model loads on first score
+        acceptance = EditAcceptance(attribution(), cfg.revision.accept_min_supported, parser=parser)
+    return RulesJudge(gate, acceptance)
+
+
+def _span(cfg: Any, attribution: Any, llm: Any, parser: Any) -> Judge:
+    from editor.judge.span import SpanJudgeOfFixes
+    from editor.judge.span_fix import shared_fixer
+
+    j = cfg.judge
+    fixer = shared_fixer(j.model, j.guards, j.device, j.quantize)
+    return SpanJudgeOfFixes(fixer, cfg.agreement.sentences_per_query, parser)
+
+
+register("rules", _rules)
+register("span", _span)

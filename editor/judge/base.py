@@ -1,0 +1,174 @@
+"""The judge's contract: the ``Finding`` on a sentence, the ``Decision`` on an edit, the
+``Judge`` Protocol and its registry (``judge.type``).
+
+Every decision about truth goes through a judge: whether a sentence is wrong against a piece of
+evidence (``assess_batch``: the verdict, the words it names, the replacement it proposes, the
+proof), and whether an edit of it stands (``accept``: applied, suggested or rejected). The
+revision loop, the report's sentence verdicts and ``EditResult.findings`` read what the judge
+returned, passed explicitly from step to step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+from editor.registry import Registry
+from editor.result import Flag
+from editor.types import Evidence, evidence_text
+
+Verdict = Literal["supported", "contradicted", "not_stated", "not_checkable"]
+Applicability = Literal["safe", "unsafe", "display"]
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A revision of the judged sentence the judge proposes itself (the span judge copies the
+    evidence's words in), with its own decision on it."""
+
+    text: str
+    reason: str
+    decision: Decision
+
+
+@dataclass(frozen=True)
+class Finding:
+    """The judge's say on one sentence of a text against one evidence.
+
+    ``verdict``: supported | contradicted | not_stated | not_checkable (no sentence of the text
+    is about the query); ``opens``: whether the judge asks for an edit (a contradiction it can
+    name; one it cannot fix is reported, not edited); ``span``: the judged sentence in the text;
+    ``supported``/``contradicted``: the probabilities behind it; ``rule``: what found a
+    contradiction (``Step.rule``); ``flags``: the words named, with the evidence's words for
+    them; ``proposal``: the judge's own revision, where it writes one; ``evidence``: what it
+    read."""
+
+    verdict: Verdict
+    reason: str
+    span: tuple[int, int] | None = None
+    supported: float | None = None
+    contradicted: float | None = None
+    rule: str | None = None
+    flags: tuple[Flag, ...] = ()
+    opens: bool = False
+    proposal: Proposal | None = None
+    evidence: Evidence | None = None
+
+    @property
+    def disagrees(self) -> bool:
+        return self.opens
+
+    @property
+    def agrees(self) -> bool | None:
+        """``Step.agrees``: True supported, False where an edit is asked, else None."""
+        if self.verdict == "supported":
+            return True
+        return False if self.opens else None
+
+    @property
+    def evidence_text(self) -> str:
+        return evidence_text(self.evidence) if self.evidence is not None else ""
+
+    def named(self) -> tuple[Flag, ...]:
+        """The flags, or for an asked edit that names no words its judged sentence.
+
+        >>> Finding("contradicted", "NLI", (4, 20), opens=True).named()
+        (Flag(start=4, end=20, kind='contradicted', fix=None),)
+        >>> Finding("supported", "NLI", (4, 20)).named()
+        ()
+        """
+        if self.flags or not self.opens or self.span is None:
+            return self.flags
+        return (Flag(self.span[0], self.span[1], "contradicted"),)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The judge's say on an edit: ``applicability`` ``safe`` (applied), ``unsafe`` (the judge
+    is not sure: suggested, applied only with ``revision.apply_unsure``) or ``display`` (not a
+    fix: the words stay named, nothing is suggested); why; and the judges that proved an
+    accepted revision (``proof``: ``nli``, ``slot``, ``statement`` joined by ``+``)."""
+
+    applicability: Applicability
+    reason: str
+    proof: str | None = None
+
+    @property
+    def accepted(self) -> bool:
+        return self.applicability == "safe"
+
+
+class Judge(Protocol):
+    """Decides what is wrong, names the words, proposes, and accepts (see the module doc)."""
+
+    name: str
+    proposes: bool
+    """whether its findings carry their own revisions (no editor is called for them)"""
+
+    def assess_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Finding]:
+        """One finding per (text, query, evidence): the sentence of the text the query is
+        about, judged against the evidence."""
+        ...
+
+    def accept(
+        self,
+        before: str,
+        after: str,
+        finding: Finding,
+        span_after: tuple[int, int],
+        context: str | None = None,
+    ) -> Decision:
+        """The decision on replacing ``before[finding.span]`` by ``after[span_after]``."""
+        ...
+
+
+def assess(
+    judge: Judge, sentence: str, evidence: Sequence[Evidence], context: str | None = None
+) -> Finding:
+    """The finding on ``sentence`` against all of ``evidence``: a contradiction one evidence
+    names stands whatever the others say (the first such, in evidence order), else the best
+    support, else not stated.
+
+    Needs the judge's models; the rule of combination is plain:
+
+    >>> pick = _combine
+    >>> pick([Finding("supported", "a"), Finding("contradicted", "b", opens=True)]).reason
+    'b'
+    >>> pick([Finding("not_stated", "a"), Finding("supported", "b", supported=0.9)]).reason
+    'b'
+    """
+    if not evidence:
+        return Finding("not_checkable", "no evidence to judge against")
+    return _combine(judge.assess_batch([(sentence, sentence, e) for e in evidence], context))
+
+
+def _combine(found: Sequence[Finding]) -> Finding:
+    for verdict in ("contradicted", "supported"):
+        hits = [f for f in found if f.verdict == verdict]
+        if hits:
+            opened = [f for f in hits if f.opens]
+            return (
+                (opened or hits)[0]
+                if verdict == "contradicted"
+                else max(hits, key=lambda f: f.supported or 0.0)
+            )
+    return found[0]
+
+
+JudgeFactory = Callable[..., Judge]
+
+_JUDGES: Registry[JudgeFactory] = Registry("judge", "judge.type")
+
+register = _JUDGES.register
+"""Make ``factory(cfg, attribution=..., llm=..., parser=...)`` buildable as ``judge.type=name``
+(``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders)."""
+
+available = _JUDGES.available
+
+
+def build(cfg: Any, attribution: Callable[[], Any], llm: Callable[[], Any], parser: Any) -> Judge:
+    """The judge of ``cfg.judge.type``; its models load on first use."""
+    return _JUDGES.get(cfg.judge.type)(cfg, attribution=attribution, llm=llm, parser=parser)

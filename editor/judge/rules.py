@@ -1,0 +1,90 @@
+"""The ``rules`` judge: the question-guided NLI gate with its slot checks decides, the editor
+proposes, and ``EditAcceptance`` (the verifier, the form rules and the proofs) accepts.
+
+Any agreement model (``agreement.type``: ``nli``, ``llm``, with a question the answer
+comparison too) serves as its gate; its ``Agreement`` becomes the ``Finding``. An edit the
+acceptance rejects only for want of proof is ``unsafe`` (suggested); one it refutes, or whose
+form it refuses, is ``display`` (the words stay named).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from editor.judge.acceptance import EditAcceptance
+from editor.judge.agreement.base import Agreement, AgreementModel
+from editor.judge.base import Decision, Finding, Verdict
+from editor.types import Evidence
+
+
+def finding_of(a: Agreement, evidence: Evidence | None = None) -> Finding:
+    """The finding an agreement model's verdict amounts to.
+
+    >>> finding_of(Agreement("disagrees", "NLI", (0, 5), 0.1, 0.9, "nli")).verdict
+    'contradicted'
+    >>> finding_of(Agreement("irrelevant", "no sentence of the text answers the query")).verdict
+    'not_checkable'
+    """
+    verdict: Verdict
+    if a.verdict == "agrees":
+        verdict = "supported"
+    elif a.verdict == "disagrees":
+        verdict = "contradicted"
+    else:
+        verdict = "not_checkable" if a.span is None else "not_stated"
+    return Finding(
+        verdict,
+        a.reason,
+        a.span,
+        a.supported,
+        a.contradicted,
+        a.rule,
+        a.flags,
+        opens=a.disagrees,
+        evidence=evidence,
+    )
+
+
+class RulesJudge:
+    """An agreement gate and an edit acceptance behind the ``Judge`` interface."""
+
+    name = "rules"
+    proposes = False
+
+    def __init__(
+        self, gate: AgreementModel | None, acceptance: EditAcceptance | None = None
+    ) -> None:
+        self.gate = gate
+        self.acceptance = acceptance
+
+    def assess_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Finding]:
+        if self.gate is None:
+            raise ValueError("this rules judge has no gate (revision.gate=false): it accepts only")
+        verdicts = self.gate.check_batch(items, context)
+        return [finding_of(a, e) for a, (_, _, e) in zip(verdicts, items, strict=True)]
+
+    def accept(
+        self,
+        before: str,
+        after: str,
+        finding: Finding,
+        span_after: tuple[int, int],
+        context: str | None = None,
+    ) -> Decision:
+        if self.acceptance is None:  # revision.verify_edits off: the size limits alone
+            return Decision("safe", "")
+        span = finding.span or (0, len(before))
+        j = self.acceptance.judge(
+            before, after, span, span_after, finding.evidence_text, context, finding.rule
+        )
+        if j.accepted:
+            return Decision("safe", j.reason, j.proof)
+        return Decision("unsafe" if j.unsure else "display", j.reason)
+
+    def usable(self, before: str, after: str, evidence: Evidence, context: str | None) -> Decision:
+        """The decision on a whole-sentence revision against one evidence, with no gate rule
+        behind it (the fallback editor asks whether its first editor's revision would stand)."""
+        whole = Finding("contradicted", "", (0, len(before)), opens=True, evidence=evidence)
+        return self.accept(before, after, whole, (0, len(after)), context)

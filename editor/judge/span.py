@@ -1,0 +1,124 @@
+"""The ``span`` judge: one cross-encoder decides, names the words, points at the evidence's
+words for them, writes the revision and accepts it (``editor.judge.span_fix``).
+
+The sentence of the text the query is about, decontextualised ("It" resolved), is judged
+against the evidence in windows: ``contradicted`` when a window calls it so; the judge asks for
+an edit where its pointer also finds the evidence words for a flagged span, and proposes the
+sentence with those words in (its own decision on it made while proposing: accepted when the
+judge reads the revision as supported and no longer flags the words it wrote, and the form
+guards allow it). ``supported`` when a window supports it, else ``not_stated``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from editor.judge.base import Decision, Finding, Proposal
+from editor.judge.span_fix import UNSURE, SpanFix, SpanFixer, asked, windows
+from editor.result import Flag
+from editor.text.document import TextParser
+from editor.text.words import answering_sentences, changed_run
+from editor.types import Evidence, evidence_text
+
+
+def _decision(f: SpanFix) -> Decision:
+    why = f.reason[len(f.stated) + 2 :] if f.stated else f.reason
+    if f.edited:
+        return Decision("safe", why, "span")
+    return Decision("unsafe" if f.unsure else "display", why)
+
+
+class SpanJudgeOfFixes:
+    """A ``SpanFixer`` behind the ``Judge`` interface (see the module doc)."""
+
+    name = "span"
+    proposes = True
+
+    def __init__(
+        self, fixer: SpanFixer, sentences_per_query: int = 1, parser: TextParser | None = None
+    ) -> None:
+        self.fixer = fixer
+        self.sentences_per_query = sentences_per_query
+        self.parser = parser or TextParser()
+
+    def assess_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Finding]:
+        return [self._assess(text, query, ev, context) for text, query, ev in items]
+
+    def _assess(self, text: str, query: str, ev: Evidence, context: str | None) -> Finding:
+        spans = answering_sentences(text, query, self.sentences_per_query)
+        if not spans:
+            return Finding(
+                "not_checkable", "no sentence of the text answers the query", evidence=ev
+            )
+        parsed = self.parser.parse(text, context)
+        question = asked(context)
+        fixes = []
+        for span in spans:
+            sentence = text[span[0] : span[1]]
+            alone = parsed.standalone(sentence)
+            ev_text = [evidence_text(ev)]
+            fixes.append((span, self.fixer.fix_in_context(sentence, alone, ev_text, question)))
+        span, f = max(fixes, key=lambda x: (x[1].verdict == "contradicted", x[1].supported))
+        sentence = text[span[0] : span[1]]
+        flags = tuple(
+            Flag(
+                span[0] + s.start,
+                span[0] + s.end,
+                s.kind,
+                f.window[s.fix[0] : s.fix[1]] if s.fix else None,
+            )
+            for s in f.spans
+            if f.verdict != "supported"
+        )
+        scores = (f.supported, f.contradicted)
+        if f.verdict == "contradicted" and any(s.fix for s in f.spans):
+            flagged = ", ".join(
+                repr(sentence[s.start : s.end]) for s in f.spans if s.kind == "contradicted"
+            )
+            proposal = None
+            if f.proposed is not None:
+                proposal = Proposal(f.proposed, f.stated, _decision(f))
+            return Finding(
+                "contradicted",
+                f"the evidence contradicts {flagged}",
+                span,
+                *scores,
+                "span",
+                flags,
+                opens=True,
+                proposal=proposal,
+                evidence=ev,
+            )
+        if f.verdict == "supported":
+            why = f"the evidence supports {sentence!r} (P(supported) {f.supported:.2f})"
+            return Finding("supported", why, span, *scores, evidence=ev)
+        verdict = "contradicted" if f.verdict == "contradicted" else "not_stated"
+        return Finding(
+            verdict, f"{f.reason}: {sentence!r}", span, *scores, flags=flags, evidence=ev
+        )
+
+    def accept(
+        self,
+        before: str,
+        after: str,
+        finding: Finding,
+        span_after: tuple[int, int],
+        context: str | None = None,
+    ) -> Decision:
+        """The decision made with the proposal when ``after`` writes it; another revision is
+        read against the same evidence's windows as the proposal was."""
+        new = after[span_after[0] : span_after[1]]
+        p = finding.proposal
+        if p is not None and new.strip() == p.text.strip():
+            return p.decision
+        wins = windows(finding.evidence_text)
+        if not wins or not new.strip():
+            return Decision("display", "rejected: nothing to judge the revision against")
+        old = before[finding.span[0] : finding.span[1]] if finding.span else before
+        a, _, c = changed_run(old, new)
+        ok, why = self.fixer.accept(new, wins[0], (a, c), wins, asked(context))
+        if ok:
+            return Decision("safe", why, "span")
+        return Decision("unsafe" if why.startswith(UNSURE) else "display", why)

@@ -87,12 +87,12 @@ def first_use_work(components: Components, research: bool = True) -> list[FirstU
                 partial(ensure_default_index, cfg, settings, components.progress),
             )
         )
-    # a judge that writes its own revisions asks no editor
-    editors = {cfg.editor.type, cfg.editor.fallback} if cfg.judge.type == "rules" else set()
+    # the span judge writes its own revisions and asks no editor
+    editors = {cfg.editor.type, cfg.editor.fallback} if cfg.judge.type != "span" else set()
     refs = []
     if "causal" in editors:
         refs.append(cfg.editor.model or cfg.llm.model)
-    gate_llm = cfg.judge.type == "rules" and cfg.agreement.type == "llm"
+    gate_llm = cfg.judge.type != "span" and cfg.agreement.type == "llm"
     uses_llm = "prompted" in editors or cfg.querygen.type == "llm" or gate_llm
     if uses_llm and cfg.llm.backend == "transformers":
         refs.append(cfg.llm.model)
@@ -294,25 +294,34 @@ def build_reviser(
 
     parser = parser or TextParser()
     attribution = _as_trained(attribution)  # edits are decided by the verifier as measured
-    judge = build_judge(cfg, attribution, llm, parser)
+
+    def rules_editor(acceptance=None):
+        editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
+        if cfg.editor.fallback and edits(editor):
+            second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
+            editor = FallbackEditor(  # an edit the judge would refuse is left to the second
+                editor,
+                build_editor(second, attribution, llm, cfg.llm),
+                cfg.revision.max_edit_chars,
+                cfg.revision.max_edit_ratio,
+                acceptance,
+            )
+        if cfg.editor.answers and edits(editor):  # a question's answer span, with the evidence's
+            from editor.revision.editors.answer import AnswerEditor
+
+            editor = AnswerEditor(editor, attribution())
+        return editor
+
+    def judges_editor(rules):  # a combined judge's rules editor, refused as its rules judge would
+        return rules_editor(getattr(rules, "usable", None) if verify else None)
+
+    verify = cfg.revision.verify_edits
+    judge = build_judge(cfg, attribution, llm, parser, judges_editor)
     if judge.proposes:  # the judge writes its revisions: no editor is asked
         return Reviser(IdentityEditor(), judge, cfg.revision)
-    editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
+    editor = rules_editor(getattr(judge, "usable", None) if verify else None)
     if not edits(editor):
         return Reviser(editor, None, cfg.revision.model_copy(update={"gate": False}))
-    if cfg.editor.fallback:
-        second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
-        editor = FallbackEditor(  # an edit the judge would refuse is left to the second
-            editor,
-            build_editor(second, attribution, llm, cfg.llm),
-            cfg.revision.max_edit_chars,
-            cfg.revision.max_edit_ratio,
-            getattr(judge, "usable", None) if cfg.revision.verify_edits else None,
-        )
-    if cfg.editor.answers:  # a question's answer span, with the evidence's
-        from editor.revision.editors.answer import AnswerEditor
-
-        editor = AnswerEditor(editor, attribution())
     return Reviser(editor, judge, cfg.revision)
 
 

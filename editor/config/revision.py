@@ -18,7 +18,12 @@ class JudgeConfig(_Cfg):
         "rules",
         description="rules: the agreement gate (agreement.*) with its slot checks decides, the "
         "editor (editor.*) proposes, the verifier, form rules and proofs accept; span: the span "
-        "judge decides, names the words, copies the evidence's words in and accepts.",
+        "judge decides, names the words, copies the evidence's words in and accepts; union: "
+        "both, the span judge's edit where it makes one, else the rules judge's; learned: both, "
+        "decided by a trained head that applies an edit only where it is sure.",
+    )
+    head: str | None = Field(
+        None, description="learned: the head's folder (head.json); None = the shipped one."
     )
     model: str | None = Field(
         None, description="span: the span judge folder; None = the shipped purr-span-judge."

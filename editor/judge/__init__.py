@@ -10,7 +10,11 @@ judge (``judge.type``):
   LLM) decides, the configured editor proposes, ``EditAcceptance`` (the verifier, the form
   rules, a sentence of evidence stating the revised fact) accepts (``rules.py``);
 - ``span``: one cross-encoder flags the words, points at the evidence's words for them, writes
-  the revision and accepts it (``span.py``).
+  the revision and accepts it (``span.py``);
+- ``union``: both, the span judge's edit where it makes one, else the rules judge's
+  (``learned.py``);
+- ``learned``: both, decided by a head trained on errors people and LLMs wrote (``judge.head``,
+  ``learned.py``): edits applied only where it is sure, suggested where it is not.
 
 Register another with ``register(name, factory)``.
 """
@@ -46,7 +50,7 @@ __all__ = [
 ]
 
 
-def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any) -> Judge:
+def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:
     from editor.judge.acceptance import EditAcceptance
     from editor.judge.agreement import build as build_agreement
     from editor.judge.rules import RulesJudge
@@ -66,7 +70,7 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any) -> Judge:
     return RulesJudge(gate, acceptance)
 
 
-def _span(cfg: Any, attribution: Any, llm: Any, parser: Any) -> Judge:
+def _span(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:
     from editor.judge.span import SpanJudgeOfFixes
     from editor.judge.span_fix import shared_fixer
 
@@ -75,5 +79,21 @@ def _span(cfg: Any, attribution: Any, llm: Any, parser: Any) -> Judge:
     return SpanJudgeOfFixes(fixer, cfg.agreement.sentences_per_query, parser)
 
 
+def _combined(learned: bool):
+    def make(cfg: Any, attribution: Any, llm: Any, parser: Any, editor: Any = None) -> Judge:
+        from editor.judge.learned import CombinedJudge
+        from editor.judge.signals import Head, default_head
+
+        if editor is None:
+            raise ValueError(f"judge.type={'learned' if learned else 'union'} needs an editor")
+        head = Head.load(cfg.judge.head or default_head()) if learned else None
+        rules = _rules(cfg, attribution, llm, parser)
+        return CombinedJudge(rules, editor(rules), _span(cfg, attribution, llm, parser), head)
+
+    return make
+
+
 register("rules", _rules)
 register("span", _span)
+register("union", _combined(False))
+register("learned", _combined(True))

@@ -163,12 +163,20 @@ JudgeFactory = Callable[..., Judge]
 _JUDGES: Registry[JudgeFactory] = Registry("judge", "judge.type")
 
 register = _JUDGES.register
-"""Make ``factory(cfg, attribution=..., llm=..., parser=...)`` buildable as ``judge.type=name``
-(``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders)."""
+"""Make ``factory(cfg, attribution=..., llm=..., parser=..., editor=...)`` buildable as
+``judge.type=name`` (``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders,
+``editor(rules_judge)`` builds the rules editor, refusing what that judge would)."""
 
 available = _JUDGES.available
 
 
-def build(cfg: Any, attribution: Callable[[], Any], llm: Callable[[], Any], parser: Any) -> Judge:
+def build(
+    cfg: Any,
+    attribution: Callable[[], Any],
+    llm: Callable[[], Any],
+    parser: Any,
+    editor: Callable[[Any], Any] | None = None,
+) -> Judge:
     """The judge of ``cfg.judge.type``; its models load on first use."""
-    return _JUDGES.get(cfg.judge.type)(cfg, attribution=attribution, llm=llm, parser=parser)
+    factory = _JUDGES.get(cfg.judge.type)
+    return factory(cfg, attribution=attribution, llm=llm, parser=parser, editor=editor)

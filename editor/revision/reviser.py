@@ -24,9 +24,9 @@ from dataclasses import replace
 from editor.config import RevisionConfig
 from editor.judge.base import Finding, Judge
 from editor.result import Step
-from editor.revision.base import edit_allowed, keep_spacing
+from editor.revision.base import edit_allowed
 from editor.revision.editors.base import Editor, Revision, edits
-from editor.text.words import answering_sentences, word_changes
+from editor.text.words import answering_sentences, keep_spacing, word_changes
 from editor.types import Evidence
 
 

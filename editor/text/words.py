@@ -5,6 +5,7 @@ and the window of a long evidence that bears on a claim.
 from __future__ import annotations
 
 import re
+from difflib import SequenceMatcher
 
 from retrieval.sentences import split_spans
 
@@ -263,3 +264,37 @@ def changed_run(before: str, after: str) -> tuple[int, int, int]:
     while q > 0 and _in_word(before, len(before) - q):
         q -= 1
     return p, len(before) - q, len(after) - q
+
+
+def keep_spacing(before: str, after: str) -> str:
+    """``after`` with the words it shares with ``before`` written as ``before`` writes them
+    and the spacing around them kept (a generating editor writes "80 km" for "80\u00a0km" and
+    collapses double spaces): only the words the edit changes change.
+
+    >>> keep_spacing("It is 80\u00a0km  (50\u00a0mi) long.", "It is 80 km (72 mi) long.")
+    'It is 80\xa0km  (72\xa0mi) long.'
+    >>> keep_spacing("Built in 1887.", "Built  in 1887."), keep_spacing("in 1887.", "Built in 1887.")
+    ('Built in 1887.', 'Built in 1887.')
+    >>> keep_spacing("It was  built.", "It was not built."), keep_spacing("It was not  built.", "It was built.")
+    ('It was  not built.', 'It was  built.')
+    """
+    words = list(re.finditer(r"\S+", before))
+    new = after.split()
+    if not words or not new:
+        return after
+    gaps = [before[: words[0].start()]] + [
+        before[a.end() : b.start()] for a, b in zip(words, words[1:], strict=False)
+    ]
+    out: list[str] = []
+    ops = SequenceMatcher(None, [w.group() for w in words], new, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            out.extend(gaps[k] + words[k].group() for k in range(i1, i2))
+        elif tag == "replace":
+            out.append(gaps[i1] + " ".join(new[j1:j2]))
+        elif tag == "insert" and i1 < len(words):  # before word i1: it takes a plain space
+            out.append(gaps[i1] + " ".join(new[j1:j2]))
+            gaps[i1] = " "
+        elif tag == "insert":
+            out.append(" " + " ".join(new[j1:j2]))
+    return "".join(out) + before[words[-1].end() :]

@@ -1,0 +1,89 @@
+"""``purr data judge-rows`` (labelled sentences of errors people wrote, ``training.data.judge_rows``)
+and ``purr train judge`` (the learned judge's head, ``training.fit.judge_head``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser(
+        "judge-rows",
+        help="train, dev and test sentences with errors people wrote (BUMP), their evidence and "
+        "fixes, for purr train judge",
+    )
+    p.add_argument("--out", required=True, help="folder for train.jsonl, dev.jsonl, test.jsonl")
+    p.add_argument(
+        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
+    )
+    p.set_defaults(handler=_cmd_rows)
+
+
+def _cmd_rows(args: argparse.Namespace) -> int:
+    from training.data.cited import DATA
+    from training.data.judge_rows import write_rows
+
+    data = Path(args.data) if args.data else DATA
+    if not (data / "raw" / "bump").is_dir():
+        raise ValueError(f"{data / 'raw' / 'bump'} not found; pass --data FOLDER with raw/bump")
+    print(json.dumps({"out": args.out, "rows": write_rows(data, Path(args.out))}, indent=2))
+    return 0
+
+
+def add_train_parser(tsub: argparse._SubParsersAction, common) -> None:
+    p = tsub.add_parser(
+        "judge",
+        help="train the learned judge's head on both judges' signals (purr data judge-rows)",
+    )
+    p.add_argument("--rows", required=True, help="the folder of purr data judge-rows")
+    p.add_argument("--out", required=True, help="folder for head.json, metrics and signals")
+    p.add_argument(
+        "--precision",
+        type=float,
+        default=0.9,
+        help="share of applied dev edits that must be right at the operating point (0.9)",
+    )
+    p.add_argument("--limit", type=int, default=None, help="rows per split (a quick look)")
+    common(p, index=False)
+    p.set_defaults(handler=_cmd_train)
+
+
+def _read(path: Path, limit: int | None) -> list[dict]:
+    if not path.is_file():
+        raise ValueError(f"{path} not found; make the rows with `purr data judge-rows --out DIR`")
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line.strip()]
+    return rows[:limit] if limit else rows
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+    from serve.cli.common import config_from
+    from training.eval.judge_signals import collect
+    from training.fit.judge_head import fit_head, report, write
+
+    if not 0.0 < args.precision <= 1.0:
+        raise ValueError(f"--precision must be in (0, 1], got {args.precision}")
+    args.overrides = [*args.overrides, "judge.type=union"]
+    judge = Pipeline(Components(config_from(args))).editor.judge
+    out = Path(args.out)
+    found = {}
+    for split in ("train", "dev", "test"):
+        rows = _read(Path(args.rows) / f"{split}.jsonl", args.limit)
+        bar = lambda xs, s=split: tqdm(xs, desc=f"signals ({s})", unit="row")  # noqa: E731
+        found[split] = collect(judge, rows, out / f"signals-{split}.jsonl", bar)
+    head, curve = fit_head(found["train"], found["dev"], args.precision)
+    metrics = {
+        "rows": {k: len(v) for k, v in found.items()},
+        "apply_min": head.apply_min,
+        "suggest_min": head.suggest_min,
+        "dev": report(found["dev"], head),
+        "test": report(found["test"], head),
+    }
+    write(out, head, curve, metrics)
+    print(json.dumps(metrics, indent=2))
+    return 0

@@ -1,0 +1,132 @@
+"""The judge seam (``editor.judge``): both judges behind one interface give the statements suites
+byte for byte as they were before it; the report says what the judge decided; an edit the judge
+is unsure of is suggested, not applied, unless asked; bad input gets a verdict, never an
+error."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from editor.config import load_config
+from editor.factory import Components
+from editor.judge import Finding, assess
+from editor.pipeline import Pipeline
+from editor.types import Evidence
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPECTED = ROOT / "tests" / "resources" / "judge_suites_expected.jsonl"
+PRESET = {"rules": "default", "span": "span"}
+
+ANGKOR = (
+    "Angkor Wat is noted for its monumental scale, extensive bas-reliefs, and architectural unity "
+    "characteristics of Khmer architecture. Unlike most Angkorian temples, it is oriented toward "
+    "the west. It is a symbol of Cambodia and appears on the Cambodian national flag."
+)
+ANGKOR_CLAIM = "Unlike most Angkorian temples, Angkor Wat is oriented toward the east."
+
+
+def _pipeline(judge: str, *sets: str) -> Pipeline:
+    return Pipeline(Components(load_config(PRESET[judge], list(sets)), progress=False))
+
+
+def _expected(suite: str, judge: str) -> dict[str, str]:
+    rows = [json.loads(line) for line in EXPECTED.read_text().splitlines()]
+    return {r["id"]: r["revised"] for r in rows if r["suite"] == suite and r["judge"] == judge}
+
+
+def _check_suite(suite: str, judge: str) -> None:
+    expected = _expected(suite, judge)
+    rows = [json.loads(line) for line in (ROOT / "training" / "eval" / f"{suite}.jsonl").open()]
+    pipe = _pipeline(judge)
+    differ, disagree = [], []
+    for row in rows:
+        r = pipe.edit(row["text"], row.get("context"))
+        if r.revised != expected[row["id"]]:
+            differ.append((row["id"], r.revised, expected[row["id"]]))
+        verdicts = {s.text.strip(): s.verdict for s in r.report.sentences}
+        for st in r.steps:  # the report says what the judge decided, sentence by sentence
+            if st.span is None or st.rule == "gate-off":
+                continue
+            a, b = st.span
+            if st.accepted:  # a revision the judge accepted is reported supported
+                wrote = st.after[a : b + len(st.after) - len(st.before)].strip()
+                if verdicts.get(wrote, "supported") == "unverified":
+                    disagree.append((row["id"], wrote, verdicts[wrote]))
+            elif st.verdict == "contradicted" and st.before[a:b].strip() in verdicts:
+                if verdicts[st.before[a:b].strip()] != "contradicted":
+                    disagree.append((row["id"], st.before[a:b], verdicts[st.before[a:b].strip()]))
+    assert not differ, differ[:3]
+    assert not disagree, disagree[:3]
+
+
+@pytest.mark.parametrize("judge", ["rules", "span"])
+def test_each_judge_gives_the_statements_suite_byte_for_byte_and_reports_its_verdicts(judge):
+    _check_suite("statements", judge)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("judge", ["rules", "span"])
+def test_each_judge_gives_the_meaning_suite_byte_for_byte_and_reports_its_verdicts(judge):
+    _check_suite("statements_meaning", judge)
+
+
+def test_an_edit_the_judge_is_unsure_of_is_suggested_not_applied_unless_asked():
+    from rich.console import Console
+
+    from serve.cli.edit_view import show
+
+    ev = [ANGKOR]
+    kept = _pipeline("span").edit(ANGKOR_CLAIM, evidence=ev)
+    assert kept.revised == ANGKOR_CLAIM and kept.status == "unchanged"
+    (f,) = [f for f in kept.findings if f.applicability == "unsafe"]
+    assert (f.text, f.suggestion, f.fixed) == ("east", "west", False)
+    assert ANGKOR_CLAIM[f.start : f.end] == "east" and "not supported" in f.reason
+    (st,) = [s for s in kept.steps if s.suggested]
+    assert st.suggested == ANGKOR_CLAIM.replace("east", "west") and st.verdict == "contradicted"
+    assert kept.report.sentences[0].verdict == "contradicted" and kept.report.sentences[0].judged
+    console = Console(record=True, width=200)
+    show(kept, console)
+    out = console.export_text()
+    assert "unsure: 'east' \u2192 'west'? [1]" in out and "--apply-unsure" in out
+    applied = _pipeline("span", "revision.apply_unsure=true").edit(ANGKOR_CLAIM, evidence=ev)
+    assert applied.revised == ANGKOR_CLAIM.replace("east", "west")
+    assert "applied as asked" in next(s.reason for s in applied.steps if s.accepted)
+    data = kept.to_json()["findings"]  # the same fields in --json, HTTP and the chat wrapper
+    assert {"applicability": "unsafe", "suggestion": "west"}.items() <= data[0].items()
+
+
+@pytest.mark.parametrize("judge", ["rules", "span"])
+def test_the_judge_gives_a_verdict_for_bad_input_never_an_error(judge):
+    j = _pipeline(judge).editor.judge
+    tower = Evidence(
+        "e1", "The Eiffel Tower is 330 metres tall.", "Eiffel Tower", "t", None, "", 1.0
+    )
+    other = Evidence("e2", "La tour Eiffel mesure 330 mètres.", "Tour Eiffel", "t", None, "", 1.0)
+    huge = Evidence(
+        "e3", "The Eiffel Tower is in Paris. " * 3400, "Eiffel Tower", "t", None, "", 1.0
+    )
+    two = Evidence(
+        "e4", "The tower is 300 metres tall. It is 330 metres tall.", "T", "t", None, "", 1.0
+    )
+    cases = [
+        ("", [tower]),
+        ("The Eiffel Tower is 250 metres tall.", []),
+        ("The Eiffel Tower is 250 metres tall.", [other]),
+        ("The Eiffel Tower is 250 metres tall. " + "It is tall. " * 700, [tower]),
+        ("The Eiffel Tower is 250 metres tall.", [two]),
+        ("The Eiffel Tower is 250 metres tall.", [huge]),
+    ]
+    for sentence, evidence in cases:
+        f = assess(j, sentence, evidence, context="not a question at all")
+        assert isinstance(f, Finding) and f.verdict in {
+            "supported",
+            "contradicted",
+            "not_stated",
+            "not_checkable",
+        }
+        assert f.reason
+    assert assess(j, "", [tower]).verdict == "not_checkable"
+    assert assess(j, "The Eiffel Tower is 250 metres tall.", []).verdict == "not_checkable"

@@ -1,0 +1,87 @@
+"""The combined judges' decisions (``editor.judge.learned``): the union's choice, and the learned
+head's operating points (applied, suggested, named only), read from both judges' findings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from editor.judge.base import Decision, Finding, Proposal
+from editor.judge.learned import Assessed, CombinedJudge
+from editor.judge.signals import Candidate, Head, Logistic, edit_signals, sentence_signals
+from editor.result import Flag
+from editor.types import Evidence
+
+TEXT = "Paris is big. The Eiffel Tower is 250 metres tall."
+SPAN = (14, 50)
+SENTENCE = TEXT[14:50]
+EV = Evidence("e1", "The Eiffel Tower is 330 metres tall.", "Eiffel Tower", "t", None, "", 1.0)
+RIGHT = "The Eiffel Tower is 330 metres tall."
+WRONG = "The Eiffel Tower is 300 metres tall."
+
+
+def _assessed(span_decision: str | None, rules_decision: str | None) -> Assessed:
+    rules = Finding("contradicted", "slot: '250' vs '330'", SPAN, 0.1, 0.9, "slot", opens=True)
+    span = Finding("not_stated", "the evidence does not state it", SPAN, 0.2, 0.3)
+    cands = []
+    if span_decision:
+        flag = Flag(34, 37, "contradicted", "300")
+        d = Decision(span_decision, "span says")
+        span = Finding("contradicted", "'250'", SPAN, 0.0, 0.95, "span", (flag,), True,
+                       Proposal(WRONG, "span", d))  # fmt: skip
+        cands.append(Candidate("span", WRONG, "span", d))
+    if rules_decision:
+        cands.append(Candidate("rules", RIGHT, "substitute", Decision(rules_decision, "rules")))
+    return Assessed(TEXT, EV, rules, span, tuple(cands))
+
+
+def _head(right_bias: float, apply_min: float = 0.9, suggest_min: float = 0.5) -> Head:
+    wrong = Logistic(("r_con",), (4.0,), -2.0)
+    right = Logistic(("e_safe", "e_span"), (0.0, -10.0), right_bias)  # the span's edit: never
+    return Head(wrong, right, apply_min, suggest_min)
+
+
+def test_the_union_takes_the_span_judges_edit_where_it_makes_one_else_the_rules_judges():
+    union = CombinedJudge(None, None, None)
+    f = union.decide(_assessed("safe", "safe"))
+    assert f.proposal.text == WRONG and f.proposal.decision.accepted and f.rule == "span"
+    f = union.decide(_assessed("display", "safe"))
+    assert f.proposal.text == RIGHT and f.proposal.decision.accepted and f.rule == "slot"
+    assert f.flags == (Flag(34, 37, "contradicted", "330"),)  # the words the edit replaces
+    f = union.decide(_assessed(None, None))
+    assert f.proposal is None and f.verdict == "contradicted" and f.rule == "slot"
+
+
+@pytest.mark.parametrize("bias, applicability", [(5.0, "safe"), (0.4, "unsafe"), (-3.0, "display")])
+def test_the_learned_head_applies_suggests_or_names_by_its_operating_points(bias, applicability):
+    learned = CombinedJudge(None, None, None, _head(bias))
+    f = learned.decide(_assessed("safe", "display"))
+    assert f.proposal.text == RIGHT  # the head prefers the rules edit, whatever its own judge said
+    assert f.proposal.decision.applicability == applicability
+    assert f.verdict == "contradicted" and f.opens and "P(wrong)" in f.reason
+    assert f.contradicted == pytest.approx(1 / (1 + 2.718281828 ** -(4 * 0.9 - 2)), abs=1e-3)
+    decision = learned.accept(TEXT, TEXT.replace("250", "330"), f, (14, 50))
+    assert decision == f.proposal.decision
+    assert not learned.accept(TEXT, TEXT.replace("250", "999"), f, (14, 50)).accepted
+
+
+def test_a_head_round_trips_through_json_and_a_broken_one_says_what_to_do(tmp_path):
+    head = _head(1.0)
+    (tmp_path / "head.json").write_text(json.dumps(head.to_json()))
+    assert Head.load(tmp_path) == head
+    (tmp_path / "head.json").write_text('{"wrong": {}}')
+    with pytest.raises(ValueError, match="not a judge head"):
+        Head.load(tmp_path)
+    with pytest.raises(FileNotFoundError, match="purr train judge"):
+        Head.load(tmp_path / "missing")
+
+
+def test_the_signals_name_what_each_judge_said_and_what_the_edit_does():
+    a = _assessed("safe", "safe")
+    s = sentence_signals(a.rules, a.span)
+    assert s["r_open"] == s["s_open"] == s["both_open"] == 1.0 and s["rule_slot"] == 1.0
+    assert s["s_pointed"] == 1.0 and s["r_con"] == 0.9
+    e = edit_signals(SENTENCE, a.candidates[1], EV.text, a.candidates)
+    assert e["e_all_stated"] == 1.0 and e["e_number"] == 1.0 and e["e_span"] == 0.0
+    assert edit_signals(SENTENCE, a.candidates[0], EV.text, a.candidates)["e_stated"] == 0.0

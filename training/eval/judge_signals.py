@@ -1,0 +1,83 @@
+"""Both judges' signals on labelled sentences (``training.data.judge_rows``), and what each way
+of deciding would have done with them: the rows a judge head is trained and measured on.
+
+For each row the rules and span judges assess the sentence against its evidence and propose
+their edits (``CombinedJudge.candidates_batch``, as in an edit); each candidate is labelled
+right when it writes the row's fix (whitespace aside). Written as JSON lines, one per row, and
+read back on a rerun (a killed run resumes where it stopped).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from editor.judge.learned import Assessed, CombinedJudge
+from editor.judge.signals import edit_signals, sentence_signals
+from editor.types import Evidence
+
+
+def same(a: str | None, b: str | None) -> bool:
+    """Whether two sentences are the same but for whitespace.
+
+    >>> same("It is 5 m .", "It is  5 m ."), same("It is 5 m.", "It is 6 m.")
+    (True, False)
+    """
+    return a is not None and b is not None and a.split() == b.split()
+
+
+def record(row: dict[str, Any], a: Assessed) -> dict[str, Any]:
+    """The signals and labels of one assessed row."""
+    cands = []
+    for c in a.candidates:
+        cands.append(
+            {
+                "source": c.source,
+                "text": c.text,
+                "decision": c.decision.applicability,
+                "signals": edit_signals(a.sentence, c, a.evidence.text, a.candidates),
+                "right": bool(row["wrong"]) and same(c.text, row.get("fix")),
+            }
+        )
+    return {
+        "id": row["id"],
+        "split": row["split"],
+        "dataset": row.get("dataset"),
+        "wrong": bool(row["wrong"]),
+        "fix": row.get("fix"),
+        "sentence": row["sentence"],
+        "judged": a.sentence,
+        "matched": same(a.sentence, row["sentence"]),
+        "rules": {"verdict": a.rules.verdict, "opens": a.rules.opens, "rule": a.rules.rule},
+        "span": {"verdict": a.span.verdict, "opens": a.span.opens},
+        "signals": sentence_signals(a.rules, a.span),
+        "candidates": cands,
+    }
+
+
+def collect(
+    judge: CombinedJudge,
+    rows: Sequence[dict[str, Any]],
+    out: Path,
+    progress: Callable[[Iterable], Iterable] = lambda x: x,
+) -> list[dict[str, Any]]:
+    """Every row's record, those already in ``out`` read back, the rest assessed and appended."""
+    done: dict[str, dict[str, Any]] = {}
+    if out.exists():
+        for line in out.read_text("utf-8").splitlines():
+            if line.strip():
+                r = json.loads(line)
+                done[r["id"]] = r
+    todo = [r for r in rows if r["id"] not in done]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("a", encoding="utf-8") as f:
+        for row in progress(todo):
+            ev = Evidence(row["document"], row["evidence"], "", "given", None, row["sentence"], 1.0)
+            (a,) = judge.candidates_batch([(row["text"], row["sentence"], ev)], row.get("context"))
+            rec = record(row, a)
+            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            f.flush()
+            done[row["id"]] = rec
+    return [done[r["id"]] for r in rows]

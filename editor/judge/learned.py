@@ -81,8 +81,24 @@ class CombinedJudge:
                     after = text[:a] + new + text[b:]
                     d = self.rules.accept(text, after, r, (a, a + len(new)), context)
                     cands.append(Candidate("rules", new, rev.reason, d))
+            cands = [self._cross(c, text, r, s, context) for c in cands]
             out.append(Assessed(text, ev, r, s, tuple(cands)))
         return out
+
+    def _cross(
+        self, c: Candidate, text: str, r: Finding, s: Finding, context: str | None
+    ) -> Candidate:
+        """``c`` with the other judge's decision on it (read against its own finding)."""
+        judge, of = (self.rules, r) if c.source == "span" else (self.span, s)
+        if of.span is None:
+            return c
+        a, b = of.span
+        after = text[:a] + c.text + text[b:]
+        try:
+            d = judge.accept(text, after, of, (a, a + len(c.text)), context)
+        except ValueError:  # a judge that cannot read it decides nothing
+            return c
+        return replace(c, cross=d)
 
     # -- the Judge interface ----------------------------------------------------------------
 

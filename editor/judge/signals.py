@@ -6,7 +6,8 @@ negation, NLI, the question's answer), its verdict; the span judge's pair probab
 words it flags and whether its pointer found the evidence's words for them; whether both ask
 for an edit; and for an edit: which judge wrote it, what its own judge decided (applied,
 unsure, refused), its size, how many words it puts in and how many of them stand in the
-evidence, whether it changes a number, and whether the other judge wrote the same edit.
+evidence, whether it changes a number, whether the other judge wrote the same edit, and what
+the other judge decides of it.
 
 The head is two logistic regressions over those signals, each with a Platt recalibration fitted
 on a dev split, stored as JSON (``head.json``: names, weights, calibration, operating point).
@@ -40,12 +41,14 @@ _DIGIT = re.compile(r"\d")
 @dataclass(frozen=True)
 class Candidate:
     """An edit of the judged sentence one judge proposed: ``source`` (``span`` or ``rules``),
-    the revised sentence, why, and what that judge decided of it."""
+    the revised sentence, why, what that judge decided of it and what the other one does."""
 
     source: str
     text: str
     reason: str
     decision: Decision
+    cross: Decision | None = None
+    """what the other judge decides of the same edit (None: it could not read it)"""
 
 
 def sentence_signals(rules: Finding, span: Finding) -> dict[str, float]:
@@ -79,7 +82,10 @@ def edit_signals(
     ev_words = {w.lower() for w in TOKEN.findall(evidence)}
     stated = sum(w.lower() in ev_words for w in added)
     d = candidate.decision.applicability
+    cross = candidate.cross.applicability if candidate.cross is not None else None
     return {
+        "e_cross_safe": float(cross == "safe"),
+        "e_cross_unsafe": float(cross == "unsafe"),
         "e_span": float(candidate.source == "span"),
         "e_safe": float(d == "safe"),
         "e_unsafe": float(d == "unsafe"),

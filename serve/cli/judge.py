@@ -76,12 +76,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
         rows = _read(Path(args.rows) / f"{split}.jsonl", args.limit)
         bar = lambda xs, s=split: tqdm(xs, desc=f"signals ({s})", unit="row")  # noqa: E731
         found[split] = collect(judge, rows, out / f"signals-{split}.jsonl", bar)
-    head, curve = fit_head(found["train"], found["dev"], args.precision)
+    head, curve, held_out = fit_head(found["train"], found["dev"], args.precision)
     metrics = {
         "rows": {k: len(v) for k, v in found.items()},
         "apply_min": head.apply_min,
         "suggest_min": head.suggest_min,
-        "dev": report(found["dev"], head),
+        "held_out": held_out,
         "test": report(found["test"], head),
     }
     write(out, head, curve, metrics)

@@ -13,6 +13,12 @@ only, no choice is tuned on it):
   its passages that share the most words with the sentence (``passages``: two windows of four
   sentences, about 800 characters).
 
+- **SummEdits** (``edits/summedits.jsonl``): summaries with an error an LLM inserted and people
+  confirmed, and the consistent summary it was made from (at most four per document); the same
+  sentence pairing, the evidence the source document's passages; and the sentences of its
+  consistent summaries (``nli/summedits.jsonl``), right. Only the documents ``purr data real-claims`` puts
+  in its dev half are read (train / dev here), so its test half stays a held-out measure.
+
 Rows: ``{id, dataset, document, text, sentence, start, end, evidence, wrong, fix, error_type,
 split}``: ``text`` the whole summary (the context the sentence is read in), ``[start, end)``
 the sentence in it, ``fix`` the right sentence (None for a right one).
@@ -30,6 +36,8 @@ from editor.text.words import content_words
 from retrieval.sentences import split, split_spans
 
 SPLITS = ("train", "dev", "test")
+MAX_PER_DOCUMENT = 4
+"""SummEdits edits of one document kept (it has about ten of each)"""
 
 
 def passages(sentence: str, article: str, windows: int = 2, size: int = 4) -> str:
@@ -114,9 +122,80 @@ def bump_rows(data: Path) -> Iterator[dict[str, Any]]:
                 }
 
 
-def judge_rows(data: Path) -> list[dict[str, Any]]:
-    """Every row (see the module doc)."""
-    return list(bump_rows(data))
+def summedits_rows(data: Path) -> Iterator[dict[str, Any]]:
+    """The sentences of SummEdits' summaries with an inserted error (``edits/summedits.jsonl``),
+    of the documents ``purr data real-claims`` keeps for dev only (its test stays unread)."""
+    from training.data.real_claims import split_of as claims_split
+
+    right_seen: set[tuple[str, str]] = set()
+    per_doc: dict[str, int] = {}
+
+    def doc_of(evidence: str) -> str:
+        return "summedits-" + hashlib.md5(evidence.encode("utf-8")).hexdigest()[:12]
+
+    for line in (data / "edits" / "summedits.jsonl").read_text("utf-8").splitlines():
+        item = json.loads(line)
+        if claims_split(item["evidence"]) != "dev":
+            continue
+        doc = doc_of(item["evidence"])
+        pairs = _aligned(item["original"].strip(), item["gold"].strip())
+        if pairs is None or per_doc.get(doc, 0) >= MAX_PER_DOCUMENT:
+            continue
+        per_doc[doc] = per_doc.get(doc, 0) + 1
+        split = "train" if split_of(doc) == "train" else "dev"  # its test: real-claims'
+        for k, (text, (a, b), reference, (c, d)) in enumerate(pairs):
+            yield from _pair_rows(
+                f"summedits-{item['id']}-{k}", "summedits", doc, item["evidence"], split,
+                (text, a, b), (reference, c, d), None, right_seen,
+            )  # fmt: skip
+    for line in (data / "nli" / "summedits.jsonl").read_text("utf-8").splitlines():
+        r = json.loads(line)  # consistent summaries: every sentence right
+        if r["label"] != "supported" or claims_split(r["premise"]) != "dev":
+            continue
+        doc = doc_of(r["premise"])
+        split = "train" if split_of(doc) == "train" else "dev"
+        for k, (a, b) in enumerate(split_spans(r["hypothesis"])):
+            sentence = r["hypothesis"][a:b]
+            if (doc, sentence) in right_seen:
+                continue
+            right_seen.add((doc, sentence))
+            yield {"dataset": "summedits", "document": doc, "split": split, "error_type": None,
+                   "id": f"summedits-ok-{r['id']}-{k}", "text": r["hypothesis"],
+                   "sentence": sentence, "start": a, "end": b, "wrong": False, "fix": None,
+                   "evidence": passages(sentence, r["premise"])}  # fmt: skip
+
+
+def _aligned(edited: str, reference: str):
+    """The summaries' sentences paired, or None where the edit split or joined one."""
+    spans, ref = split_spans(edited), split_spans(reference)
+    if edited == reference or len(spans) != len(ref):
+        return None
+    return [(edited, s, reference, r) for s, r in zip(spans, ref, strict=True)]
+
+
+def _pair_rows(rid, dataset, doc, article, split, edited, reference, error_type, right_seen):
+    """The rows of one aligned pair of sentences: the edited one when it differs (wrong, with
+    the reference's as its fix), and the reference's (right) once per document."""
+    text, a, b = edited
+    ref_text, c, d = reference
+    sentence, right = text[a:b], ref_text[c:d]
+    base = {"dataset": dataset, "document": doc, "split": split, "error_type": None}
+    if sentence != right:
+        yield {**base, "id": rid, "text": text, "sentence": sentence, "start": a, "end": b,
+               "evidence": passages(sentence, article), "wrong": True, "fix": right,
+               "error_type": error_type}  # fmt: skip
+    if (doc, right) not in right_seen:
+        right_seen.add((doc, right))
+        yield {**base, "id": f"{rid}-ref", "text": ref_text, "sentence": right, "start": c,
+               "end": d, "evidence": passages(right, article), "wrong": False, "fix": None}  # fmt: skip
+
+
+def judge_rows(
+    data: Path, datasets: tuple[str, ...] = ("bump", "summedits")
+) -> list[dict[str, Any]]:
+    """Every row of ``datasets`` (see the module doc)."""
+    makers = {"bump": bump_rows, "summedits": summedits_rows}
+    return [row for name in datasets for row in makers[name](data)]
 
 
 def write_rows(data: Path, out: Path) -> dict[str, dict[str, int]]:

@@ -45,6 +45,7 @@ def record(row: dict[str, Any], a: Assessed) -> dict[str, Any]:
         "id": row["id"],
         "split": row["split"],
         "dataset": row.get("dataset"),
+        "document": row.get("document"),
         "wrong": bool(row["wrong"]),
         "fix": row.get("fix"),
         "sentence": row["sentence"],

@@ -4,12 +4,14 @@ and their union on dev and test.
 
 ``purr train judge --rows DIR --out FOLDER``: the rows of ``purr data judge-rows`` (train, dev,
 test); their signals are collected into ``FOLDER/signals-SPLIT.jsonl`` (resumable), then two
-logistic regressions (scikit-learn) are fitted on train: P(the sentence is wrong) over the
-sentence's signals, P(the edit is right) over the sentence's and the edit's. Each is recalibrated
-on dev (Platt: a logistic regression on its score). The operating point is the lowest
-P(edit right) at which the edits applied on dev are right at least ``--precision`` of the time
-(0.9); the suggestion point the lowest at which half the suggestions are. Writes ``head.json``,
-``metrics.json`` (every way of deciding on dev and test) and ``operating-point.png``.
+logistic regressions (scikit-learn) are fitted: P(the sentence is wrong) over the sentence's
+signals, P(the edit is right) over the sentence's and the edit's. Train and dev together are
+cut into five folds by article; each fold is scored by the regressions fitted on the other four,
+and those held-out scores calibrate the final regressions (Platt: a logistic regression on the
+score) and choose the operating point: the lowest P(edit right) at which the held-out edits
+applied are right at least ``--precision`` of the time (0.9); the suggestion point the lowest at
+which half are. Test is read only to report. Writes ``head.json``, ``metrics.json`` (every way of
+deciding on the held-out folds and on test) and ``operating-point.png``.
 """
 
 from __future__ import annotations
@@ -37,18 +39,6 @@ def _fit(x: np.ndarray, y: np.ndarray, names: Sequence[str], c: float = 1.0) -> 
         raise ValueError("the training rows have one label only; give rows of both kinds")
     m = LogisticRegression(C=c, max_iter=2000).fit(x, y)
     return Logistic(tuple(names), tuple(float(v) for v in m.coef_[0]), float(m.intercept_[0]))
-
-
-def _platt(model: Logistic, x: np.ndarray, y: np.ndarray) -> Logistic:
-    """``model`` recalibrated on (x, y): a logistic regression on its score."""
-    from sklearn.linear_model import LogisticRegression
-
-    if len(set(y.tolist())) < 2:
-        return model
-    z = x @ np.array(model.coef) + model.intercept
-    m = LogisticRegression(C=1e6, max_iter=2000).fit(z[:, None], y)
-    return Logistic(model.names, model.coef, model.intercept, float(m.coef_[0][0]),
-                    float(m.intercept_[0]))  # fmt: skip
 
 
 def candidate_rows(records: Sequence[dict[str, Any]]) -> tuple[list[dict[str, float]], list[int]]:
@@ -80,15 +70,14 @@ def applied(r: dict[str, Any], method: str, head: Head | None = None) -> tuple[s
     return best["text"], p
 
 
-def outcomes(records: Sequence[dict[str, Any]], method: str, head: Head | None = None,
-             apply_min: float = 0.0) -> dict[str, Any]:  # fmt: skip
-    """What ``method`` does to the records: fixed, wrong edits, right sentences changed."""
+def tally(records: Sequence[dict[str, Any]], edits: Sequence[str | None]) -> dict[str, Any]:
+    """What applying ``edits`` (one per record, None: none) does: fixed, wrong edits, right
+    sentences changed."""
     from training.eval.judge_signals import same
 
     fixed = wrong_edit = broken = 0
-    for r in records:
-        text, p = applied(r, method, head)
-        if text is None or (method == "learned" and p < apply_min):
+    for r, text in zip(records, edits, strict=True):
+        if text is None:
             continue
         if not r["wrong"]:
             broken += 1
@@ -98,7 +87,7 @@ def outcomes(records: Sequence[dict[str, Any]], method: str, head: Head | None =
             wrong_edit += 1
     n_wrong = sum(r["wrong"] for r in records)
     n_right = len(records) - n_wrong
-    edits = fixed + wrong_edit + broken
+    n = fixed + wrong_edit + broken
     return {
         "wrong": n_wrong,
         "fixed": fixed,
@@ -106,48 +95,109 @@ def outcomes(records: Sequence[dict[str, Any]], method: str, head: Head | None =
         "right": n_right,
         "right_changed": broken,
         "harmful": wrong_edit + broken,
-        "edits": edits,
-        "edits_right": round(fixed / edits, 3) if edits else None,
+        "edits": n,
+        "edits_right": round(fixed / n, 3) if n else None,
         "right_unchanged": round(1 - broken / n_right, 3) if n_right else None,
     }
 
 
-def choose_point(records, head: Head, precision: float, grid=None) -> tuple[float, list]:
-    """The lowest P(edit right) whose applied edits on ``records`` are right at least
-    ``precision`` of the time (1.0 when none is), and the curve (point, fixed, harmful)."""
-    grid = grid if grid is not None else np.round(np.arange(0.05, 1.0, 0.01), 2)
-    curve = []
-    chosen = 1.0
-    for t in sorted(grid, reverse=True):
-        o = outcomes(records, "learned", head, float(t))
+def outcomes(records: Sequence[dict[str, Any]], method: str, head: Head | None = None,
+             apply_min: float = 0.0) -> dict[str, Any]:  # fmt: skip
+    """What ``method`` does to the records (``learned``: edits from ``apply_min``)."""
+    edits = []
+    for r in records:
+        text, p = applied(r, method, head)
+        edits.append(text if method != "learned" or p >= apply_min else None)
+    return tally(records, edits)
+
+
+def choose_point(records, best: Sequence[tuple[str | None, float]], precision: float):
+    """The lowest P(edit right) at which the ``best`` edits (text, P) applied are right at least
+    ``precision`` of the time (1.0 when at none), and the curve (point, fixed, harmful)."""
+    curve, chosen = [], 1.0
+    for t in sorted(np.round(np.arange(0.05, 1.0, 0.01), 2), reverse=True):
+        o = tally(records, [text if p >= t else None for text, p in best])
         curve.append((float(t), o["fixed"], o["harmful"]))
         if o["edits"] and o["fixed"] / o["edits"] >= precision:
             chosen = float(t)
     return chosen, sorted(curve)
 
 
+def _folds(records: Sequence[dict[str, Any]], k: int = 5) -> list[int]:
+    import hashlib
+
+    return [hashlib.md5(str(r.get("document") or r["id"]).encode()).digest()[1] % k
+            for r in records]  # fmt: skip
+
+
+def _fit_pair(records, s_names, e_names) -> tuple[Logistic, Logistic]:
+    wrong = _fit(_matrix([r["signals"] for r in records], s_names),
+                 np.array([int(r["wrong"]) for r in records]), s_names)  # fmt: skip
+    cx, cy = candidate_rows(records)
+    return wrong, _fit(_matrix(cx, e_names), np.array(cy), e_names)
+
+
 def fit_head(
     train: Sequence[dict[str, Any]], dev: Sequence[dict[str, Any]], precision: float = 0.9
-) -> tuple[Head, list]:
-    """The head fitted on ``train``, recalibrated and its points chosen on ``dev``."""
-    s_names = sorted(train[0]["signals"])
-    xs = [r["signals"] for r in train]
-    wrong = _fit(_matrix(xs, s_names), np.array([int(r["wrong"]) for r in train]), s_names)
-    dx = [r["signals"] for r in dev]
-    wrong = _platt(wrong, _matrix(dx, s_names), np.array([int(r["wrong"]) for r in dev]))
-    cx, cy = candidate_rows(train)
+) -> tuple[Head, list, dict[str, Any]]:
+    """The head fitted on train and dev, calibrated and its points chosen on held-out folds of
+    them (see the module doc); also the held-out folds' outcomes."""
+    pool = list(train) + list(dev)
+    s_names = sorted(pool[0]["signals"])
+    cx, _ = candidate_rows(pool)
     if not cx:
         raise ValueError("no judge proposed any edit on the training rows")
     e_names = sorted(cx[0])
-    right = _fit(_matrix(cx, e_names), np.array(cy), e_names)
-    dcx, dcy = candidate_rows(dev)
-    if dcx:
-        right = _platt(right, _matrix(dcx, e_names), np.array(dcy))
-    head = Head(wrong, right, 1.0, 1.0)
-    apply_min, curve = choose_point(dev, head, precision)
-    suggest_min, _ = choose_point(dev, head, 0.5)
-    head = Head(wrong, right, apply_min, min(suggest_min, apply_min))
-    return head, curve
+    folds = _folds(pool)
+    z_wrong = np.zeros(len(pool))
+    z_right: list[list[float]] = [[] for _ in pool]
+    for k in sorted(set(folds)):
+        fit_on = [r for r, f in zip(pool, folds, strict=True) if f != k]
+        w, rt = _fit_pair(fit_on, s_names, e_names)
+        for i, (r, f) in enumerate(zip(pool, folds, strict=True)):
+            if f == k:
+                z_wrong[i] = _score(w, r["signals"])
+                z_right[i] = [_score(rt, {**r["signals"], **c["signals"]}) for c in r["candidates"]]
+    a_w, b_w = _platt_ab(z_wrong, np.array([int(r["wrong"]) for r in pool]))
+    flat = np.array([z for zs in z_right for z in zs])
+    labels = np.array([int(c["right"]) for r in pool for c in r["candidates"]])
+    a_r, b_r = _platt_ab(flat, labels)
+    best = []
+    for r, zs in zip(pool, z_right, strict=True):
+        if not zs:
+            best.append((None, 0.0))
+            continue
+        i = int(np.argmax(zs))
+        best.append((r["candidates"][i]["text"], _sigmoid(a_r * zs[i] + b_r)))
+    apply_min, curve = choose_point(pool, best, precision)
+    suggest_min, _ = choose_point(pool, best, 0.5)
+    w, rt = _fit_pair(pool, s_names, e_names)
+    head = Head(
+        Logistic(w.names, w.coef, w.intercept, a_w, b_w),
+        Logistic(rt.names, rt.coef, rt.intercept, a_r, b_r),
+        apply_min,
+        min(suggest_min, apply_min),
+    )
+    held_out = {m: outcomes(pool, m) for m in ("rules", "span", "union")}
+    held_out["learned"] = tally(pool, [t if p >= apply_min else None for t, p in best])
+    return head, curve, held_out
+
+
+def _score(m: Logistic, signals: dict[str, float]) -> float:
+    return m.intercept + sum(c * signals.get(n, 0.0) for n, c in zip(m.names, m.coef, strict=True))
+
+
+def _sigmoid(z: float) -> float:
+    return float(1.0 / (1.0 + np.exp(-np.clip(z, -30, 30))))
+
+
+def _platt_ab(z: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    from sklearn.linear_model import LogisticRegression
+
+    if len(set(y.tolist())) < 2:
+        return 1.0, 0.0
+    m = LogisticRegression(C=1e6, max_iter=2000).fit(z[:, None], y)
+    return float(m.coef_[0][0]), float(m.intercept_[0])
 
 
 def report(records: Sequence[dict[str, Any]], head: Head) -> dict[str, Any]:
@@ -164,8 +214,8 @@ def plot(curve: list, head: Head, out: Path) -> None:
 
     t, fixed, harmful = zip(*curve, strict=True)
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.plot(t, fixed, label="fixed (dev)")
-    ax.plot(t, harmful, label="harmful (dev)")
+    ax.plot(t, fixed, label="fixed (held-out folds)")
+    ax.plot(t, harmful, label="harmful (held-out folds)")
     ax.axvline(head.apply_min, ls="--", c="k", lw=0.8, label=f"applied from {head.apply_min:.2f}")
     ax.axvline(head.suggest_min, ls=":", c="grey", lw=0.8, label="suggested from")
     ax.set_xlabel("P(edit right)")

@@ -2,7 +2,7 @@
 proposes, and ``EditAcceptance`` (the verifier, the form rules and the proofs) accepts.
 
 Any agreement model (``agreement.type``: ``nli``, ``llm``, with a question the answer
-comparison too) serves as its gate; its ``Agreement`` becomes the ``Finding``. An edit the
+comparison too) serves as its gate and says its ``Finding``. An edit the
 acceptance rejects only for want of proof is ``unsafe`` (suggested); one it refutes, or whose
 form it refuses, is ``display`` (the words stay named).
 """
@@ -10,39 +10,12 @@ form it refuses, is ``display`` (the words stay named).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from editor.judge.acceptance import EditAcceptance
-from editor.judge.agreement.base import Agreement, AgreementModel
-from editor.judge.base import Decision, Finding, Verdict
+from editor.judge.agreement.base import AgreementModel
+from editor.judge.base import Decision, Finding
 from editor.types import Evidence
-
-
-def finding_of(a: Agreement, evidence: Evidence | None = None) -> Finding:
-    """The finding an agreement model's verdict amounts to.
-
-    >>> finding_of(Agreement("disagrees", "NLI", (0, 5), 0.1, 0.9, "nli")).verdict
-    'contradicted'
-    >>> finding_of(Agreement("irrelevant", "no sentence of the text answers the query")).verdict
-    'not_checkable'
-    """
-    verdict: Verdict
-    if a.verdict == "agrees":
-        verdict = "supported"
-    elif a.verdict == "disagrees":
-        verdict = "contradicted"
-    else:
-        verdict = "not_checkable" if a.span is None else "not_stated"
-    return Finding(
-        verdict,
-        a.reason,
-        a.span,
-        a.supported,
-        a.contradicted,
-        a.rule,
-        a.flags,
-        opens=a.disagrees,
-        evidence=evidence,
-    )
 
 
 class RulesJudge:
@@ -63,7 +36,7 @@ class RulesJudge:
         if self.gate is None:
             raise ValueError("this rules judge has no gate (revision.gate=false): it accepts only")
         verdicts = self.gate.check_batch(items, context)
-        return [finding_of(a, e) for a, (_, _, e) in zip(verdicts, items, strict=True)]
+        return [replace(f, evidence=e) for f, (_, _, e) in zip(verdicts, items, strict=True)]
 
     def accept(
         self,

@@ -81,9 +81,11 @@ def _cmd_train(args: argparse.Namespace) -> int:
         "rows": {k: len(v) for k, v in found.items()},
         "apply_min": head.apply_min,
         "suggest_min": head.suggest_min,
+        "precision": args.precision,
         "held_out": held_out,
         "test": report(found["test"], head),
     }
-    write(out, head, curve, metrics)
+    command = f"purr data judge-rows --out {args.rows} && purr train judge --rows {args.rows} --out {args.out}"
+    write(out, head, curve, metrics, command)
     print(json.dumps(metrics, indent=2))
     return 0

@@ -63,12 +63,12 @@ def test_nli_agreement_verdicts_and_span(nli):
     ag = NLIAgreement(nli)
     text = "Marie Curie was a physicist. The Eiffel Tower was built by Thomas Edison's company."
     a = ag.check(text, "Who built the Eiffel Tower?", TOWER)
-    assert a.verdict == "disagrees", a.reason
+    assert a.verdict == "contradicted" and a.opens, a.reason
     assert text[a.span[0] : a.span[1]] == "The Eiffel Tower was built by Thomas Edison's company."
     ok = ag.check("The Eiffel Tower is in Paris.", "Where is the Eiffel Tower?", TOWER)
-    assert ok.verdict == "agrees", ok.reason
+    assert ok.verdict == "supported" and not ok.opens, ok.reason
     none = ag.check(text, "What is the boiling point of water?", TOWER)
-    assert none.verdict == "irrelevant" and none.span is None
+    assert none.verdict == "not_checkable" and none.span is None
 
 
 def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable(nli):
@@ -222,7 +222,8 @@ def test_llm_agreement_runs_through_a_real_backend():
             ("The Eiffel Tower is in Paris.", "Where is it?", TOWER),
         ]
     )
-    assert [a.verdict in {"agrees", "disagrees", "irrelevant"} for a in out] == [True, True]
+    verdicts = {"supported", "contradicted", "not_stated", "not_checkable"}
+    assert [a.verdict in verdicts for a in out] == [True, True]
     assert all(a.reason for a in out)
     # the judged sentence is located for the editor, whatever the LLM said
     assert out[0].span == (0, len("The Eiffel Tower was completed in 1925."))

@@ -226,8 +226,46 @@ def plot(curve: list, head: Head, out: Path) -> None:
     plt.close(fig)
 
 
-def write(folder: Path, head: Head, curve: list, metrics: dict[str, Any]) -> None:
+def write(folder: Path, head: Head, curve: list, metrics: dict[str, Any], command: str) -> None:
+    """``head.json``, ``metrics.json``, the curve's plot and the card (``README.md``)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "head.json").write_text(json.dumps(head.to_json(), indent=2) + "\n")
     (folder / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     plot(curve, head, folder / "operating-point.png")
+    (folder / "README.md").write_text(card(head, metrics, command))
+
+
+def card(head: Head, metrics: dict[str, Any], command: str) -> str:
+    """The head's model card: what it reads, the data, the recipe, the command, the figures."""
+    rows = ["| rows | judge | fixed | wrong edits | right changed | applied edits right |",
+            "|---|---|---|---|---|---|"]  # fmt: skip
+    for part in ("held_out", "test"):
+        for m, o in metrics[part].items():
+            share = "-" if o["edits_right"] is None else f"{o['edits_right']:.0%}"
+            rows.append(f"| {part.replace('_', '-')} | {m} | {o['fixed']} of {o['wrong']} | "
+                        f"{o['wrong_edits']} | {o['right_changed']} of {o['right']} | {share} |")  # fmt: skip
+    n = metrics["rows"]
+    return f"""# purr-judge: the learned judge's head
+
+Two logistic regressions over both judges' signals (`editor/judge/signals.py`): P(the sentence
+is wrong) and P(an edit is right). `judge.type=learned` applies an edit from P(edit right)
+{head.apply_min:.2f} (the operating point), suggests it from {head.suggest_min:.2f}, and reports
+a sentence contradicted from P(wrong) {head.wrong_min:.2f}. JSON weights, no pickle.
+
+**Data** (`purr data judge-rows`): sentences of BUMP's CNN/DailyMail summaries with the one
+error a person put in (MIT) and of SummEdits' summaries with an error an LLM inserted and people
+confirmed (Apache-2.0; only the documents `purr data real-claims` keeps for dev), each with its
+fix, the right sentences of the same summaries, and the source's passages about each sentence as
+evidence; split by document: {n["train"]} train, {n["dev"]} dev, {n["test"]} test (BUMP only).
+
+**Recipe**: both judges' signals on every row (`training/eval/judge_signals.py`); train and dev
+cut into five folds by document; held-out scores calibrate the regressions (Platt) and choose
+the operating point: the lowest P(edit right) at which held-out applied edits are right at
+least {metrics.get("precision", 0.9):.0%} of the time. Test is read only to report.
+
+**Reproduce**: `{command}`
+
+{chr(10).join(rows)}
+
+An edit counts as right only when it writes the person's fix (whitespace aside).
+"""

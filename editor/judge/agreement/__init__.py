@@ -1,6 +1,6 @@
 """Agreement model: do the text and a piece of evidence imply the same answer to a query?
 
-``check(text, query, evidence, context) -> Agreement`` with a verdict ``agrees``,
+``check(text, query, evidence, context) -> Finding`` from a word ``agrees``,
 ``disagrees`` or ``irrelevant`` and a reason. Only on ``disagrees`` does the revision loop call
 the editor (RARR's gate; without it the paper saw over-editing, F1_AP 68.1 -> 62.8 on NQ).
 
@@ -23,19 +23,19 @@ Contract: ``base.py``; ``nli.py`` and ``llm.py`` are registered here.
 
 from __future__ import annotations
 
-from editor.judge.agreement.base import Agreement, AgreementModel, Verdict, build, register
+from editor.judge.agreement.base import AgreementModel, Said, build, register, said
 from editor.judge.agreement.llm import LLMAgreement, parse_llm_verdict
 from editor.judge.agreement.nli import NLIAgreement
 
 __all__ = [
-    "Agreement",
     "AgreementModel",
     "LLMAgreement",
     "NLIAgreement",
-    "Verdict",
+    "Said",
     "build",
     "parse_llm_verdict",
     "register",
+    "said",
 ]
 
 register(

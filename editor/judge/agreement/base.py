@@ -1,20 +1,20 @@
-"""The agreement stage's contract: the ``Agreement`` verdict, the ``AgreementModel`` Protocol and
-its registry.
+"""The rules judge's gates: the ``AgreementModel`` Protocol (a gate's word on each (text,
+query, evidence) as a ``Finding``, ``said``) and its registry.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from editor.attribution.base import AttributionModel
 from editor.config import AgreementConfig
+from editor.judge.base import Finding, Verdict
 from editor.registry import Registry
-from editor.result import Flag
 from editor.types import Evidence
 
-Verdict = Literal["agrees", "disagrees", "irrelevant"]
+Said = Literal["agrees", "disagrees", "irrelevant"]
+"""a gate's word (RARR's agreement model says one of these)"""
 
 
 def slot_rule(reason: str) -> str:
@@ -28,29 +28,31 @@ def slot_rule(reason: str) -> str:
     return "negation" if "negates" in reason else "slot"
 
 
-@dataclass(frozen=True)
-class Agreement:
-    """The verdict on one (text, query, evidence) triple.
+def said(
+    word: Said,
+    reason: str,
+    span: tuple[int, int] | None = None,
+    supported: float | None = None,
+    contradicted: float | None = None,
+    rule: str | None = None,
+) -> Finding:
+    """A gate's three-way word on one (text, query, evidence) as the judge's ``Finding``:
+    ``disagrees`` is a contradiction that asks for an edit, ``agrees`` support, ``irrelevant``
+    not stated (not checkable where no sentence of the text answers the query: ``span`` None).
+    ``rule``: what found a disagreement (``Step.rule``).
 
-    ``span`` is the (start, end) character range of the sentence of the text that was judged
-    (None when no sentence matched the query); ``scores`` the model's numbers behind it.
-    ``rule``: what found a disagreement (``Step.rule``; None when there is none). ``flags``: the
-    words of the text the evidence contradicts or does not state, where the model names them
-    (a judge that names them); a disagreement without them flags its whole sentence
-    (``editor.judge.Finding.named``).
+    >>> said("disagrees", "NLI", (0, 5), rule="nli").verdict, said("irrelevant", "none").verdict
+    ('contradicted', 'not_checkable')
     """
-
     verdict: Verdict
-    reason: str
-    span: tuple[int, int] | None = None
-    supported: float | None = None
-    contradicted: float | None = None
-    rule: str | None = None
-    flags: tuple[Flag, ...] = ()
-
-    @property
-    def disagrees(self) -> bool:
-        return self.verdict == "disagrees"
+    if word == "agrees":
+        verdict = "supported"
+    elif word == "disagrees":
+        verdict = "contradicted"
+    else:
+        verdict = "not_checkable" if span is None else "not_stated"
+    opens = word == "disagrees"
+    return Finding(verdict, reason, span, supported, contradicted, rule, opens=opens)
 
 
 class AgreementModel(Protocol):
@@ -58,11 +60,11 @@ class AgreementModel(Protocol):
 
     def check(
         self, text: str, query: str, evidence: Evidence, context: str | None = None
-    ) -> Agreement: ...
+    ) -> Finding: ...
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
-    ) -> list[Agreement]: ...
+    ) -> list[Finding]: ...
 
 
 class FromBatch:
@@ -70,7 +72,7 @@ class FromBatch:
 
     def check(
         self, text: str, query: str, evidence: Evidence, context: str | None = None
-    ) -> Agreement:
+    ) -> Finding:
         return self.check_batch([(text, query, evidence)], context)[0]  # type: ignore[attr-defined]
 
 

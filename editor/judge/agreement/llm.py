@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from editor.judge.agreement.base import Agreement, FromBatch, Verdict
+from editor.judge.agreement.base import FromBatch, Said, said
+from editor.judge.base import Finding
 from editor.prompts import conversation_block, load_template, quote
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
@@ -15,7 +16,7 @@ _VERDICT_LINE = re.compile(
 )
 
 
-def parse_llm_verdict(completion: str) -> tuple[Verdict, str] | None:
+def parse_llm_verdict(completion: str) -> tuple[Said, str] | None:
     """The verdict and the reasoning of a chain-of-thought completion; None if it has none.
 
     >>> parse_llm_verdict("The text says 1887. The evidence says 1889. Therefore: disagrees.")
@@ -30,7 +31,7 @@ def parse_llm_verdict(completion: str) -> tuple[Verdict, str] | None:
     if m is None:
         return None
     word = m.group(1).lower()
-    verdict: Verdict = (
+    verdict: Said = (
         "disagrees"
         if word.startswith("disagree")
         else "agrees"
@@ -67,7 +68,7 @@ class LLMAgreement(FromBatch):
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
-    ) -> list[Agreement]:
+    ) -> list[Finding]:
         prompts = [self.render(t, q, e, context) for t, q, e in items]
         outs = self.llm.complete(
             prompts, max_new_tokens=self.max_new_tokens, temperature=0.0, stop=["\n\n"]
@@ -79,7 +80,7 @@ class LLMAgreement(FromBatch):
             parsed = parse_llm_verdict(completion)
             if parsed is None:
                 result.append(
-                    Agreement(
+                    said(
                         "irrelevant",
                         f"the LLM gave no verdict ({completion.strip()[:120]!r})",
                         spans[0] if spans else None,
@@ -87,7 +88,5 @@ class LLMAgreement(FromBatch):
                 )
             else:
                 rule = "llm" if parsed[0] == "disagrees" else None
-                result.append(
-                    Agreement(parsed[0], parsed[1], spans[0] if spans else None, rule=rule)
-                )
+                result.append(said(parsed[0], parsed[1], spans[0] if spans else None, rule=rule))
         return result

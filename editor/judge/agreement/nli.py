@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
-from editor.judge.agreement.base import Agreement, FromBatch, slot_rule
+from editor.judge.agreement.base import FromBatch, said, slot_rule
+from editor.judge.base import Finding
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text
@@ -35,7 +36,7 @@ class NLIAgreement(FromBatch):
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
-    ) -> list[Agreement]:
+    ) -> list[Finding]:
         plans: list[list[tuple[tuple[int, int], str]]] = []
         pairs: list[tuple[str, str]] = []
         standalone: dict[str, dict[str, str]] = {}  # text -> sentence -> decontextualised
@@ -46,10 +47,10 @@ class NLIAgreement(FromBatch):
             pairs.extend((evidence_text(ev), h) for h in hyps)
         judged_scores, judged_slots = judge_batch(self.attribution, pairs)  # verifier: reasons
         scores, slots = iter(judged_scores), iter(judged_slots)
-        out: list[Agreement] = []
+        out: list[Finding] = []
         for plan in plans:
             if not plan:
-                out.append(Agreement("irrelevant", "no sentence of the text answers the query"))
+                out.append(said("irrelevant", "no sentence of the text answers the query"))
                 continue
             judged = [(span, hyp, next(scores)) for span, hyp in plan]
             named = [next(slots) for _ in plan]
@@ -61,7 +62,7 @@ class NLIAgreement(FromBatch):
             if refuted:  # the evidence names a different date, number, name or role
                 (span, hyp, s), sl = refuted[0]
                 out.append(
-                    Agreement(
+                    said(
                         "disagrees",
                         f"the evidence contradicts {hyp!r}: {sl.reason}",
                         span,
@@ -89,11 +90,11 @@ class NLIAgreement(FromBatch):
             cache[text] = {d.original: d.decontextualized for d in full}
         return [cache[text].get(s, s) for s in sentences]
 
-    def _decide(self, judged) -> Agreement:
+    def _decide(self, judged) -> Finding:
         # the sentence the evidence speaks to most clearly, contradiction first
         span, hyp, s = max(judged, key=lambda j: (j[2].contradicted, j[2].supported))
         if refutes(s, None, self.contradiction_threshold):
-            return Agreement(
+            return said(
                 "disagrees",
                 f"the evidence contradicts {hyp!r} (P(contradicted) {s.contradicted:.2f})",
                 span,
@@ -103,14 +104,14 @@ class NLIAgreement(FromBatch):
             )
         span, hyp, s = max(judged, key=lambda j: j[2].supported)
         if s.supported >= self.support_threshold:
-            return Agreement(
+            return said(
                 "agrees",
                 f"the evidence supports {hyp!r} (P(supported) {s.supported:.2f})",
                 span,
                 s.supported,
                 s.contradicted,
             )
-        return Agreement(
+        return said(
             "irrelevant",
             f"the evidence neither supports nor contradicts {hyp!r} "
             f"(P(supported) {s.supported:.2f}, P(contradicted) {s.contradicted:.2f})",

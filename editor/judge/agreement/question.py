@@ -18,7 +18,8 @@ from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
 from editor.attribution.slot_values import bare_name
 from editor.attribution.slots import Slot, norm
-from editor.judge.agreement.base import Agreement, AgreementModel, FromBatch
+from editor.judge.agreement.base import AgreementModel, FromBatch, said
+from editor.judge.base import Finding
 from editor.text.words import is_question, question_type
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split_spans
@@ -42,7 +43,7 @@ class QuestionAgreement(FromBatch):
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
-    ) -> list[Agreement]:
+    ) -> list[Finding]:
         verdicts = self.inner.check_batch(items, context)
         kinds = ANSWER_KINDS.get(question_type(context)) if is_question(context) else None
         if kinds is None:
@@ -66,7 +67,7 @@ class QuestionAgreement(FromBatch):
 
     def _answers_differ(
         self, text: str, span: Slot, evidence: Evidence, question: str, kinds: set[str]
-    ) -> Agreement | None:
+    ) -> Finding | None:
         premise = evidence_text(evidence)
         answers = evidence_answers(self.nlp, [premise], question, kinds)
         if not answers or f" {bare_name(span.text)} " in f" {norm(premise)} ":
@@ -75,7 +76,7 @@ class QuestionAgreement(FromBatch):
         if span.kind in PLACE_KINDS and any(places.relation(span.text, a) for a in answers):
             return None
         sentence = next(((a, b) for a, b in split_spans(text) if a <= span.start < b), None)
-        return Agreement(
+        return said(
             "disagrees",
             f"the evidence answers the question with {answers[0]!r}, the text with {span.text!r}",
             sentence,

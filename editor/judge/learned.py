@@ -57,6 +57,9 @@ class CombinedJudge:
         self.span = span
         self.head = head
         self.name = "learned" if head is not None else "union"
+        self.cross = head is not None
+        """whether each edit is read by the other judge too (the head's signal; the union
+        does not need it, ``purr train judge`` turns it on to collect it)"""
 
     # -- both judges and their candidates ---------------------------------------------------
 
@@ -81,21 +84,23 @@ class CombinedJudge:
                     after = text[:a] + new + text[b:]
                     d = self.rules.accept(text, after, r, (a, a + len(new)), context)
                     cands.append(Candidate("rules", new, rev.reason, d))
-            cands = [self._cross(c, text, r, s, context) for c in cands]
+            if self.cross:
+                cands = [self._cross(c, text, r, s, context) for c in cands]
             out.append(Assessed(text, ev, r, s, tuple(cands)))
         return out
 
     def _cross(
         self, c: Candidate, text: str, r: Finding, s: Finding, context: str | None
     ) -> Candidate:
-        """``c`` with the other judge's decision on it (read against its own finding)."""
-        judge, of = (self.rules, r) if c.source == "span" else (self.span, s)
-        if of.span is None:
+        """``c`` with the other judge's decision on it (read against that judge's finding, on
+        the sentence ``c`` revises)."""
+        judge, of, mine = (self.rules, r, s) if c.source == "span" else (self.span, s, r)
+        if mine.span is None:
             return c
-        a, b = of.span
+        a, b = mine.span
         after = text[:a] + c.text + text[b:]
         try:
-            d = judge.accept(text, after, of, (a, a + len(c.text)), context)
+            d = judge.accept(text, after, replace(of, span=(a, b)), (a, a + len(c.text)), context)
         except ValueError:  # a judge that cannot read it decides nothing
             return c
         return replace(c, cross=d)

@@ -18,6 +18,10 @@ def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
     )
+    p.add_argument("--planted", default=None, help="purr data planted rows to add (train/dev)")
+    p.add_argument(
+        "--exclude", default=None, help="planted rows whose articles to leave out (a test set)"
+    )
     p.set_defaults(handler=_cmd_rows)
 
 
@@ -28,7 +32,10 @@ def _cmd_rows(args: argparse.Namespace) -> int:
     data = Path(args.data) if args.data else DATA
     if not (data / "raw" / "bump").is_dir():
         raise ValueError(f"{data / 'raw' / 'bump'} not found; pass --data FOLDER with raw/bump")
-    print(json.dumps({"out": args.out, "rows": write_rows(data, Path(args.out))}, indent=2))
+    planted = Path(args.planted) if args.planted else None
+    exclude = Path(args.exclude) if args.exclude else None
+    counts = write_rows(data, Path(args.out), planted, exclude)
+    print(json.dumps({"out": args.out, "rows": counts}, indent=2))
     return 0
 
 
@@ -70,6 +77,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         raise ValueError(f"--precision must be in (0, 1], got {args.precision}")
     args.overrides = [*args.overrides, "judge.type=union"]
     judge = Pipeline(Components(config_from(args))).editor.judge
+    judge.cross = True  # the other judge's decision on each edit is one of the signals
     out = Path(args.out)
     found = {}
     for split in ("train", "dev", "test"):

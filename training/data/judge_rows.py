@@ -19,6 +19,12 @@ only, no choice is tuned on it):
   consistent summaries (``nli/summedits.jsonl``), right. Only the documents ``purr data real-claims`` puts
   in its dev half are read (train / dev here), so its test half stays a held-out measure.
 
+- **planted** (``--planted FILE`` of ``purr data planted``): passages of the embedded
+  Wikipedia summaries with one error put in by rule (a date, number, name or role), paired
+  the same way, the article's passages as evidence; train / dev only (``--exclude FILE``: the
+  articles of a planted set kept for measuring are left out). Synthetic, in the domain of the
+  embedded corpus.
+
 Rows: ``{id, dataset, document, text, sentence, start, end, evidence, wrong, fix, error_type,
 split}``: ``text`` the whole summary (the context the sentence is read in), ``[start, end)``
 the sentence in it, ``fix`` the right sentence (None for a right one).
@@ -190,18 +196,52 @@ def _pair_rows(rid, dataset, doc, article, split, edited, reference, error_type,
                "end": d, "evidence": passages(right, article), "wrong": False, "fix": None}  # fmt: skip
 
 
+def planted_rows(path: Path, exclude: Path | None = None) -> Iterator[dict[str, Any]]:
+    """The sentences of ``purr data planted`` passages (train / dev only), their evidence the
+    article's passages; articles of the ``exclude`` rows (a planted set kept for measuring)
+    are left out."""
+    from retrieval.corpus import DEFAULT_CORPUS, read_corpus
+
+    def rows(p: Path) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in p.read_text("utf-8").splitlines() if line.strip()]
+
+    skip = {r["title"] for r in rows(exclude)} if exclude else set()
+    articles = {d.title: d.text for d in read_corpus([DEFAULT_CORPUS])}
+    right_seen: set[tuple[str, str]] = set()
+    for item in rows(path):
+        title = item.get("title")
+        if title in skip or title not in articles:
+            continue
+        doc = f"planted-{title}"
+        text, reference = item["text"], item["reference"]
+        spans = split_spans(reference)
+        pairs = _aligned(text, reference) if text != reference else [
+            (reference, s, reference, s) for s in spans
+        ]  # fmt: skip
+        if pairs is None:
+            continue
+        split = "train" if split_of(doc) == "train" else "dev"
+        for k, (t, (a, b), ref, (c, d)) in enumerate(pairs):
+            yield from _pair_rows(
+                f"{item['id']}-{k}", "planted", doc, articles[title], split,
+                (t, a, b), (ref, c, d), item.get("error_type"), right_seen,
+            )  # fmt: skip
+
+
 def judge_rows(
-    data: Path, datasets: tuple[str, ...] = ("bump", "summedits")
+    data: Path, planted: Path | None = None, exclude: Path | None = None
 ) -> list[dict[str, Any]]:
-    """Every row of ``datasets`` (see the module doc)."""
-    makers = {"bump": bump_rows, "summedits": summedits_rows}
-    return [row for name in datasets for row in makers[name](data)]
+    """Every row (see the module doc); with ``planted``, its passages' sentences too."""
+    rows = [*bump_rows(data), *summedits_rows(data)]
+    return rows + list(planted_rows(planted, exclude)) if planted else rows
 
 
-def write_rows(data: Path, out: Path) -> dict[str, dict[str, int]]:
+def write_rows(
+    data: Path, out: Path, planted: Path | None = None, exclude: Path | None = None
+) -> dict[str, dict[str, int]]:
     """Write the rows of each split to ``out/SPLIT.jsonl``; the counts (wrong / right)."""
     out.mkdir(parents=True, exist_ok=True)
-    rows = judge_rows(data)
+    rows = judge_rows(data, planted, exclude)
     counts: dict[str, dict[str, int]] = {}
     for part in SPLITS:
         mine = [r for r in rows if r["split"] == part]

@@ -35,6 +35,10 @@ def _cmd_rows(args: argparse.Namespace) -> int:
     planted = Path(args.planted) if args.planted else None
     exclude = Path(args.exclude) if args.exclude else None
     counts = write_rows(data, Path(args.out), planted, exclude)
+    made = "purr data judge-rows --out " + args.out
+    made += f" --planted {args.planted}" if args.planted else ""
+    made += f" --exclude {args.exclude}" if args.exclude else ""
+    (Path(args.out) / "made.json").write_text(json.dumps({"command": made, "rows": counts}))
     print(json.dumps({"out": args.out, "rows": counts}, indent=2))
     return 0
 
@@ -93,7 +97,9 @@ def _cmd_train(args: argparse.Namespace) -> int:
         "held_out": held_out,
         "test": report(found["test"], head),
     }
-    command = f"purr data judge-rows --out {args.rows} && purr train judge --rows {args.rows} --out {args.out}"
+    made = Path(args.rows) / "made.json"
+    rows_cmd = json.loads(made.read_text())["command"] if made.is_file() else "purr data judge-rows"
+    command = f"{rows_cmd} && purr train judge --rows {args.rows} --out {args.out}"
     write(out, head, curve, metrics, command)
     print(json.dumps(metrics, indent=2))
     return 0

@@ -130,3 +130,29 @@ def test_the_judge_gives_a_verdict_for_bad_input_never_an_error(judge):
         assert f.reason
     assert assess(j, "", [tower]).verdict == "not_checkable"
     assert assess(j, "The Eiffel Tower is 250 metres tall.", []).verdict == "not_checkable"
+
+
+def test_the_learned_judge_applies_an_edit_only_from_its_operating_point_else_suggests_it():
+    import re
+
+    from editor.judge.signals import Head, default_head
+
+    head = Head.load(default_head())  # the shipped head
+    ev = [
+        "The Eiffel Tower is a lattice tower on the Champ de Mars in Paris, France. It is named "
+        "after the engineer Gustave Eiffel, whose company designed and built the tower from "
+        "1887 to 1889."
+    ]
+    r = Pipeline(Components(load_config("default", ["judge.type=learned"]), progress=False)).edit(
+        "The Eiffel Tower was designed and built by Thomas Edison's company from 1887 to 1889.",
+        evidence=ev,
+    )
+    (st,) = [s for s in r.steps if s.rule is not None and "P(edit right)" in s.reason]
+    p = float(re.search(r"P\(edit right\) ([0-9.]+)", st.reason).group(1))
+    if p >= head.apply_min:
+        assert st.accepted and "Gustave Eiffel" in r.revised
+    else:
+        assert not st.accepted and r.revised == r.original
+        kinds = {f.applicability for f in r.findings}
+        assert ("unsafe" if p >= head.suggest_min else "display") in kinds
+    assert r.report.sentences[0].judged and "P(wrong)" in st.reason

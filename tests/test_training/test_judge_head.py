@@ -75,6 +75,7 @@ def test_the_head_applies_edits_only_where_held_out_folds_show_them_right():
     rng = random.Random(0)
     pool = [_record(i, i % 3 != 0, i % 4 == 0, rng) for i in range(600)]
     head, curve, held = fit_head(pool[:450], pool[450:], precision=0.9)
+    held = held["all"]
     assert held["learned"]["edits_right"] >= 0.9 and held["learned"]["fixed"] > 0
     assert held["union"]["edits_right"] < 0.9  # every safe edit, right or not
     assert 0.0 < head.suggest_min <= head.apply_min < 1.0

@@ -28,7 +28,8 @@ def bench_edit(
     shared: Components | None = None
     attribution = None
     for name in editors:
-        cfg = load_config(config, [*editor_overrides(name), *overrides])
+        chosen = [f"judge.type={name[6:]}"] if name.startswith("judge:") else editor_overrides(name)
+        cfg = load_config(config, [*chosen, *overrides])
         comp = Components(cfg, index_path=index, progress=False)
         if shared is not None:  # one index, reranker and LLM for all editors
             for key in ("index", "reranker", "researcher", "querygen"):
@@ -93,7 +94,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         "--data", default=None, help="JSONL with a 'text' field (default: 20 planted-set passages)"
     )
     p.add_argument("--n", type=int, default=20, help="passages")
-    p.add_argument("--editors", default="identity,substitute", help="comma-separated editor types")
+    p.add_argument(
+        "--editors",
+        default="identity,substitute",
+        help="comma-separated editor types (X or X+FALLBACK), or judge:NAME for a judge "
+        "(judge:span, judge:learned) with the config's editor",
+    )
     p.add_argument("--index", default=None)
     config_flags(p)
     out_flag(p, "edit")

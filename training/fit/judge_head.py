@@ -178,8 +178,13 @@ def fit_head(
         apply_min,
         min(suggest_min, apply_min),
     )
-    held_out = {m: outcomes(pool, m) for m in ("rules", "span", "union")}
-    held_out["learned"] = tally(pool, [t if p >= apply_min else None for t, p in best])
+    held_out: dict[str, Any] = {}
+    for name in ["all", *sorted({str(r.get("dataset")) for r in pool})]:
+        idx = [i for i, r in enumerate(pool) if name in ("all", str(r.get("dataset")))]
+        part = [pool[i] for i in idx]
+        got = {m: outcomes(part, m) for m in ("rules", "span", "union")}
+        got["learned"] = tally(part, [best[i][0] if best[i][1] >= apply_min else None for i in idx])
+        held_out[name] = got
     return head, curve, held_out
 
 
@@ -239,10 +244,11 @@ def card(head: Head, metrics: dict[str, Any], command: str) -> str:
     """The head's model card: what it reads, the data, the recipe, the command, the figures."""
     rows = ["| rows | judge | fixed | wrong edits | right changed | applied edits right |",
             "|---|---|---|---|---|---|"]  # fmt: skip
-    for part in ("held_out", "test"):
-        for m, o in metrics[part].items():
+    parts = {f"held-out, {k}": v for k, v in metrics["held_out"].items()}
+    for part, found in {**parts, "test (BUMP)": metrics["test"]}.items():
+        for m, o in found.items():
             share = "-" if o["edits_right"] is None else f"{o['edits_right']:.0%}"
-            rows.append(f"| {part.replace('_', '-')} | {m} | {o['fixed']} of {o['wrong']} | "
+            rows.append(f"| {part} | {m} | {o['fixed']} of {o['wrong']} | "
                         f"{o['wrong_edits']} | {o['right_changed']} of {o['right']} | {share} |")  # fmt: skip
     n = metrics["rows"]
     return f"""# purr-judge: the learned judge's head
@@ -253,10 +259,13 @@ is wrong) and P(an edit is right). `judge.type=learned` applies an edit from P(e
 a sentence contradicted from P(wrong) {head.wrong_min:.2f}. JSON weights, no pickle.
 
 **Data** (`purr data judge-rows`): sentences of BUMP's CNN/DailyMail summaries with the one
-error a person put in (MIT) and of SummEdits' summaries with an error an LLM inserted and people
-confirmed (Apache-2.0; only the documents `purr data real-claims` keeps for dev), each with its
-fix, the right sentences of the same summaries, and the source's passages about each sentence as
-evidence; split by document: {n["train"]} train, {n["dev"]} dev, {n["test"]} test (BUMP only).
+error a person put in (MIT), of SummEdits' summaries with an error an LLM inserted and people
+confirmed (Apache-2.0; only the documents `purr data real-claims` keeps for dev) and, where the
+rows were made with `--planted`, of passages of the embedded Wikipedia summaries with an error
+put in by rule (`purr data planted`; train and dev only, never the articles of the planted set
+kept for measuring); each with its fix, the right sentences of the same texts, and the source's
+passages about each sentence as evidence; split by document: {n["train"]} train, {n["dev"]} dev,
+{n["test"]} test (BUMP only: real errors, read only to report).
 
 **Recipe**: both judges' signals on every row (`training/eval/judge_signals.py`); train and dev
 cut into five folds by document; held-out scores calibrate the regressions (Platt) and choose

@@ -86,3 +86,23 @@ def test_the_head_applies_edits_only_where_held_out_folds_show_them_right():
     assert len(curve) > 50 and all(0 < t < 1 for t, _, _ in curve)
     with pytest.raises(ValueError, match="one label only"):
         fit_head([_record(0, False, False, rng)] * 20, [], 0.9)
+
+
+def test_planted_passages_join_train_and_dev_with_their_article_as_evidence(tmp_path):
+    from training.data.judge_rows import planted_rows
+
+    rows = [
+        {"id": "p-1", "text": "The Eiffel Tower is a lattice tower in Rome.", "title": "Eiffel Tower",
+         "reference": "The Eiffel Tower is a lattice tower in Paris.", "error_type": "entity"},
+        {"id": "p-2", "text": "Paris is the capital of France.", "title": "Paris",
+         "reference": "Paris is the capital of France.", "error_type": None},
+    ]  # fmt: skip
+    planted, exclude = tmp_path / "planted.jsonl", tmp_path / "exclude.jsonl"
+    planted.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    exclude.write_text(json.dumps(rows[1]) + "\n")  # Paris is kept for measuring
+    got = list(planted_rows(planted, exclude))
+    wrong = [r for r in got if r["wrong"]]
+    assert [r["fix"] for r in wrong] == ["The Eiffel Tower is a lattice tower in Paris."]
+    assert "Paris" in wrong[0]["evidence"] and wrong[0]["split"] in ("train", "dev")
+    assert {r["document"] for r in got} == {"planted-Eiffel Tower"}
+    assert all(r["split"] != "test" for r in got)

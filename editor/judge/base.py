@@ -56,10 +56,6 @@ class Finding:
     evidence: Evidence | None = None
 
     @property
-    def disagrees(self) -> bool:
-        return self.opens
-
-    @property
     def agrees(self) -> bool | None:
         """``Step.agrees``: True supported, False where an edit is asked, else None."""
         if self.verdict == "supported":

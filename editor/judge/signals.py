@@ -109,10 +109,13 @@ class Logistic:
     a: float = 1.0
     b: float = 0.0
 
-    def __call__(self, signals: Mapping[str, float]) -> float:
+    def score(self, signals: Mapping[str, float]) -> float:
+        """The regression's raw score, before the recalibration."""
         pairs = zip(self.names, self.coef, strict=True)
-        z = self.intercept + sum(c * signals.get(n, 0.0) for n, c in pairs)
-        z = max(-30.0, min(30.0, self.a * z + self.b))
+        return self.intercept + sum(c * signals.get(n, 0.0) for n, c in pairs)
+
+    def __call__(self, signals: Mapping[str, float]) -> float:
+        z = max(-30.0, min(30.0, self.a * self.score(signals) + self.b))
         return 1.0 / (1.0 + math.exp(-z))
 
     def to_json(self) -> dict[str, Any]:

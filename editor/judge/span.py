@@ -14,18 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from editor.judge.base import Decision, Finding, Proposal
-from editor.judge.span_fix import UNSURE, SpanFix, SpanFixer, asked, windows
+from editor.judge.span_fix import SpanFixer, asked, windows
 from editor.result import Flag
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences, changed_run
 from editor.types import Evidence, evidence_text
-
-
-def _decision(f: SpanFix) -> Decision:
-    why = f.reason[len(f.stated) + 2 :] if f.stated else f.reason
-    if f.edited:
-        return Decision("safe", why, "span")
-    return Decision("unsafe" if f.unsure else "display", why)
 
 
 class SpanJudgeOfFixes:
@@ -78,8 +71,8 @@ class SpanJudgeOfFixes:
                 repr(sentence[s.start : s.end]) for s in f.spans if s.kind == "contradicted"
             )
             proposal = None
-            if f.proposed is not None:
-                proposal = Proposal(f.proposed, f.stated, _decision(f))
+            if f.proposed is not None and f.decision is not None:
+                proposal = Proposal(f.proposed, f.stated, f.decision)
             return Finding(
                 "contradicted",
                 f"the evidence contradicts {flagged}",
@@ -118,7 +111,4 @@ class SpanJudgeOfFixes:
             return Decision("display", "rejected: nothing to judge the revision against")
         old = before[finding.span[0] : finding.span[1]] if finding.span else before
         a, _, c = changed_run(old, new)
-        ok, why = self.fixer.accept(new, wins[0], (a, c), wins, asked(context))
-        if ok:
-            return Decision("safe", why, "span")
-        return Decision("unsafe" if why.startswith(UNSURE) else "display", why)
+        return self.fixer.accept(new, wins[0], (a, c), wins, asked(context))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from editor.attribution.span_judge import FlaggedSpan, SpanJudge
+from editor.judge.base import Decision
 from editor.text.words import changed_run
 from retrieval.sentences import split
 
@@ -45,8 +46,8 @@ class SpanFix:
     """the judge's revision, accepted or not (None: it proposes none)"""
     stated: str = ""
     """what the judge found and what the evidence states, without the acceptance"""
-    unsure: bool = False
-    """a rejected proposal the judge only cannot confirm (no form guard or flag refused it)"""
+    decision: Decision | None = None
+    """the judge's decision on ``proposed`` (``unsafe``: it only cannot confirm it)"""
 
     @property
     def edited(self) -> bool:
@@ -72,9 +73,6 @@ def windows(evidence: str, max_chars: int = WINDOW_CHARS) -> list[str]:
             out.append(w)
     return out
 
-
-UNSURE = "rejected: the revision is not supported"
-"""the one rejection that says the judge is unsure, not that the edit is wrong"""
 
 _JOINERS = frozenset(
     "who whom whose which that and or but of in on at to for by with from as the a an".split()
@@ -223,13 +221,11 @@ class SpanFixer:
             spans = (span,)
         revised = fitted(sentence, (span.start, span.end), value)
         problem = self.guard(sentence, revised, win) if self.guard else None
-        unsure = False
         if problem:
-            ok, why = False, f"rejected: {problem}"
+            d = Decision("display", f"rejected: {problem}")
         else:
             edited = (span.start, span.end + len(revised) - len(sentence))
-            ok, why = self.accept(revised, win, edited, wins, question)
-            unsure = not ok and why.startswith(UNSURE)
+            d = self.accept(revised, win, edited, wins, question)
         stated = (
             f"'{sentence[span.start : span.end]}' contradicted (P {j.scores.contradicted:.2f}); "
             f"the evidence states '{value}'"
@@ -238,14 +234,14 @@ class SpanFixer:
             sentence,
             "contradicted",
             spans,
-            revised if ok else sentence,
+            revised if d.accepted else sentence,
             win,
-            f"{stated}; {why}",
+            f"{stated}; {d.reason}",
             j.scores.supported,
             j.scores.contradicted,
             proposed=revised,
             stated=stated,
-            unsure=unsure,
+            decision=d,
         )
 
     def accept(
@@ -255,28 +251,27 @@ class SpanFixer:
         edited: tuple[int, int],
         wins: Sequence[str] = (),
         question: str = "",
-    ) -> tuple[bool, str]:
-        """Whether the judge accepts the revision: read against the window that flagged the
-        original, it flags nothing contradicted in the words the edit wrote (``edited``), and
-        in the same evidence (that window or another of ``wins``) the pair head calls it
-        supported, at least ``supported_min`` and above contradicted."""
+    ) -> Decision:
+        """Whether the judge accepts the revision (``safe``): read against the window that
+        flagged the original, it flags nothing contradicted in the words the edit wrote
+        (``edited``), and in the same evidence (that window or another of ``wins``) the pair
+        head calls it supported, at least ``supported_min`` and above contradicted. Support
+        alone too low is ``unsafe`` (the judge is unsure); a flag or a contradiction
+        ``display``."""
         others = [w for w in wins if w != window]
         js = self.judge.judge_batch([(revised, w) for w in [window, *others]], question)
         still = [s for s in js[0].contradicted_spans() if s.start < edited[1] and s.end > edited[0]]
         if still:
-            return (
-                False,
-                f"rejected: the judge still flags '{revised[still[0].start : still[0].end]}'",
-            )
+            words = revised[still[0].start : still[0].end]
+            return Decision("display", f"rejected: the judge still flags '{words}'")
         j = max(js, key=lambda x: x.scores.supported - x.scores.contradicted)
-        if j.scores.supported < self.supported_min:
-            return False, (f"{UNSURE} (P {j.scores.supported:.2f} < {self.supported_min:g})")
-        if j.scores.contradicted >= j.scores.supported:
-            return (
-                False,
-                f"rejected: the revision is contradicted too (P {j.scores.contradicted:.2f})",
-            )
-        return True, f"verified: P(supported) {j.scores.supported:.2f}"
+        sup, con = j.scores.supported, j.scores.contradicted
+        if sup < self.supported_min:
+            why = f"rejected: the revision is not supported (P {sup:.2f} < {self.supported_min:g})"
+            return Decision("unsafe", why)
+        if con >= sup:
+            return Decision("display", f"rejected: the revision is contradicted too (P {con:.2f})")
+        return Decision("safe", f"verified: P(supported) {sup:.2f}", "span")
 
 
 def asked(context: str | None) -> str:

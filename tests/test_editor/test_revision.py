@@ -389,8 +389,8 @@ def test_a_question_s_answer_is_compared_and_replaced_by_the_evidence_s_answer(n
     right = "The Eiffel Tower was designed by Gustave Eiffel's company."
     gate = QuestionAgreement(NLIAgreement(nli))
     said = gate.check(wrong, question, TOWER, question)
-    assert said.disagrees and said.span == (0, len(wrong)), said
-    assert not gate.check(right, question, TOWER, question).disagrees
+    assert said.opens and said.span == (0, len(wrong)), said
+    assert not gate.check(right, question, TOWER, question).opens
     editor = AnswerEditor(IdentityEditor(), nli)
     fixed = editor.edit(wrong, [TOWER], question)
     assert fixed.text == "The Eiffel Tower was designed by Gustave Eiffel.", fixed.reason

@@ -156,8 +156,8 @@ def fit_head(
         w, rt = _fit_pair(fit_on, s_names, e_names)
         for i, (r, f) in enumerate(zip(pool, folds, strict=True)):
             if f == k:
-                z_wrong[i] = _score(w, r["signals"])
-                z_right[i] = [_score(rt, {**r["signals"], **c["signals"]}) for c in r["candidates"]]
+                z_wrong[i] = w.score(r["signals"])
+                z_right[i] = [rt.score({**r["signals"], **c["signals"]}) for c in r["candidates"]]
     a_w, b_w = _platt_ab(z_wrong, np.array([int(r["wrong"]) for r in pool]))
     flat = np.array([z for zs in z_right for z in zs])
     labels = np.array([int(c["right"]) for r in pool for c in r["candidates"]])
@@ -186,10 +186,6 @@ def fit_head(
         got["learned"] = tally(part, [best[i][0] if best[i][1] >= apply_min else None for i in idx])
         held_out[name] = got
     return head, curve, held_out
-
-
-def _score(m: Logistic, signals: dict[str, float]) -> float:
-    return m.intercept + sum(c * signals.get(n, 0.0) for n, c in zip(m.names, m.coef, strict=True))
 
 
 def _sigmoid(z: float) -> float:

@@ -55,7 +55,7 @@ class QuestionAgreement(FromBatch):
             # evidence of a hop-1 query (a description inside the question: "the film that
             # won ...") answers the description with the bridge entity, not the question
             hop_1 = evidence.query and evidence.query != context and evidence.query in context
-            if not verdict.disagrees and not hop_1:
+            if not verdict.opens and not hop_1:
                 question = asked_of(context, evidence.query)
                 if (text, question) not in spans:
                     spans[(text, question)] = answer_span(self.nlp(text), question, kinds)

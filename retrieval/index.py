@@ -34,6 +34,7 @@ from retrieval.files.failures import writing
 from retrieval.fusion import reciprocal_rank_fusion, weighted_score_fusion
 from retrieval.prebuilt import passage_encoder, text_key
 from retrieval.store import SnippetStore, write_store
+from retrieval.titles import TitleLookup
 from retrieval.types import Document, Hit, Snippet
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class Index:
         self.bm25 = BM25Index.load(path / "bm25", mmap=mmap)
         self.dense: DenseIndex | None = None
         self._encoder = encoder
+        self._titles: TitleLookup | None = None
         if cfg.dense_enabled and (path / "dense.faiss").exists():
             self.dense = DenseIndex.load(path / "dense.faiss", cfg.dense, mmap=mmap)
 
@@ -237,6 +239,15 @@ class Index:
         if hit.row < 0:
             raise ValueError("hit carries no passage row; it did not come from this index")
         return self.store.get_many(self.store.doc_rows(hit.row))
+
+    def named(self, text: str, limit: int = 3) -> list[Hit]:
+        """The first window of each document whose title ``text`` names (``retrieval.titles``),
+        at most ``limit``: research's way to its subject's own page."""
+        if self._titles is None:
+            self._titles = TitleLookup(d.get("title", "") for d in self.store.docs)
+        docs = self.store.docs
+        rows = [docs[i]["first"] for i in self._titles.named(text, limit)]
+        return [Hit(self.store.get(r), 0.0, -1, "title", row=r) for r in rows]
 
     def stats(self) -> dict[str, Any]:
         return dict(self.meta.get("stats", {}))

@@ -76,6 +76,14 @@ class ResearchConfig(_Cfg):
     j_snippets: int = Field(
         1, ge=1, le=20, description="Snippets kept per query after ranking (RARR J=1)."
     )
+    subject_pages: int = Field(
+        1,
+        ge=0,
+        le=10,
+        description="Titles the sentence names (its subject first) whose pages research searches "
+        "first, at most this many; the best window of those pages is kept first "
+        "(0: off; retrieval.titles).",
+    )
     max_snippets_per_doc: int = Field(
         8, ge=1, description="Candidate windows taken from one document (best first-stage windows)."
     )

@@ -9,6 +9,22 @@ from pydantic import Field
 
 from editor.config.base import _Cfg, _registered
 
+RuleFamily = Literal[
+    "slot",
+    "role",
+    "negation",
+    "nli",
+    "form",
+    "negated",
+    "type",
+    "value",
+    "refuted",
+    "support",
+    "better",
+    "statement",
+]
+"""The rules judge's rule families (``GATE_RULES`` and ``ACCEPTANCE_RULES`` together)."""
+
 
 class JudgeConfig(_Cfg):
     """The judge: what decides whether a sentence is wrong, names the words, proposes a fix and
@@ -24,6 +40,12 @@ class JudgeConfig(_Cfg):
     )
     head: str | None = Field(
         None, description="learned: the head's folder (head.json); None = the shipped one."
+    )
+    rules_off: list[RuleFamily] = Field(
+        default_factory=list,
+        description="rules: rule families not asked, for ablations (`purr eval rules`): the "
+        "gate's slot, role, negation, nli; the acceptance's form, negated, type, value, "
+        "refuted, support, better, statement.",
     )
     model: str | None = Field(
         None, description="span: the span judge folder; None = the shipped purr-span-judge."

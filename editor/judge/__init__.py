@@ -51,8 +51,10 @@ __all__ = [
 
 
 def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:
-    from editor.judge.acceptance import EditAcceptance
+    from editor.judge.acceptance import ACCEPTANCE_RULES, EditAcceptance
+    from editor.judge.agreement import NLIAgreement
     from editor.judge.agreement import build as build_agreement
+    from editor.judge.agreement.base import GATE_RULES
     from editor.judge.rules import RulesJudge
     from editor.text.document import share
 
@@ -60,13 +62,20 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
     if cfg.revision.gate:
         gate = build_agreement(cfg.agreement, attribution, llm)
         share(parser, gate)
+        if isinstance(gate, NLIAgreement):
+            gate.off = frozenset(cfg.judge.rules_off) & set(GATE_RULES)
         if cfg.editor.answers:
             from editor.judge.agreement.question import QuestionAgreement
 
             gate = QuestionAgreement(gate)
     acceptance = None
     if cfg.revision.verify_edits:  # the model loads on first score
-        acceptance = EditAcceptance(attribution(), cfg.revision.accept_min_supported, parser=parser)
+        acceptance = EditAcceptance(
+            attribution(),
+            cfg.revision.accept_min_supported,
+            parser=parser,
+            off=frozenset(cfg.judge.rules_off) & set(ACCEPTANCE_RULES),
+        )
     return RulesJudge(gate, acceptance)
 
 

@@ -247,8 +247,16 @@ class Judgement:
 _LIST_MARKER = re.compile(r"(?m)^[ \t]*(?:\d+[.)]|[-*•+])(?=\s|$)")
 
 
+ACCEPTANCE_RULES = ("form", "negated", "type", "value", "refuted", "support", "better", "statement")
+"""The acceptance's rule families, in the order it asks them: the edit's form, a negation it
+adds or drops, a value of another kind, a value the evidence does not hold, the evidence
+contradicting the revision, support below ``min_supported``, support no better than the
+original's, and an evidence sentence stating the revised fact (``editor.judge.proofs``)."""
+
+
 class EditAcceptance:
-    """The verifier's and the form's say on each edit (see the module doc)."""
+    """The verifier's and the form's say on each edit (see the module doc). ``off``: rule
+    families not asked (``ACCEPTANCE_RULES``; ``judge.rules_off``, for ablations)."""
 
     def __init__(
         self,
@@ -256,11 +264,13 @@ class EditAcceptance:
         min_supported: float = 0.5,
         decontextualize=True,
         parser: TextParser | None = None,
+        off: frozenset[str] = frozenset(),
     ) -> None:
         self.attribution = attribution
         self.parser = parser or TextParser()
         self.min_supported = min_supported
         self.decontextualize = decontextualize
+        self.off = off
 
     def _standalone(self, passage: str, span: tuple[int, int], context: str | None) -> str:
         """The sentence at ``span`` of ``passage``, decontextualised in it."""
@@ -287,17 +297,18 @@ class EditAcceptance:
         """The acceptance's judgement of an edit flagged by the gate's ``rule`` (``Step.rule``;
         None: any proof counts)."""
         old, new = before[span_before[0] : span_before[1]], after[span_after[0] : span_after[1]]
+        on = set(ACCEPTANCE_RULES) - self.off
         problem = (
-            form_problem(old, new, context, evidence)
-            or negation_problem(old, new, evidence)
-            or type_problem(old, new)
-            or value_problem(old, new, evidence)
+            ("form" in on and form_problem(old, new, context, evidence))
+            or ("negated" in on and negation_problem(old, new, evidence))
+            or ("type" in on and type_problem(old, new))
+            or ("value" in on and value_problem(old, new, evidence))
         )
         if problem:
             return Judgement(False, f"rejected: {problem}")
         h_old = self._standalone(before, span_before, context)
         h_new = self._standalone(after, span_after, context)
-        problem = form_problem(h_old, h_new)  # a name doubled only once "it" is resolved
+        problem = "form" in on and form_problem(h_old, h_new)  # "it" resolved: a doubled name
         if problem:
             return Judgement(False, f"rejected: {problem}")
         pairs = [(evidence, h_old), (evidence, h_new)]
@@ -309,14 +320,14 @@ class EditAcceptance:
         else:
             s_old, s_new = self.attribution.score_batch(pairs)
             nli_old, nli_new, slot_new = s_old, s_new, None
-        if refutes(s_new, slot_new):
+        if "refuted" in on and refutes(s_new, slot_new):
             why = (
                 slot_new.reason
                 if slot_new is not None and slot_new.names_a_difference
                 else (f"P(contradicted) {s_new.contradicted:.2f}")
             )
             return Judgement(False, f"rejected: the evidence contradicts the revision too ({why})")
-        if s_new.supported < self.min_supported:
+        if "support" in on and s_new.supported < self.min_supported:
             return Judgement(
                 False,
                 (
@@ -325,7 +336,7 @@ class EditAcceptance:
                 ),
                 unsure=True,
             )
-        if s_new.supported <= s_old.supported:
+        if "better" in on and s_new.supported <= s_old.supported:
             return Judgement(
                 False,
                 (
@@ -335,7 +346,7 @@ class EditAcceptance:
                 unsure=True,
             )
         found = proofs(nli_old, nli_new, slot_new, evidence, h_old, h_new, self.min_supported)
-        if "statement" not in found:
+        if "statement" in on and "statement" not in found:
             return Judgement(
                 False,
                 "rejected: no evidence sentence states the revised fact (the new words with "

@@ -107,16 +107,18 @@ class Researcher:
         first_stage = self.index.search_batch(
             [q.text for q in queries], self.search.candidates, self.search
         )
+        named = getattr(self.index, "named", None) if self.cfg.subject_pages else None
         out, rerank_ms = [], 0.0
         for query, hits in zip(queries, first_stage, strict=True):
-            candidates = self._candidates(hits)
+            subject = named(query.sentence or query.text, self.cfg.subject_pages) if named else []
+            candidates = self._candidates(hits, subject)
             t = time.perf_counter()
             ranked = self._rank(query.text, candidates)
             rerank_ms += (time.perf_counter() - t) * 1000
             kept = [
                 h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance
             ]
-            kept = kept[: self.cfg.j_snippets]
+            kept = _subject_first(kept, {h.snippet.doc_id for h in subject})[: self.cfg.j_snippets]
             out.append(
                 QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked))
             )
@@ -144,8 +146,9 @@ class Researcher:
         )
         return [second, first], ms + ms2
 
-    def _candidates(self, hits: list[Hit]) -> list[Hit]:
-        """Snippets of the K best documents: each document's windows, best first-stage first."""
+    def _candidates(self, hits: list[Hit], subject: Sequence[Hit] = ()) -> list[Hit]:
+        """Snippets of the pages the sentence names (``subject``) and of the K best documents:
+        each document's windows, best first-stage first."""
         docs: dict[str, list[Hit]] = {}
         for h in hits:
             if h.snippet.doc_id not in docs:
@@ -153,6 +156,9 @@ class Researcher:
                     continue
                 docs[h.snippet.doc_id] = []
             docs[h.snippet.doc_id].append(h)
+        for h in subject:  # a named page joins with its first-stage hits, else by its title
+            d = h.snippet.doc_id
+            docs.setdefault(d, [x for x in hits if x.snippet.doc_id == d] or [h])
         if self.reranker is None:  # nothing can rank unseen windows: keep first-stage hits only
             return [
                 h for doc_hits in docs.values() for h in doc_hits[: self.cfg.max_snippets_per_doc]
@@ -170,6 +176,12 @@ class Researcher:
         if self.reranker is None or not candidates:
             return sorted(candidates, key=lambda h: -h.score)
         return self.reranker.rerank(query, candidates)
+
+
+def _subject_first(ranked: list[Hit], subject: set[str]) -> list[Hit]:
+    """``ranked`` with the best window of the pages the sentence names moved to the front."""
+    best = next((h for h in ranked if h.snippet.doc_id in subject), None)
+    return ranked if best is None else [best, *(h for h in ranked if h is not best)]
 
 
 def _evidence(query: Query, hit: Hit) -> Evidence:

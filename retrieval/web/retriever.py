@@ -220,6 +220,11 @@ class CombinedRetriever:
             )
         return out
 
+    def named(self, text: str, limit: int = 3) -> list[Hit]:
+        """The local index's pages ``text`` names (``Index.named``); none for the web."""
+        named = getattr(self.index, "named", None)
+        return named(text, limit) if named is not None else []
+
     def document_snippets(self, hit: Hit) -> list[Snippet]:
         if hit.retriever.startswith("web"):
             return self.web.document_snippets(hit)

@@ -98,3 +98,23 @@ def test_no_claims_no_queries(tiny_index, reranker):
     assert researcher.research("Hello! How are you?") == []
     with pytest.raises(ValueError, match="one context"):
         researcher.research_batch(["a", "b"], [None])
+
+
+def test_the_page_a_sentence_names_is_searched_first(tiny_index, reranker):
+    """A sentence that shares its words with another page still gets its subject's own page."""
+    sentence = "Python is a wrought-iron lattice tower on the Champ de Mars in Paris."
+    off = Researcher(
+        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(subject_pages=0)
+    )
+    (qe,) = off.research(sentence)
+    assert qe.evidence[0].title == "Eiffel Tower"  # the words' page, not the subject's
+    (qe,) = Researcher(tiny_index, SentenceQueryGenerator(), reranker).research(sentence)
+    assert qe.evidence[0].title == "Python (programming language)"  # by its short title
+    (qe,) = Researcher(
+        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(j_snippets=2)
+    ).research(sentence)
+    assert [e.title for e in qe.evidence][:2] == ["Python (programming language)", "Eiffel Tower"]
+    assert [h.snippet.title for h in tiny_index.named("Gustave Eiffel met Marie Curie.")] == [
+        "Marie Curie"
+    ]
+    assert tiny_index.named("the great wall of china") == []  # a name starts with a capital

@@ -18,5 +18,6 @@ EVALUATIONS = (
     "paraphrase",
     "calibration",
     "spans",
+    "rules",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

@@ -17,6 +17,11 @@ Said = Literal["agrees", "disagrees", "irrelevant"]
 """a gate's word (RARR's agreement model says one of these)"""
 
 
+GATE_RULES = ("slot", "role", "negation", "nli")
+"""The gate's rule families: the slot check naming a different value (``slot``), two names
+trading places (``role``), a negation (``negation``), and the NLI model's contradiction."""
+
+
 def slot_rule(reason: str) -> str:
     """The slot check's rule behind a contradiction, read from its reason.
 

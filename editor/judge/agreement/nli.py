@@ -26,8 +26,11 @@ class NLIAgreement(FromBatch):
         sentences_per_query: int = 1,
         decontextualize: bool = True,
         parser: TextParser | None = None,
+        off: frozenset[str] = frozenset(),
     ) -> None:
         self.attribution = attribution
+        self.off = off
+        """the gate's rules turned off (``GATE_RULES``; ``judge.rules_off``, for ablations)"""
         self.parser = parser or TextParser()
         self.contradiction_threshold = contradiction_threshold
         self.support_threshold = support_threshold
@@ -57,7 +60,7 @@ class NLIAgreement(FromBatch):
             refuted = [
                 (j, sl)
                 for j, sl in zip(judged, named, strict=True)
-                if sl is not None and sl.names_a_difference
+                if sl is not None and sl.names_a_difference and slot_rule(sl.reason) not in self.off
             ]
             if refuted:  # the evidence names a different date, number, name or role
                 (span, hyp, s), sl = refuted[0]
@@ -93,7 +96,7 @@ class NLIAgreement(FromBatch):
     def _decide(self, judged) -> Finding:
         # the sentence the evidence speaks to most clearly, contradiction first
         span, hyp, s = max(judged, key=lambda j: (j[2].contradicted, j[2].supported))
-        if refutes(s, None, self.contradiction_threshold):
+        if "nli" not in self.off and refutes(s, None, self.contradiction_threshold):
             return said(
                 "disagrees",
                 f"the evidence contradicts {hyp!r} (P(contradicted) {s.contradicted:.2f})",

@@ -168,9 +168,9 @@ def verdict(counts: dict[str, dict[str, int]]) -> dict[str, str]:
 def main(args: argparse.Namespace) -> dict[str, Any]:
     from tqdm import tqdm
 
+    from editor.config import load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
-    from serve.cli.common import config_from
 
     path = Path(args.rows)
     if not path.is_file():
@@ -180,8 +180,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     rows = [r for r in rows if r.get("dataset") in wanted][: args.limit]
     if not rows:
         raise ValueError(f"no rows of {sorted(wanted)} in {path}")
-    args.overrides = [*args.overrides, "judge.type=rules"]
-    reviser = Pipeline(Components(config_from(args))).editor
+    cfg = load_config(args.config, [*args.overrides, "judge.type=rules"])
+    reviser = Pipeline(Components(cfg)).editor
     run = RulesRun(reviser.judge, reviser.editor)
     found = ablate(run, rows, lambda xs, d: tqdm(xs, desc=d, unit="row"))
     out = Path(args.out)

@@ -2,11 +2,12 @@
 
 Research asks it first for the pages a sentence is about ("The Rhine flows into the Black Sea."
 names *Rhine* and *Black Sea*), so the subject's own page competes for the evidence even when
-another page shares more of the sentence's words. Matching is on whole words, case-insensitive,
-and a match must start with a capital letter or a digit in the text (a name, not the common noun
-"water" naming the page *Water*); longer names win over the shorter names inside them. A name
-also reaches the pages whose title extends it ("Apple" reaches *Apple* and *Apple Inc.*), so the
-reranker, not the lookup, picks which of them the sentence is about.
+another page shares more of the sentence's words. Matching is on whole words, case-insensitive;
+a match starts with a capital letter or a digit in the text and holds a letter (a name: not the
+common noun "water" naming the page *Water*, nor "1,093" the page *1*), and longer names win over
+the shorter names inside them. A name also reaches the pages whose title extends it ("Apple"
+reaches *Apple* and *Apple Inc.*), so the reranker, not the lookup, picks which of them the
+sentence is about.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ class TitleLookup:
         [0, 1]
         >>> TitleLookup(["Google", "Microsoft"]).named("Google's parent company is Microsoft.", 1)
         [0]
+        >>> TitleLookup(["1", "1984 (novel)", "Edison"]).named("In 1984 Edison had 1,093 patents.")
+        [2]
         >>> TitleLookup(["Apple", "Microsoft", "Apple Inc."]).named("Apple was founded in 1976.", 1)
         [0, 2]
         """
@@ -86,7 +89,7 @@ class TitleLookup:
                 continue
             for n in range(min(self._longest, len(words) - i), 0, -1):
                 key = " ".join(w.group().lower() for w in words[i : i + n])
-                found = self._docs.get(key)
+                found = self._docs.get(key) if any(c.isalpha() for c in key) else None
                 if found:
                     out.extend(d for d in found + self.extending(key) if d not in out)
                     names, i = names + 1, i + n

@@ -175,6 +175,11 @@ class RevisionConfig(_Cfg):
     accept_min_supported: float = Field(
         0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
     )
+    outranked: bool = Field(
+        False,
+        description="Set aside a contradiction (report it, edit nothing) where a more relevant "
+        "evidence supports the same sentence (editor.judge.base.outranked).",
+    )
     apply_unsure: bool = Field(
         False,
         description="Apply the edits the judge is unsure of too (rejected for want of proof, "

@@ -11,7 +11,7 @@ returned, passed explicitly from step to step.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, Protocol
 
 from editor.registry import Registry
@@ -139,6 +139,46 @@ def assess(
     if not evidence:
         return Finding("not_checkable", "no evidence to judge against")
     return _combine(judge.assess_batch([(sentence, sentence, e) for e in evidence], context))
+
+
+def outranked(found: Sequence[Finding]) -> list[Finding]:
+    """``found`` (one text's findings, one per evidence) with each contradiction (or asked edit)
+    set aside
+    where a more relevant evidence supports the same sentence: the sentence is wrong where a
+    relevant evidence contradicts it, not where a page that only shares its words does. The
+    set-aside finding asks for no edit and says why; its verdict becomes not stated.
+
+    >>> ev = lambda i, r: Evidence(i, "", i, "index", None, "q", r)
+    >>> mars = Finding("supported", "a", (0, 9), evidence=ev("Mars", 0.73))
+    >>> mercury = Finding("contradicted", "b", (0, 9), opens=True, evidence=ev("Mercury", 0.36))
+    >>> settled = outranked([mars, mercury])
+    >>> settled[1].opens, settled[1].verdict, settled[1].reason
+    (False, 'not_stated', 'b; set aside: more relevant evidence (Mars, 0.73) supports it')
+    >>> outranked([mercury, replace(mars, evidence=ev("Mars", 0.2))])[0].opens
+    True
+    """
+    out = []
+    for f in found:
+        rel = f.evidence.relevance if f.evidence is not None else None
+        if (f.opens or f.verdict == "contradicted") and f.span is not None and rel is not None:
+            better = [
+                g.evidence
+                for g in found
+                if g.verdict == "supported"
+                and g.span == f.span
+                and g.evidence is not None
+                and g.evidence.relevance > rel
+            ]
+            if better:
+                e = max(better, key=lambda x: x.relevance)
+                why = (
+                    f"set aside: more relevant evidence ({e.title}, {e.relevance:.2f}) supports it"
+                )
+                f = replace(
+                    f, verdict="not_stated", opens=False, proposal=None, reason=f"{f.reason}; {why}"
+                )
+        out.append(f)
+    return out
 
 
 def _combine(found: Sequence[Finding]) -> Finding:

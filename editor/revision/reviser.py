@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from editor.config import RevisionConfig
-from editor.judge.base import Finding, Judge
+from editor.judge.base import Finding, Judge, outranked
 from editor.result import Step
 from editor.revision.base import edit_allowed
 from editor.revision.editors.base import Editor, Revision, edits
@@ -69,7 +69,8 @@ class Reviser:
     def _judge(self, text: str, evidence: Sequence[Evidence], context) -> list[Finding]:
         if self.cfg.gate:
             assert self.judge is not None
-            return self.judge.assess_batch([(text, _query(e, text), e) for e in evidence], context)
+            found = self.judge.assess_batch([(text, _query(e, text), e) for e in evidence], context)
+            return outranked(found) if self.cfg.outranked else found
         out = []
         for e in evidence:
             spans = answering_sentences(text, _query(e, text), 1)

@@ -98,6 +98,29 @@ def test_an_edit_the_judge_is_unsure_of_is_suggested_not_applied_unless_asked():
     assert {"applicability": "unsafe", "suggestion": "west"}.items() <= data[0].items()
 
 
+MARS = "Mars is the fourth planet from the Sun."
+MARS_PAGE = "Mars is the fourth planet from the Sun. It is also known as the 'Red Planet'."
+MERCURY_PAGE = (
+    "Mercury is the first planet from the Sun and the smallest in the Solar System. It is a rocky "
+    "planet with a trace atmosphere and a surface gravity slightly higher than that of Mars."
+)
+
+
+def test_a_contradiction_is_set_aside_where_more_relevant_evidence_supports_the_sentence():
+    ev = [
+        Evidence("mars#0", MARS_PAGE, "Mars", "index", None, MARS, 0.73),
+        Evidence("mercury#0", MERCURY_PAGE, "Mercury (planet)", "index", None, MARS, 0.36),
+    ]
+    edited, _ = _pipeline("rules").editor.revise(MARS, ev, None)
+    assert edited != MARS  # the Mercury page's 'first' read as a contradiction of 'fourth'
+    kept, steps = _pipeline("rules", "revision.outranked=true").editor.revise(MARS, ev, None)
+    assert kept == MARS
+    assert [s.verdict for s in steps] == ["supported", "not_stated"]
+    assert "set aside: more relevant evidence (Mars, 0.73) supports it" in steps[1].reason
+    ev[0] = Evidence("mars#0", MARS_PAGE, "Mars", "index", None, MARS, 0.2)  # now less relevant
+    assert _pipeline("rules", "revision.outranked=true").editor.revise(MARS, ev, None)[0] != MARS
+
+
 @pytest.mark.parametrize("judge", ["rules", "span"])
 def test_the_judge_gives_a_verdict_for_bad_input_never_an_error(judge):
     j = _pipeline(judge).editor.judge

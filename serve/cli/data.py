@@ -12,7 +12,7 @@ from typing import Any
 
 from retrieval.files import GracefulStop, write_text
 from serve.cli.common import add_ray_args, interrupted, ray_job
-from serve.cli.data_real import add_real_claims_parser, add_real_errors_parser
+from serve.cli.data_real import add_fava_parser, add_real_claims_parser, add_real_errors_parser
 from serve.cli.data_spans import add_spans_parser
 from serve.cli.judge import add_rows_parser
 from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
@@ -300,6 +300,7 @@ def register(sub, common) -> None:
     add_querygen_parser(dsub)
     add_real_errors_parser(dsub)
     add_real_claims_parser(dsub)
+    add_fava_parser(dsub)
     add_spans_parser(dsub)
     add_rows_parser(dsub)
 

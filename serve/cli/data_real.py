@@ -83,6 +83,40 @@ def _cmd_real_claims(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_fava_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser(
+        "fava",
+        help="dev and test sets of FAVA-Bench's entity errors (LLM answers, people's fixes) "
+        "whose subject the embedded corpus covers, for purr eval edits (researched evidence)",
+    )
+    p.add_argument("--out", required=True, help="folder for dev.jsonl and test.jsonl")
+    p.add_argument(
+        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
+    )
+    p.set_defaults(handler=_cmd_fava)
+
+
+def _cmd_fava(args: argparse.Namespace) -> int:
+    from retrieval.corpus import read_wiki_summaries
+    from training.data.cited import DATA
+    from training.data.fava import fava_rows
+
+    path = (Path(args.data) if args.data else DATA) / "raw" / "fava" / "annotations.json"
+    if not path.is_file():
+        raise ValueError(f"{path} not found; --data names the folder that holds raw/fava/")
+    rows = fava_rows(path, (d.title for d in read_wiki_summaries()))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for split in ("dev", "test"):
+        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
+        write_text(out / f"{split}.jsonl", "".join(lines))
+    counts = Counter(f"{r['split']}:{'wrong' if r['wrong'] else 'right'}" for r in rows)
+    summary = {"out": str(out), "rows": dict(sorted(counts.items()))}
+    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
+    print(json.dumps(summary, indent=2))
+    return 0
+
+
 def _pick(value: str, allowed, flag: str) -> tuple[str, ...]:
     items = tuple(x.strip() for x in value.split(",") if x.strip())
     bad = [x for x in items if x not in allowed]

@@ -42,6 +42,7 @@ from editor.attribution.decoder_model import (
     pad_batch,
     read_adapter,
 )
+from training.fit.steps import epoch_batches, fit_steps
 
 SHARED = ("scifact", "climate-fever", "wice", "summedits")
 
@@ -130,29 +131,6 @@ def load_adapter(model, folder: Path) -> None:
         raise ValueError(f"adapter keys not in the model: {result.unexpected_keys[:5]}")
 
 
-def epoch_batches(rng, lengths: list[int], batch_size: int) -> list[np.ndarray]:
-    """One epoch's batches of row indices: length-sorted within chunks of 50 batches (less
-    padding), the batches shuffled."""
-    perm = rng.permutation(len(lengths))
-    size = 50 * batch_size
-    batches = []
-    for c in (perm[i : i + size] for i in range(0, len(perm), size)):
-        c = c[np.argsort([lengths[j] for j in c])]
-        batches += [c[i : i + batch_size] for i in range(0, len(c), batch_size)]
-    rng.shuffle(batches)
-    return batches
-
-
-def warmup_linear(opt, steps: int):
-    """Linear warm-up over 6% of ``steps``, then linear decay to zero."""
-    import torch
-
-    warm = max(1, int(0.06 * steps))
-    return torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm)))
-    )
-
-
 def train(args: argparse.Namespace) -> dict:
     import torch
     from peft import LoraConfig, inject_adapter_in_model
@@ -199,64 +177,44 @@ def train(args: argparse.Namespace) -> dict:
     steps = args.epochs * math.ceil(len(train_rows) / args.batch_size)
     if args.max_steps:
         steps = min(steps, args.max_steps)
-    sched = warmup_linear(opt, steps)
-    curve, best, best_state, bad = [], -1.0, None, 0
-    started, seen = time.perf_counter(), 0
-    step = 0
-    if args.init_adapter:  # the starting state is the one to beat
+    curve: list[dict] = []
+
+    def evaluate(step: int, loss: float) -> float:
         dev = scores(predict(model, dev_rows, device), dev_y, dev_src, names)
-        best = dev["shared_mean_balanced_accuracy"]
-        best_state = trained_state(model)
         curve.append(
             {
-                "step": 0,
-                "shared_bacc": best,
+                "step": step,
+                **({} if step == 0 else {"loss": loss}),
+                "shared_bacc": dev["shared_mean_balanced_accuracy"],
                 "shared_auc": dev["shared_mean_roc_auc"],
                 "mean_bacc": dev["mean_balanced_accuracy"],
             }
         )
         print(json.dumps(curve[-1]), flush=True)
-    for _epoch in range(args.epochs):
-        for b in epoch_batches(rng, [len(r) for r in train_rows], args.batch_size):
-            if step >= steps:
-                break
-            ids, mask = pad_batch([train_rows[j] for j in b])
-            with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
-                logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))
-            y = torch.from_numpy(train_y[b]).to(device)
-            loss = torch.nn.functional.cross_entropy(logits.float(), y, weight=weight)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-            opt.step(), sched.step(), opt.zero_grad(set_to_none=True)
-            step += 1
-            seen += len(b)
-            if step % args.eval_every == 0 or step == steps:
-                dev = scores(predict(model, dev_rows, device), dev_y, dev_src, names)
-                primary = dev["shared_mean_balanced_accuracy"]
-                curve.append(
-                    {
-                        "step": step,
-                        "loss": loss.item(),
-                        "shared_bacc": primary,
-                        "shared_auc": dev["shared_mean_roc_auc"],
-                        "mean_bacc": dev["mean_balanced_accuracy"],
-                    }
-                )
-                print(json.dumps(curve[-1]), flush=True)
-                if primary > best:
-                    best, bad = primary, 0
-                    best_state = trained_state(model)
-                else:
-                    bad += 1
-                if bad >= args.patience:
-                    break
-            if args.max_seconds and time.perf_counter() - started > args.max_seconds:
-                bad = args.patience  # out of time: keep the best state so far
-                break
-        if bad >= args.patience or step >= steps:
-            break
-    train_s = time.perf_counter() - started
-    model.load_state_dict(best_state, strict=False)
+        return dev["shared_mean_balanced_accuracy"]
+
+    def loss_of(b: np.ndarray):
+        ids, mask = pad_batch([train_rows[j] for j in b])
+        with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
+            logits = model(torch.from_numpy(ids).to(device), torch.from_numpy(mask).to(device))
+        y = torch.from_numpy(train_y[b]).to(device)
+        return torch.nn.functional.cross_entropy(logits.float(), y, weight=weight)
+
+    fitted = fit_steps(
+        trainable,
+        opt,
+        steps,
+        lambda: epoch_batches(rng, [len(r) for r in train_rows], args.batch_size),
+        loss_of,
+        evaluate,
+        lambda: trained_state(model),
+        eval_every=args.eval_every,
+        patience=args.patience,
+        max_seconds=args.max_seconds,
+        first=bool(args.init_adapter),  # a trained adapter's starting state is the one to beat
+    )
+    best, step, seen, train_s = fitted.best, fitted.step, fitted.seen, fitted.seconds
+    model.load_state_dict(fitted.state, strict=False)
     args.out.mkdir(parents=True, exist_ok=True)
     save_file(adapter_state(model), str(args.out / "adapter.safetensors"))
     lora_meta = {"r": args.rank, "alpha": 2 * args.rank, "targets": list(LORA_TARGETS)}

@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import shutil
-import time
 from pathlib import Path
 
 import numpy as np
@@ -33,7 +32,8 @@ import numpy as np
 from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.attribution.span_model import pad
 from editor.llm.partial import save_partial
-from training.fit.decoder_train import epoch_batches, scores, warmup_linear
+from training.fit.decoder_train import scores
+from training.fit.steps import epoch_batches, fit_steps, whole_state
 
 FROZEN = ["bert.embeddings.word_embeddings.weight"]
 
@@ -111,7 +111,6 @@ def train(args: argparse.Namespace) -> dict:
     steps = math.ceil(args.epochs * len(rows) / args.batch_size)
     if args.max_steps:
         steps = min(steps, args.max_steps)
-    sched = warmup_linear(opt, steps)
 
     def evaluate(step: int, loss: float) -> float:
         dev = scores(predict(model, dev_rows, dev_seg, device), dev_y, dev_src, names)
@@ -128,46 +127,36 @@ def train(args: argparse.Namespace) -> dict:
         return dev["shared_mean_balanced_accuracy"]
 
     curve: list[dict] = []
-    bad, step, seen = 0, 0, 0
-    best = evaluate(0, math.nan)  # the starting state is the one to beat
-    best_state = {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}
-    started = time.perf_counter()
     lengths = [len(r) for r in rows]
-    while step < steps and bad < args.patience:
-        for b in epoch_batches(rng, lengths, args.batch_size):
-            ids, mask, types = (
-                torch.from_numpy(a).to(device) for a in pad([rows[j] for j in b], seg[b])
-            )
-            with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
-                logits = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
-            logp = torch.log_softmax(logits.float(), -1)
-            gold = torch.nn.functional.nll_loss(
-                logp, torch.from_numpy(y[b]).to(device), weight=weight
-            )
-            loss = (1 - distill) * gold
-            if distill:
-                target = torch.from_numpy(soft[b]).to(device)
-                loss = loss + distill * -(target * logp).sum(-1).mean()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(trainable, 1.0)
-            opt.step(), sched.step(), opt.zero_grad(set_to_none=True)
-            step, seen = step + 1, seen + len(b)
-            out_of_time = args.max_seconds and time.perf_counter() - started > args.max_seconds
-            if step % args.eval_every == 0 or step == steps or out_of_time:
-                primary = evaluate(step, loss.item())
-                if primary > best:
-                    best, bad = primary, 0
-                    best_state = {
-                        k: v.detach().clone().cpu() for k, v in model.state_dict().items()
-                    }
-                else:
-                    bad += 1
-            if out_of_time:
-                bad = args.patience  # keep the best state so far
-            if step >= steps or bad >= args.patience:
-                break
-    train_s = time.perf_counter() - started
-    model.load_state_dict(best_state)
+
+    def loss_of(b: np.ndarray):
+        ids, mask, types = (
+            torch.from_numpy(a).to(device) for a in pad([rows[j] for j in b], seg[b])
+        )
+        with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
+            logits = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+        logp = torch.log_softmax(logits.float(), -1)
+        gold = torch.nn.functional.nll_loss(logp, torch.from_numpy(y[b]).to(device), weight=weight)
+        loss = (1 - distill) * gold
+        if distill:
+            target = torch.from_numpy(soft[b]).to(device)
+            loss = loss + distill * -(target * logp).sum(-1).mean()
+        return loss
+
+    fitted = fit_steps(
+        trainable,
+        opt,
+        steps,
+        lambda: epoch_batches(rng, lengths, args.batch_size),
+        loss_of,
+        evaluate,
+        lambda: whole_state(model),
+        eval_every=args.eval_every,
+        patience=args.patience,
+        max_seconds=args.max_seconds,
+    )
+    best, step, seen, train_s = fitted.best, fitted.step, fitted.seen, fitted.seconds
+    model.load_state_dict(fitted.state)
     save_partial(model, args.out, args.base_ref, FROZEN)
     for f in (args.bundle / "tokenizer").glob("*"):  # the folder loads on its own
         shutil.copy(f, args.out / f.name)

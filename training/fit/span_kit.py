@@ -43,6 +43,7 @@ MODULES = (
     "training.fit.decoder_train",
     "training.fit.encoder_train",
     "training.fit.span_train",
+    "training.fit.steps",
 )
 FILES = ("editor/attribution/places.json",)
 

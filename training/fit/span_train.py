@@ -33,8 +33,8 @@ from editor.llm.partial import save_partial
 from training.data.spans.arrays import label_all
 from training.data.spans.rows import LABELS, read_rows
 from training.eval.span_metrics import judge_scores, nli_scores
-from training.fit.decoder_train import epoch_batches, warmup_linear
 from training.fit.encoder_train import load_matching
+from training.fit.steps import epoch_batches, fit_steps, whole_state
 
 FROZEN = ["bert.embeddings.word_embeddings.weight"]
 HEADS = ("token.", "pointer.")
@@ -177,7 +177,6 @@ def train(args: argparse.Namespace) -> dict:
         steps = min(steps, args.max_steps)
     if args.max_seconds and args.expected_rate:  # schedule the decay to end with the time
         steps = min(steps, int(args.max_seconds * args.expected_rate / args.batch_size))
-    sched = warmup_linear(opt, steps)
     labels = np.array(data["label"], np.int64)
     ptrs = np.array(data["ptr"], np.int64)
     lengths = [len(x) for x in data["ids"]]
@@ -208,59 +207,44 @@ def train(args: argparse.Namespace) -> dict:
         print(json.dumps(curve[-1]), flush=True)
         return m["primary"]
 
-    best = evaluate(0, math.nan)
-    best_state = {k: v.detach().clone().cpu() for k, v in model.state_dict().items()}
-    started, step, seen, stop = time.perf_counter(), 0, 0, False
     ce = torch.nn.functional.cross_entropy
 
-    def _loop() -> None:
-        nonlocal step, seen, stop, best, best_state
-        while not stop:
-            for b in epoch_batches(rng, lengths, args.batch_size):
-                ids, mask, types = (
-                    torch.from_numpy(a).to(device)
-                    for a in pad([data["ids"][j] for j in b], [data["seg"][j] for j in b])
-                )
-                tags = np.full(ids.shape, IGNORE, np.int64)
-                for k, j in enumerate(b):
-                    tags[k, : len(data["tags"][j])] = data["tags"][j]
-                with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
-                    pair, tok, start, end = model(ids, mask, types)
-                y = torch.from_numpy(labels[b]).to(device)
-                loss = ce(pair.float(), y)
-                t = torch.from_numpy(tags).to(device)
-                if (t != IGNORE).any():
-                    loss = loss + ce(tok.float().flatten(0, 1), t.flatten(), ignore_index=IGNORE)
-                p = torch.from_numpy(ptrs[b]).to(device)
-                has = p[:, 0] >= 0
-                if has.any():
-                    loss = loss + 0.5 * (
-                        ce(start.float()[has], p[has, 0]) + ce(end.float()[has], p[has, 1])
-                    )
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(body + heads, 1.0)
-                opt.step(), sched.step(), opt.zero_grad(set_to_none=True)
-                step, seen = step + 1, seen + len(b)
-                elapsed = time.perf_counter() - started
-                stop = step >= steps or bool(args.max_seconds and elapsed > args.max_seconds)
-                if step % args.eval_every == 0 or stop:
-                    primary = evaluate(step, loss.item())
-                    if primary > best:
-                        best = primary
-                        best_state = {
-                            k: v.detach().clone().cpu() for k, v in model.state_dict().items()
-                        }
-                if stop:
-                    break
+    def loss_of(b: np.ndarray):
+        ids, mask, types = (
+            torch.from_numpy(a).to(device)
+            for a in pad([data["ids"][j] for j in b], [data["seg"][j] for j in b])
+        )
+        tags = np.full(ids.shape, IGNORE, np.int64)
+        for k, j in enumerate(b):
+            tags[k, : len(data["tags"][j])] = data["tags"][j]
+        with torch.autocast("cuda", torch.bfloat16, enabled=device == "cuda"):
+            pair, tok, start, end = model(ids, mask, types)
+        loss = ce(pair.float(), torch.from_numpy(labels[b]).to(device))
+        t = torch.from_numpy(tags).to(device)
+        if (t != IGNORE).any():
+            loss = loss + ce(tok.float().flatten(0, 1), t.flatten(), ignore_index=IGNORE)
+        p = torch.from_numpy(ptrs[b]).to(device)
+        has = p[:, 0] >= 0
+        if has.any():
+            loss = loss + 0.5 * (
+                ce(start.float()[has], p[has, 0]) + ce(end.float()[has], p[has, 1])
+            )
+        return loss
 
-    try:
-        _loop()
-    except Exception:  # keep what was learned: the best state so far is still written
-        import traceback
-
-        traceback.print_exc()
-    train_s = time.perf_counter() - started
-    model.load_state_dict(best_state)
+    fitted = fit_steps(
+        body + heads,
+        opt,
+        steps,
+        lambda: epoch_batches(rng, lengths, args.batch_size),
+        loss_of,
+        evaluate,
+        lambda: whole_state(model),
+        eval_every=args.eval_every,
+        max_seconds=args.max_seconds,
+        keep_on_error=True,  # keep what was learned: the best state so far is still written
+    )
+    best, step, seen, train_s = fitted.best, fitted.step, fitted.seen, fitted.seconds
+    model.load_state_dict(fitted.state)
     args.out.mkdir(parents=True, exist_ok=True)
     model.config.architectures = ["SpanJudgeModel"]
     model.config.purr_reads_questions = any(r.question for r in rows)

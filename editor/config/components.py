@@ -80,9 +80,9 @@ class ResearchConfig(_Cfg):
         1,
         ge=0,
         le=10,
-        description="Titles the sentence names (its subject first) whose pages research searches "
-        "first, at most this many; the best window of those pages is kept first "
-        "(0: off; retrieval.titles).",
+        description="Titles the sentence names (its subject first) whose pages join the "
+        "candidates before the K documents the search found, at most this many; the reranker "
+        "ranks their windows with the rest (0: off; retrieval.titles).",
     )
     max_snippets_per_doc: int = Field(
         8, ge=1, description="Candidate windows taken from one document (best first-stage windows)."

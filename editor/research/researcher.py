@@ -118,7 +118,7 @@ class Researcher:
             kept = [
                 h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance
             ]
-            kept = _subject_first(kept, {h.snippet.doc_id for h in subject})[: self.cfg.j_snippets]
+            kept = kept[: self.cfg.j_snippets]
             out.append(
                 QueryEvidence(query, tuple(_evidence(query, h) for h in kept), tuple(ranked))
             )
@@ -176,12 +176,6 @@ class Researcher:
         if self.reranker is None or not candidates:
             return sorted(candidates, key=lambda h: -h.score)
         return self.reranker.rerank(query, candidates)
-
-
-def _subject_first(ranked: list[Hit], subject: set[str]) -> list[Hit]:
-    """``ranked`` with the best window of the pages the sentence names moved to the front."""
-    best = next((h for h in ranked if h.snippet.doc_id in subject), None)
-    return ranked if best is None else [best, *(h for h in ranked if h is not best)]
 
 
 def _evidence(query: Query, hit: Hit) -> Evidence:

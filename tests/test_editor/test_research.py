@@ -100,20 +100,19 @@ def test_no_claims_no_queries(tiny_index, reranker):
         researcher.research_batch(["a", "b"], [None])
 
 
-def test_the_page_a_sentence_names_is_searched_first(tiny_index, reranker):
-    """A sentence that shares its words with another page still gets its subject's own page."""
+def test_the_page_a_sentence_names_joins_the_candidates(tiny_index, reranker):
+    """A sentence that shares its words with another page still has its subject's own page
+    read: the page it names joins the K documents the search found, ranked with them."""
     sentence = "Python is a wrought-iron lattice tower on the Champ de Mars in Paris."
+    cfg = ResearchConfig(k_documents=1, j_snippets=2)
     off = Researcher(
-        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(subject_pages=0)
+        tiny_index, SentenceQueryGenerator(), reranker, cfg.model_copy(update={"subject_pages": 0})
     )
     (qe,) = off.research(sentence)
-    assert qe.evidence[0].title == "Eiffel Tower"  # the words' page, not the subject's
-    (qe,) = Researcher(tiny_index, SentenceQueryGenerator(), reranker).research(sentence)
-    assert qe.evidence[0].title == "Python (programming language)"  # by its short title
-    (qe,) = Researcher(
-        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(j_snippets=2)
-    ).research(sentence)
-    assert [e.title for e in qe.evidence][:2] == ["Python (programming language)", "Eiffel Tower"]
+    assert {h.snippet.title for h in qe.hits} == {"Eiffel Tower"}  # the words' page only
+    (qe,) = Researcher(tiny_index, SentenceQueryGenerator(), reranker, cfg).research(sentence)
+    assert {h.snippet.title for h in qe.hits} == {"Eiffel Tower", "Python (programming language)"}
+    assert qe.evidence[0].title == "Eiffel Tower"  # the reranker, not the lookup, orders them
     assert [h.snippet.title for h in tiny_index.named("Gustave Eiffel met Marie Curie.")] == [
         "Marie Curie"
     ]

@@ -7,7 +7,8 @@ is a wrong name and its correction; ``relation``, ``contradictory``, ``invented`
 of a page of the embedded corpus are kept (``retrieval.titles.aliases``): research can find
 their evidence there. Each answer is split into sentences:
 
-- a sentence with one entity error that has a correction, and no other tag, is a wrong row:
+- a sentence with one entity error whose correction replaces a few words with a few words
+  (not a comment, nor a rewrite), and no other tag, is a wrong row:
   ``answers`` the correction, ``wrong_value`` the wrong words, ``gold`` the sentence fixed
   (the correction takes the wrong words' first capital);
 - a sentence with no tag at all is a right row; it must come back unchanged;
@@ -35,6 +36,7 @@ _ERROR = re.compile(
 _DELETE = re.compile(r"<delete>(.*?)</delete>", re.S)
 _MARK = re.compile(r"<mark>(.*?)</mark>", re.S)
 _TAG = re.compile(r"</?[a-z]+>")
+MAX_WORDS = 5  # a correction of more words is a comment or a rewrite, not a replacement
 _GLUED = re.compile(r"(?<=[a-z0-9)\"][.!?])(?=[A-Z])")  # "network.Training": a lost line break
 
 
@@ -77,6 +79,22 @@ def parse(annotated: str) -> tuple[str, list[Tagged]]:
     return "".join(out), errors
 
 
+def _replacement(wrong: str, fix: str) -> bool:
+    """Whether a tagged correction replaces the wrong words (a few words for a few words),
+    rather than commenting on them or rewriting the passage.
+
+    >>> _replacement("828", "829.8"), _replacement("Honduras", "(not spoken in honduras)")
+    (True, False)
+    >>> _replacement(".", "the ten most commonly spoken languages in indonesia are: indonesian")
+    False
+    """
+
+    def short(t: str) -> bool:
+        return 0 < len(t.split()) <= MAX_WORDS and any(c.isalnum() for c in t)
+
+    return short(wrong) and short(fix) and not any(c in fix for c in "()[]:;")
+
+
 def _cased(fix: str, wrong: str) -> str:
     """The correction with the wrong words' first capital.
 
@@ -112,7 +130,9 @@ def sentence_rows(answer: dict[str, Any], index: int) -> list[dict[str, Any]]:
         (e,) = inside if len(inside) == 1 else (None,)
         if e is None or e.kind != "entity" or not e.fix or not a <= e.start < e.end <= b:
             continue
-        wrong = text[e.start : e.end]
+        wrong = text[e.start : e.end].strip()
+        if not _replacement(wrong, e.fix):
+            continue
         fix = _cased(e.fix, wrong)
         gold = (text[a : e.start] + fix + text[e.end : b]).strip()
         rows.append(

@@ -176,7 +176,7 @@ class RevisionConfig(_Cfg):
         0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
     )
     outranked: bool = Field(
-        False,
+        True,
         description="Set aside a contradiction (report it, edit nothing) where a more relevant "
         "evidence supports the same sentence (editor.judge.base.outranked).",
     )

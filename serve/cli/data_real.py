@@ -69,18 +69,9 @@ def _cmd_real_claims(args: argparse.Namespace) -> int:
         raise ValueError(f"--n must be >= 1, got {args.n}")
     data = Path(args.data) if args.data else DATA
     rows = claim_rows(data, args.n, datasets)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for split in ("dev", "test"):
-        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
-        write_text(out / f"{split}.jsonl", "".join(lines))
-    summary = {
-        "out": str(out),
-        "rows": Counter(f"{r['split']}:{r['dataset']}:{r['label']}" for r in rows),
-    }
-    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    print(json.dumps(summary, indent=2))
-    return 0
+    return _write_splits(
+        Path(args.out), rows, lambda r: f"{r['split']}:{r['dataset']}:{r['label']}"
+    )
 
 
 def add_fava_parser(dsub: argparse._SubParsersAction) -> None:
@@ -105,13 +96,19 @@ def _cmd_fava(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ValueError(f"{path} not found; --data names the folder that holds raw/fava/")
     rows = fava_rows(path, (d.title for d in read_wiki_summaries()))
-    out = Path(args.out)
+    return _write_splits(
+        Path(args.out), rows, lambda r: f"{r['split']}:{'wrong' if r['wrong'] else 'right'}"
+    )
+
+
+def _write_splits(out: Path, rows: list[dict], kind) -> int:
+    """``out/dev.jsonl`` and ``out/test.jsonl`` from ``rows`` (by their ``split``), and
+    ``summary.json`` counting the rows of each ``kind(row)``; prints the summary."""
     out.mkdir(parents=True, exist_ok=True)
     for split in ("dev", "test"):
         lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
         write_text(out / f"{split}.jsonl", "".join(lines))
-    counts = Counter(f"{r['split']}:{'wrong' if r['wrong'] else 'right'}" for r in rows)
-    summary = {"out": str(out), "rows": dict(sorted(counts.items()))}
+    summary = {"out": str(out), "rows": dict(sorted(Counter(kind(r) for r in rows).items()))}
     write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
     return 0

@@ -20,7 +20,6 @@ it. Rows are split dev/test by subject.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterable
@@ -107,10 +106,11 @@ def _cased(fix: str, wrong: str) -> str:
 def sentence_rows(answer: dict[str, Any], index: int) -> list[dict[str, Any]]:
     """The wrong and right sentence rows of one annotated answer (see the module doc)."""
     from retrieval.sentences import split_spans
+    from training.data.real_claims import split_of
 
     text, errors = parse(answer["annotated"])
     subject = answer.get("subject") or ""
-    split = "dev" if hashlib.md5(subject.encode("utf-8")).digest()[0] % 2 == 0 else "test"
+    split = split_of(subject)
     rows = []
     for k, (a, b) in enumerate(split_spans(text)):
         inside = [e for e in errors if e.start < b and e.end > a or a <= e.start < b]

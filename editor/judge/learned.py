@@ -11,7 +11,10 @@ rules gate finds a contradiction, and decided by the rules acceptance) another.
   sentence is wrong) and, for each candidate, P(the edit is right). The best candidate is
   applied when P(right) reaches the head's operating point (chosen on dev so that applied edits
   are right at least nine times in ten), suggested (``unsafe``) from its lower point, else only
-  its words are named. The report's verdict is the head's: contradicted from ``wrong_min``.
+  its words are named. The report's verdict is the head's: contradicted from ``wrong_min``
+  where a judge found evidence against the sentence. Words the evidence only does not state
+  are not named (on real answers most words of most right sentences are unstated, and naming
+  them buries the few that matter): the sentence's verdict, ``not_stated``, says so.
 """
 
 from __future__ import annotations
@@ -158,10 +161,17 @@ class CombinedJudge:
         if found.verdict == "not_checkable":
             said = "not_checkable"
         if not scored:
-            verdict = "contradicted" if p_wrong >= head.wrong_min else said
+            against = _against(found.flags) or a.rules.opens or a.span.opens
+            verdict = "contradicted" if p_wrong >= head.wrong_min and against else said
             why = f"{found.reason} (P(wrong) {p_wrong:.2f})"
             return replace(
-                found, verdict=verdict, reason=why, **probs, opens=False, evidence=a.evidence
+                found,
+                verdict=verdict,
+                reason=why,
+                **probs,
+                flags=_against(found.flags),
+                opens=False,
+                evidence=a.evidence,
             )
         p_right, best = max(scored, key=lambda x: x[0])
         why = f"P(edit right) {p_right:.2f}"
@@ -179,9 +189,9 @@ class CombinedJudge:
     def _finding(self, a: Assessed, first: Finding, c: Candidate, d: Decision) -> Finding:
         """The finding of ``first`` (the judge that wrote ``c``) with ``c`` as its proposal and
         the words ``c`` replaces named (with its words as their fix) where ``first`` named
-        none."""
+        none against the evidence."""
         span = a.sentence_span
-        flags = first.flags
+        flags = _against(first.flags)
         if span is not None and not flags:
             s, e, f = changed_run(a.sentence, c.text)
             flags = (Flag(span[0] + s, span[0] + e, "contradicted", c.text[s:f] or None),)
@@ -194,3 +204,8 @@ class CombinedJudge:
             proposal=Proposal(c.text, f"{c.source}: {c.reason}", d),
             evidence=a.evidence,
         )
+
+
+def _against(flags: tuple[Flag, ...]) -> tuple[Flag, ...]:
+    """The flags naming words the evidence contradicts (not those it only does not state)."""
+    return tuple(f for f in flags if f.kind != "not_supported")

@@ -85,3 +85,16 @@ def test_the_signals_name_what_each_judge_said_and_what_the_edit_does():
     e = edit_signals(SENTENCE, a.candidates[1], EV.text, a.candidates)
     assert e["e_all_stated"] == 1.0 and e["e_number"] == 1.0 and e["e_span"] == 0.0
     assert edit_signals(SENTENCE, a.candidates[0], EV.text, a.candidates)["e_stated"] == 0.0
+
+
+def test_the_learned_judge_names_words_against_the_evidence_not_words_it_only_does_not_state():
+    learned = CombinedJudge(None, None, None, _head(0.0))
+    unstated = Flag(34, 44, "not_supported", None)
+    rules = Finding("not_stated", "the evidence does not state it", SPAN, 0.2, 0.9)
+    span = Finding("not_stated", "not stated", SPAN, 0.2, 0.5, flags=(unstated,))
+    f = learned.decide(Assessed(TEXT, EV, rules, span, ()))
+    assert f.flags == () and f.verdict == "not_stated"  # P(wrong) 0.83, yet nothing against it
+    against = Flag(34, 37, "contradicted", "330")
+    span = Finding("contradicted", "'250'", SPAN, 0.0, 0.9, flags=(unstated, against))
+    f = learned.decide(Assessed(TEXT, EV, rules, span, ()))
+    assert f.flags == (against,) and f.verdict == "contradicted"

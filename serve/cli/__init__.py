@@ -67,7 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(_modern(sys.argv[1:] if argv is None else list(argv)))
+    argv = _modern(sys.argv[1:] if argv is None else list(argv))
+    args = parser.parse_args(argv)
+    args.argv = tuple(argv)  # what the user typed: folders record the command that made them
     level = logging.DEBUG if getattr(args, "verbose", False) else logging.WARNING
     stream = logging.StreamHandler()
     stream.setLevel(level)  # some libraries force their own loggers to DEBUG on import

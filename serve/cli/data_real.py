@@ -1,14 +1,17 @@
-"""``purr data real-errors``: real hallucinations of the packaged LLMs, with gold answers and the
-evidence that fixes them (``training/data/real_errors.py``)."""
+"""``purr data real-errors`` (real hallucinations of the packaged LLMs, with gold answers and the
+evidence that fixes them, ``training/data/real_errors.py``), ``real-claims`` (human-labelled
+claims) and ``fava`` (FAVA-Bench's entity errors): dev and test sets for ``purr eval edits``."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections import Counter
 from pathlib import Path
 
 from retrieval.files import write_text
+from serve.cli.data_folder import add_data_arg, data_folder, write_splits
+
+FAVA = "raw/fava/annotations.json"
 
 
 def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
@@ -35,9 +38,7 @@ def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
         "--samples", type=int, default=0, help="answers sampled (temperature 0.9) per question"
     )
     p.add_argument("--batch-size", type=int, default=8, help="prompts generated at once")
-    p.add_argument(
-        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
-    )
+    add_data_arg(p, "raw")
     p.set_defaults(handler=_cmd_real_errors)
 
 
@@ -54,24 +55,18 @@ def add_real_claims_parser(dsub: argparse._SubParsersAction) -> None:
         "--datasets", default=",".join(DATASETS), help=f"comma-separated, of {list(DATASETS)}"
     )
     p.add_argument("--n", type=int, default=150, help="rows of each kind per split (default 150)")
-    p.add_argument(
-        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
-    )
+    add_data_arg(p, "raw")
     p.set_defaults(handler=_cmd_real_claims)
 
 
 def _cmd_real_claims(args: argparse.Namespace) -> int:
-    from training.data.cited import DATA
     from training.data.real_claims import DATASETS, claim_rows
 
     datasets = _pick(args.datasets, DATASETS, "--datasets")
     if args.n < 1:
         raise ValueError(f"--n must be >= 1, got {args.n}")
-    data = Path(args.data) if args.data else DATA
-    rows = claim_rows(data, args.n, datasets)
-    return _write_splits(
-        Path(args.out), rows, lambda r: f"{r['split']}:{r['dataset']}:{r['label']}"
-    )
+    rows = claim_rows(data_folder(args), args.n, datasets)
+    return write_splits(args, rows, lambda r: f"{r['split']}:{r['dataset']}:{r['label']}")
 
 
 def add_fava_parser(dsub: argparse._SubParsersAction) -> None:
@@ -81,37 +76,17 @@ def add_fava_parser(dsub: argparse._SubParsersAction) -> None:
         "whose subject the embedded corpus covers, for purr eval edits (researched evidence)",
     )
     p.add_argument("--out", required=True, help="folder for dev.jsonl and test.jsonl")
-    p.add_argument(
-        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
-    )
+    add_data_arg(p, FAVA)
     p.set_defaults(handler=_cmd_fava)
 
 
 def _cmd_fava(args: argparse.Namespace) -> int:
     from retrieval.corpus import read_wiki_summaries
-    from training.data.cited import DATA
     from training.data.fava import fava_rows
 
-    path = (Path(args.data) if args.data else DATA) / "raw" / "fava" / "annotations.json"
-    if not path.is_file():
-        raise ValueError(f"{path} not found; --data names the folder that holds raw/fava/")
+    path = data_folder(args, FAVA) / FAVA
     rows = fava_rows(path, (d.title for d in read_wiki_summaries()))
-    return _write_splits(
-        Path(args.out), rows, lambda r: f"{r['split']}:{'wrong' if r['wrong'] else 'right'}"
-    )
-
-
-def _write_splits(out: Path, rows: list[dict], kind) -> int:
-    """``out/dev.jsonl`` and ``out/test.jsonl`` from ``rows`` (by their ``split``), and
-    ``summary.json`` counting the rows of each ``kind(row)``; prints the summary."""
-    out.mkdir(parents=True, exist_ok=True)
-    for split in ("dev", "test"):
-        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
-        write_text(out / f"{split}.jsonl", "".join(lines))
-    summary = {"out": str(out), "rows": dict(sorted(Counter(kind(r) for r in rows).items()))}
-    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    print(json.dumps(summary, indent=2))
-    return 0
+    return write_splits(args, rows, lambda r: f"{r['split']}:{'wrong' if r['wrong'] else 'right'}")
 
 
 def _pick(value: str, allowed, flag: str) -> tuple[str, ...]:
@@ -123,7 +98,6 @@ def _pick(value: str, allowed, flag: str) -> tuple[str, ...]:
 
 
 def _cmd_real_errors(args: argparse.Namespace) -> int:
-    from training.data.cited import DATA
     from training.data.real_errors import (
         FORMS,
         MODELS,
@@ -141,7 +115,7 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
     forms = _pick(args.forms, FORMS, "--forms")
     if args.n < 1 or args.batch_size < 1 or args.skip < 0 or args.samples < 0:
         raise ValueError("--n and --batch-size must be >= 1, --skip and --samples >= 0")
-    data = Path(args.data) if args.data else DATA
+    data = data_folder(args)
     questions, want = [], args.n + args.skip
     if "nq-open" in sources:
         questions += nq_open_questions(data, want)
@@ -157,27 +131,19 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
         for m in models
         for r in answer_rows(questions, m, forms, args.batch_size, samples=args.samples)
     ]
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for split in ("dev", "test"):
-        lines = [json.dumps(r, ensure_ascii=False) + "\n" for r in rows if r["split"] == split]
-        write_text(out / f"{split}.jsonl", "".join(lines))
     facts = {
         q.evidence_title: {"id": q.id, "title": q.evidence_title, "text": q.evidence_text}
         for q in questions
         if q.source in ("strategyqa", "clapnq")
     }
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     write_text(
         out / "corpus.jsonl",
         "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in facts.values()),
     )
-    summary = {
-        "out": str(out),
-        "questions": len(questions),
-        "rows": Counter(r["split"] for r in rows),
-        "wrong": Counter(f"{r['split']}:{r['model']}:{r['form']}" for r in rows if r["wrong"]),
-        "right": Counter(f"{r['split']}:{r['model']}:{r['form']}" for r in rows if not r["wrong"]),
-    }
-    write_text(out / "summary.json", json.dumps(summary, indent=2) + "\n")
-    print(json.dumps(summary, indent=2))
-    return 0
+
+    def kind(r: dict) -> str:
+        return f"{r['split']}:{r['model']}:{r['form']}:{'wrong' if r['wrong'] else 'right'}"
+
+    return write_splits(args, rows, kind, questions=len(questions))

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
+
+from serve.cli.data_folder import add_data_arg, data_folder, write_summary
 
 
 def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
@@ -16,7 +17,8 @@ def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         required=True,
-        help="folder for parsed.jsonl.xz, train/dev/test, real.jsonl.xz and stats.json",
+        help="folder for parsed.jsonl.xz, train/dev/test, real.jsonl.xz, stats.json and "
+        "summary.json",
     )
     p.add_argument(
         "--passes",
@@ -38,13 +40,11 @@ def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--parse-workers", type=int, default=1, help="spaCy processes")
     p.add_argument("--limit", type=int, default=0, help="documents to parse (0: all)")
-    p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
+    add_data_arg(p, "corpus")
     p.set_defaults(handler=_cmd_spans)
 
 
 def _cmd_spans(args: argparse.Namespace) -> int:
-    from retrieval.files.atomic import write_text
-    from training.data.cited import DATA
     from training.data.spans.make import make
     from training.data.spans.parse import parse
     from training.data.spans.real import real_rows
@@ -52,9 +52,7 @@ def _cmd_spans(args: argparse.Namespace) -> int:
 
     if args.passes < 1 or args.workers < 1:
         raise ValueError(f"--passes and --workers must be >= 1, got {args.passes}, {args.workers}")
-    data = Path(args.data) if args.data else DATA
-    if not (data / "corpus").is_dir():
-        raise ValueError(f"{data}: no development data here (corpus/ missing); pass --data")
+    data = data_folder(args, "corpus")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     parsed = out / "parsed.jsonl.xz"
@@ -65,6 +63,4 @@ def _cmd_spans(args: argparse.Namespace) -> int:
         parsed, out, args.passes, args.workers, questions=args.questions, restated=args.restated
     )
     stats["real"] = write_rows(real_rows(data), out / "real.jsonl.xz")
-    write_text(out / "stats.json", json.dumps(stats, indent=1))
-    print(json.dumps(stats, indent=1))
-    return 0
+    return write_summary(args, out, stats)

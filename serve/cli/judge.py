@@ -7,6 +7,8 @@ import argparse
 import json
 from pathlib import Path
 
+from serve.cli.data_folder import add_data_arg, data_folder, made_by, write_splits
+
 
 def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
     p = dsub.add_parser(
@@ -15,9 +17,7 @@ def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
         "fixes, for purr train judge",
     )
     p.add_argument("--out", required=True, help="folder for train.jsonl, dev.jsonl, test.jsonl")
-    p.add_argument(
-        "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"
-    )
+    add_data_arg(p, "raw/bump")
     p.add_argument("--planted", default=None, help="purr data planted rows to add (train/dev)")
     p.add_argument(
         "--exclude", default=None, help="planted rows whose articles to leave out (a test set)"
@@ -26,21 +26,19 @@ def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
 
 
 def _cmd_rows(args: argparse.Namespace) -> int:
-    from training.data.cited import DATA
-    from training.data.judge_rows import write_rows
+    from training.data.judge_rows import SPLITS, judge_rows
 
-    data = Path(args.data) if args.data else DATA
-    if not (data / "raw" / "bump").is_dir():
-        raise ValueError(f"{data / 'raw' / 'bump'} not found; pass --data FOLDER with raw/bump")
     planted = Path(args.planted) if args.planted else None
     exclude = Path(args.exclude) if args.exclude else None
-    counts = write_rows(data, Path(args.out), planted, exclude)
-    made = "purr data judge-rows --out " + args.out
-    made += f" --planted {args.planted}" if args.planted else ""
-    made += f" --exclude {args.exclude}" if args.exclude else ""
-    (Path(args.out) / "made.json").write_text(json.dumps({"command": made, "rows": counts}))
-    print(json.dumps({"out": args.out, "rows": counts}, indent=2))
-    return 0
+    rows = judge_rows(data_folder(args, "raw/bump"), planted, exclude)
+    docs = {s: len({r["document"] for r in rows if r["split"] == s}) for s in SPLITS}
+    return write_splits(
+        args,
+        rows,
+        lambda r: f"{r['split']}:{'wrong' if r['wrong'] else 'right'}",
+        SPLITS,
+        documents=docs,
+    )
 
 
 def add_train_parser(tsub: argparse._SubParsersAction, common) -> None:
@@ -97,8 +95,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         "held_out": held_out,
         "test": report(found["test"], head),
     }
-    made = Path(args.rows) / "made.json"
-    rows_cmd = json.loads(made.read_text())["command"] if made.is_file() else "purr data judge-rows"
+    rows_cmd = made_by(Path(args.rows), "purr data judge-rows")
     command = f"{rows_cmd} && purr train judge --rows {args.rows} --out {args.out}"
     write(out, head, curve, metrics, command)
     print(json.dumps(metrics, indent=2))

@@ -9,7 +9,8 @@ import random
 
 import pytest
 
-from training.data.judge_rows import bump_rows, passages, write_rows
+from serve.cli import main
+from training.data.judge_rows import bump_rows, passages
 from training.fit.judge_head import fit_head, outcomes, report
 
 
@@ -53,8 +54,13 @@ def test_bump_summaries_become_wrong_sentences_with_their_fixes_and_right_ones(t
     }
     assert len({r["split"] for r in rows}) == 1  # one article, one split
     assert "1932" in wrong[0]["evidence"]
-    counts = write_rows(data, tmp_path / "out")
-    assert sum(c["wrong"] for c in counts.values()) == 1
+    out = tmp_path / "out"
+    assert main(["data", "judge-rows", "--out", str(out), "--data", str(data)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["command"] == f"purr data judge-rows --out {out} --data {data}"
+    assert sum(n for k, n in summary["rows"].items() if k.endswith(":wrong")) == 1
+    assert sum(1 for s in ("train", "dev", "test") for _ in (out / f"{s}.jsonl").open()) == 3
+    assert main(["data", "judge-rows", "--out", str(out), "--data", str(tmp_path / "no")]) == 2
     assert passages("its arch is high", ARTICLE, windows=1, size=2).endswith("134 metres high.")
 
 

@@ -234,23 +234,3 @@ def judge_rows(
     """Every row (see the module doc); with ``planted``, its passages' sentences too."""
     rows = [*bump_rows(data), *summedits_rows(data)]
     return rows + list(planted_rows(planted, exclude)) if planted else rows
-
-
-def write_rows(
-    data: Path, out: Path, planted: Path | None = None, exclude: Path | None = None
-) -> dict[str, dict[str, int]]:
-    """Write the rows of each split to ``out/SPLIT.jsonl``; the counts (wrong / right)."""
-    out.mkdir(parents=True, exist_ok=True)
-    rows = judge_rows(data, planted, exclude)
-    counts: dict[str, dict[str, int]] = {}
-    for part in SPLITS:
-        mine = [r for r in rows if r["split"] == part]
-        with (out / f"{part}.jsonl").open("w", encoding="utf-8") as f:
-            for r in mine:
-                f.write(json.dumps(r, ensure_ascii=False) + "\n")
-        counts[part] = {
-            "wrong": sum(r["wrong"] for r in mine),
-            "right": sum(not r["wrong"] for r in mine),
-            "documents": len({r["document"] for r in mine}),
-        }
-    return counts

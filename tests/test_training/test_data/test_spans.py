@@ -173,11 +173,11 @@ def test_purr_data_spans_writes_rows_from_the_corpora_split_by_document(dev_data
         str(dev_data),
     )
     assert r.returncode == 0, r.stderr[-2000:]
-    stats = json.loads((out / "stats.json").read_text("utf-8"))
-    assert stats["train"] > 100 and stats["real"] > 1000
+    stats = json.loads((out / "summary.json").read_text("utf-8"))
+    assert stats["train"] > 100 and stats["real"] > 1000 and stats["command"].startswith("purr")
     train = list(read_rows(out / "train.jsonl.xz"))
     held = {r.group for name in ("dev", "test") for r in read_rows(out / f"{name}.jsonl.xz")}
     assert not held & {r.group for r in train}
     assert {"con-same", "sup-copy"} <= {r.family for r in train}
     bad = run_purr("data", "spans", "--out", str(tmp_path / "x"), "--data", str(tmp_path))
-    assert bad.returncode != 0 and "no development data" in bad.stderr
+    assert bad.returncode != 0 and "corpus not found; pass --data" in bad.stderr

@@ -74,6 +74,10 @@ def build_model(
     ``max_length`` tokens sharing ``overlap`` sentences."""
     if isinstance(ref, AttributionConfig):
         return build(ref)
+    if ref.startswith("judge:"):  # a judge's sentence verdicts (training.eval.judge_scores)
+        from training.eval.judge_scores import judge_model
+
+        return judge_model(ref.removeprefix("judge:"))  # type: ignore[return-value]
     if device == "auto":
         import torch
 
@@ -320,7 +324,12 @@ EVALUATION = Evaluation(
 
 def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval attribution``'s arguments (its own ``-v``; no config)."""
-    e.add_argument("--model", required=True, help="trained folder, or an HF NLI model path / id")
+    e.add_argument(
+        "--model",
+        required=True,
+        help="trained folder, an HF NLI model path / id, or judge:NAME (rules, span, union, "
+        "learned: that judge's sentence verdicts)",
+    )
     e.add_argument("--out", required=True, help="folder for metrics.json and metrics.png")
     e.add_argument(
         "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
@@ -361,7 +370,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
     check_data_dir(args.data_dir)
     model = Path(args.model).expanduser()
-    if not args.model.startswith("packaged:") and not model.exists() and "/" not in args.model:
+    named = args.model.startswith(("packaged:", "judge:"))
+    if not named and not model.exists() and "/" not in args.model:
         raise ValueError(f"--model {args.model} is neither a folder nor a hub id (org/name)")
     report = run_eval(
         args.model,

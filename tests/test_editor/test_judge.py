@@ -18,7 +18,8 @@ from editor.types import Evidence
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPECTED = ROOT / "tests" / "resources" / "judge_suites_expected.jsonl"
-PRESET = {"rules": "default", "span": "span"}
+PRESET = {"rules": "default", "span": "span", "learned": "default"}
+EXTRA = {"learned": ("judge.type=learned",)}
 
 ANGKOR = (
     "Angkor Wat is noted for its monumental scale, extensive bas-reliefs, and architectural unity "
@@ -29,7 +30,8 @@ ANGKOR_CLAIM = "Unlike most Angkorian temples, Angkor Wat is oriented toward the
 
 
 def _pipeline(judge: str, *sets: str) -> Pipeline:
-    return Pipeline(Components(load_config(PRESET[judge], list(sets)), progress=False))
+    cfg = load_config(PRESET[judge], [*EXTRA.get(judge, ()), *sets])
+    return Pipeline(Components(cfg, progress=False))
 
 
 def _expected(suite: str, judge: str) -> dict[str, str]:
@@ -121,7 +123,7 @@ def test_a_contradiction_is_set_aside_where_more_relevant_evidence_supports_the_
     assert _pipeline("rules").editor.revise(MARS, ev, None)[0] != MARS
 
 
-@pytest.mark.parametrize("judge", ["rules", "span"])
+@pytest.mark.parametrize("judge", ["rules", "span", "learned"])
 def test_the_judge_gives_a_verdict_for_bad_input_never_an_error(judge):
     j = _pipeline(judge).editor.judge
     tower = Evidence(

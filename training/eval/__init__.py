@@ -19,5 +19,6 @@ EVALUATIONS = (
     "calibration",
     "spans",
     "rules",
+    "flags",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

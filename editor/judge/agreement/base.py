@@ -11,6 +11,7 @@ from editor.attribution.base import AttributionModel
 from editor.config import AgreementConfig
 from editor.judge.base import Finding, Verdict
 from editor.registry import Registry
+from editor.result import Flag
 from editor.types import Evidence
 
 Said = Literal["agrees", "disagrees", "irrelevant"]
@@ -33,6 +34,31 @@ def slot_rule(reason: str) -> str:
     return "negation" if "negates" in reason else "slot"
 
 
+def slot_flags(
+    text: str, span: tuple[int, int], reading: str, claim_span: tuple[int, int], fix: str | None
+) -> tuple[Flag, ...]:
+    """The words of ``text[span]`` the slot check named (``claim_span`` in ``reading``, the
+    sentence as the check read it, decontextualised), with the evidence's words as their fix;
+    none where those words are not in the sentence as written (then the sentence is named).
+
+    >>> slot_flags("Yes. It is 500 m tall.", (5, 22), "The tower is 500 m tall.", (13, 18), "330 m")
+    (Flag(start=11, end=16, kind='contradicted', fix='330 m'),)
+    >>> slot_flags("It is tall.", (0, 11), "The tower is 500 m tall.", (13, 18), "330 m")
+    ()
+    """
+    words = reading[claim_span[0] : claim_span[1]].strip()
+    sentence = text[span[0] : span[1]]
+    found, at = [], sentence.find(words) if words else -1
+    while at >= 0:
+        found.append(at)
+        at = sentence.find(words, at + 1)
+    if not found:
+        return ()
+    shift = len(reading) - len(sentence)  # decontextualising mostly grows the sentence's start
+    at = min(found, key=lambda i: abs(i + shift - claim_span[0]))
+    return (Flag(span[0] + at, span[0] + at + len(words), "contradicted", fix),)
+
+
 def said(
     word: Said,
     reason: str,
@@ -40,11 +66,12 @@ def said(
     supported: float | None = None,
     contradicted: float | None = None,
     rule: str | None = None,
+    flags: tuple[Flag, ...] = (),
 ) -> Finding:
     """A gate's three-way word on one (text, query, evidence) as the judge's ``Finding``:
     ``disagrees`` is a contradiction that asks for an edit, ``agrees`` support, ``irrelevant``
     not stated (not checkable where no sentence of the text answers the query: ``span`` None).
-    ``rule``: what found a disagreement (``Step.rule``).
+    ``rule``: what found a disagreement (``Step.rule``); ``flags``: the words it names.
 
     >>> said("disagrees", "NLI", (0, 5), rule="nli").verdict, said("irrelevant", "none").verdict
     ('contradicted', 'not_checkable')
@@ -57,7 +84,7 @@ def said(
     else:
         verdict = "not_checkable" if span is None else "not_stated"
     opens = word == "disagrees"
-    return Finding(verdict, reason, span, supported, contradicted, rule, opens=opens)
+    return Finding(verdict, reason, span, supported, contradicted, rule, flags, opens=opens)
 
 
 class AgreementModel(Protocol):

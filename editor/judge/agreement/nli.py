@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch, refutes
-from editor.judge.agreement.base import FromBatch, said, slot_rule
+from editor.judge.agreement.base import FromBatch, said, slot_flags, slot_rule
 from editor.judge.base import Finding
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences
@@ -51,7 +51,7 @@ class NLIAgreement(FromBatch):
         judged_scores, judged_slots = judge_batch(self.attribution, pairs)  # verifier: reasons
         scores, slots = iter(judged_scores), iter(judged_slots)
         out: list[Finding] = []
-        for plan in plans:
+        for (text, _, _), plan in zip(items, plans, strict=True):
             if not plan:
                 out.append(said("irrelevant", "no sentence of the text answers the query"))
                 continue
@@ -64,6 +64,7 @@ class NLIAgreement(FromBatch):
             ]
             if refuted:  # the evidence names a different date, number, name or role
                 (span, hyp, s), sl = refuted[0]
+                assert sl.claim_span is not None  # names_a_difference
                 out.append(
                     said(
                         "disagrees",
@@ -72,6 +73,7 @@ class NLIAgreement(FromBatch):
                         s.supported,
                         s.contradicted,
                         slot_rule(sl.reason),
+                        slot_flags(text, span, hyp, sl.claim_span, sl.evidence_span),
                     )
                 )
                 continue

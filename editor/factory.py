@@ -317,6 +317,11 @@ def build_reviser(
 
     verify = cfg.revision.verify_edits
     judge = build_judge(cfg, attribution, llm, parser, judges_editor)
+    if cfg.judge.type == "span" and cfg.editor.answers:  # a question's answer compared too
+        from editor.judge.span import AnswersFirst
+        from editor.revision.editors.answer import AnswerEditor
+
+        judge = AnswersFirst(judge, AnswerEditor(IdentityEditor(), attribution()))  # type: ignore[arg-type]
     if judge.proposes:  # the judge writes its revisions: no editor is asked
         return Reviser(IdentityEditor(), judge, cfg.revision)
     editor = rules_editor(getattr(judge, "usable", None) if verify else None)

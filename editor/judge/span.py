@@ -12,6 +12,7 @@ guards allow it). ``supported`` when a window supports it, else ``not_stated``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from editor.judge.base import Decision, Finding, Proposal
 from editor.judge.span_fix import SpanFixer, asked, windows
@@ -112,3 +113,70 @@ class SpanJudgeOfFixes:
         old = before[finding.span[0] : finding.span[1]] if finding.span else before
         a, _, c = changed_run(old, new)
         return self.fixer.accept(new, wins[0], (a, c), wins, asked(context))
+
+
+class AnswersFirst:
+    """The span judge with a question's answer compared too (``editor.answers``): where the
+    span judge asks for no edit and the text answers the question the context asks otherwise
+    than the evidence does (``QuestionAgreement``), the evidence's answer put in its place
+    (``answers``, an ``AnswerEditor``) is the proposal, decided by the span judge reading it."""
+
+    name = "span"
+    proposes = True
+
+    def __init__(self, span: SpanJudgeOfFixes, answers: object) -> None:
+        self.span = span
+        self.answers = answers
+
+    def assess_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Finding]:
+        found = self.span.assess_batch(items, context)
+        if not context:
+            return found
+        from editor.judge.agreement.question import QuestionAgreement
+
+        asked_too = QuestionAgreement(_Given(found)).check_batch(items, context)
+        return [
+            self._answer(text, ev, f, q, context) if q.opens and not f.opens else f
+            for (text, _, ev), f, q in zip(items, found, asked_too, strict=True)
+        ]
+
+    def _answer(self, text: str, ev: Evidence, f: Finding, q: Finding, context: str) -> Finding:
+        if q.span is None:
+            return f
+        q = replace(q, evidence=ev)
+        a, b = q.span
+        sentence = text[a:b]
+        rev = self.answers.edit(sentence, [ev], context)  # type: ignore[attr-defined]
+        if rev.text.strip() == sentence.strip():
+            return f
+        after = text[:a] + rev.text + text[b:]
+        d = self.span.accept(text, after, q, (a, a + len(rev.text)), context)
+        return replace(
+            q,
+            supported=f.supported,
+            contradicted=f.contradicted,
+            proposal=Proposal(rev.text, rev.reason, d),
+        )
+
+    def accept(
+        self,
+        before: str,
+        after: str,
+        finding: Finding,
+        span_after: tuple[int, int],
+        context: str | None = None,
+    ) -> Decision:
+        return self.span.accept(before, after, finding, span_after, context)
+
+
+class _Given:
+    """Findings already made, read as a gate's (``QuestionAgreement`` compares the answers where
+    they ask for no edit)."""
+
+    def __init__(self, found: list[Finding]) -> None:
+        self.found = found
+
+    def check_batch(self, items: object, context: object = None) -> list[Finding]:
+        return self.found

@@ -181,3 +181,25 @@ def test_the_learned_judge_applies_an_edit_only_from_its_operating_point_else_su
         kinds = {f.applicability for f in r.findings}
         assert ("unsafe" if p >= head.suggest_min else "display") in kinds
     assert r.report.sentences[0].judged and "P(wrong)" in st.reason
+
+
+def test_the_span_judge_compares_a_questions_answer_and_suggests_the_evidences():
+    madrid = Evidence(
+        "madrid#0",
+        "Madrid is the capital and most populous city of Spain. It had a population of over 3.4 "
+        "million in the city proper in 2025.",
+        "Madrid",
+        "index",
+        None,
+        "What is the capital of Spain?",
+        0.58,
+    )
+    text = "The capital of the country is Granada, Spain."
+    question = "What is the capital of the country where the Alhambra is located?"
+    judge = _pipeline("span").editor.judge
+    (f,) = judge.assess_batch([(text, text, madrid)], question)
+    assert f.opens and f.rule == "question" and "'Madrid'" in f.reason
+    assert f.proposal.text == text.replace("Granada", "Madrid")
+    assert f.proposal.decision.applicability in ("safe", "unsafe")  # the span judge decides
+    (alone,) = judge.assess_batch([(text, text, madrid)], None)
+    assert alone.rule != "question"  # no question, no answer to compare

@@ -12,9 +12,11 @@ rules gate finds a contradiction, and decided by the rules acceptance) another.
   applied when P(right) reaches the head's operating point (chosen on dev so that applied edits
   are right at least nine times in ten), suggested (``unsafe``) from its lower point, else only
   its words are named. The report's verdict is the head's: contradicted from ``wrong_min``
-  where a judge found evidence against the sentence. Words the evidence only does not state
-  are not named (on real answers most words of most right sentences are unstated, and naming
-  them buries the few that matter): the sentence's verdict, ``not_stated``, says so.
+  where a judge found evidence against the sentence. Words researched evidence only does not
+  state are not named (on real answers most words of most right sentences are unstated in what
+  research finds, and naming them buries the few that matter): the sentence's verdict,
+  ``not_stated``, says so. Evidence the caller gave (``source`` ``given``: the text's own
+  sources) is what the text claims to rest on, so there a word it does not state is named.
 """
 
 from __future__ import annotations
@@ -161,7 +163,7 @@ class CombinedJudge:
         if found.verdict == "not_checkable":
             said = "not_checkable"
         if not scored:
-            against = _against(found.flags) or a.rules.opens or a.span.opens
+            against = _named(found.flags) or a.rules.opens or a.span.opens
             verdict = "contradicted" if p_wrong >= head.wrong_min and against else said
             why = f"{found.reason} (P(wrong) {p_wrong:.2f})"
             return replace(
@@ -169,7 +171,7 @@ class CombinedJudge:
                 verdict=verdict,
                 reason=why,
                 **probs,
-                flags=_against(found.flags),
+                flags=_named(found.flags, a.evidence),
                 opens=False,
                 evidence=a.evidence,
             )
@@ -191,7 +193,7 @@ class CombinedJudge:
         the words ``c`` replaces named (with its words as their fix) where ``first`` named
         none against the evidence."""
         span = a.sentence_span
-        flags = _against(first.flags)
+        flags = _named(first.flags, a.evidence)
         if span is not None and not flags:
             s, e, f = changed_run(a.sentence, c.text)
             flags = (Flag(span[0] + s, span[0] + e, "contradicted", c.text[s:f] or None),)
@@ -206,6 +208,8 @@ class CombinedJudge:
         )
 
 
-def _against(flags: tuple[Flag, ...]) -> tuple[Flag, ...]:
-    """The flags naming words the evidence contradicts (not those it only does not state)."""
-    return tuple(f for f in flags if f.kind != "not_supported")
+def _named(flags: tuple[Flag, ...], evidence: Evidence | None = None) -> tuple[Flag, ...]:
+    """The flags naming words the evidence contradicts, and, where the caller gave the
+    evidence, the words it does not state (see the module doc)."""
+    given = evidence is not None and evidence.source == "given"
+    return tuple(f for f in flags if given or f.kind != "not_supported")

@@ -98,3 +98,6 @@ def test_the_learned_judge_names_words_against_the_evidence_not_words_it_only_do
     span = Finding("contradicted", "'250'", SPAN, 0.0, 0.9, flags=(unstated, against))
     f = learned.decide(Assessed(TEXT, EV, rules, span, ()))
     assert f.flags == (against,) and f.verdict == "contradicted"
+    given = Evidence("given-0", EV.text, "", "given", None, "", 1.0)  # the text's own source
+    span = Finding("not_stated", "not stated", SPAN, 0.2, 0.5, flags=(unstated,))
+    assert learned.decide(Assessed(TEXT, given, rules, span, ())).flags == (unstated,)

@@ -176,9 +176,10 @@ class RevisionConfig(_Cfg):
         0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
     )
     outranked: bool = Field(
-        True,
+        False,
         description="Set aside a contradiction (report it, edit nothing) where a more relevant "
-        "evidence supports the same sentence (editor.judge.base.outranked).",
+        "evidence supports the same sentence (editor.judge.base.outranked). Worth it with "
+        "research.j_snippets of 2 or more; at 1 it changed no statement and cost a real fix.",
     )
     apply_unsure: bool = Field(
         False,

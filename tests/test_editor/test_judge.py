@@ -113,14 +113,15 @@ def test_a_contradiction_is_set_aside_where_more_relevant_evidence_supports_the_
         Evidence("mars#0", MARS_PAGE, "Mars", "index", None, MARS, 0.73),
         Evidence("mercury#0", MERCURY_PAGE, "Mercury (planet)", "index", None, MARS, 0.36),
     ]
-    edited, _ = _pipeline("rules", "revision.outranked=false").editor.revise(MARS, ev, None)
+    edited, _ = _pipeline("rules").editor.revise(MARS, ev, None)  # off by default
     assert edited != MARS  # the Mercury page's 'first' read as a contradiction of 'fourth'
-    kept, steps = _pipeline("rules").editor.revise(MARS, ev, None)
+    outranked = _pipeline("rules", "revision.outranked=true")
+    kept, steps = outranked.editor.revise(MARS, ev, None)
     assert kept == MARS
     assert [s.verdict for s in steps] == ["supported", "not_stated"]
     assert "set aside: more relevant evidence (Mars, 0.73) supports it" in steps[1].reason
     ev[0] = Evidence("mars#0", MARS_PAGE, "Mars", "index", None, MARS, 0.2)  # now less relevant
-    assert _pipeline("rules").editor.revise(MARS, ev, None)[0] != MARS
+    assert outranked.editor.revise(MARS, ev, None)[0] != MARS
 
 
 @pytest.mark.parametrize("judge", ["rules", "span", "learned"])

@@ -127,6 +127,7 @@ class AnswersFirst:
     def __init__(self, span: SpanJudgeOfFixes, answers: object) -> None:
         self.span = span
         self.answers = answers
+        self.fixer = span.fixer  # the span judge's own (the citation locator shares it)
 
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None

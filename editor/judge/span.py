@@ -128,6 +128,7 @@ class AnswersFirst:
         self.span = span
         self.answers = answers
         self.fixer = span.fixer  # the span judge's own (the citation locator shares it)
+        self.accept = span.accept  # every edit, the answer's too, is the span judge's to accept
 
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -160,16 +161,6 @@ class AnswersFirst:
             contradicted=f.contradicted,
             proposal=Proposal(rev.text, rev.reason, d),
         )
-
-    def accept(
-        self,
-        before: str,
-        after: str,
-        finding: Finding,
-        span_after: tuple[int, int],
-        context: str | None = None,
-    ) -> Decision:
-        return self.span.accept(before, after, finding, span_after, context)
 
 
 class _Given:

@@ -75,11 +75,13 @@ def gold_words(row: dict[str, Any]) -> tuple[str, int, int, set[int]]:
     return text, start, end, {i for i, (ts, te, _) in enumerate(toks) if ts < b and te > a}
 
 
-def named_words(text: str, start: int, end: int, flags: Sequence[Any]) -> set[int]:
-    """The indexes of the words of ``text[start:end]`` a flag covers."""
+def named_words(
+    toks: Sequence[tuple[int, int, str]], start: int, end: int, flags: Sequence[Any]
+) -> set[int]:
+    """The indexes of the words (``tokens(text)``) of ``text[start:end]`` a flag covers."""
     return {
         i
-        for i, (ts, te, _) in enumerate(tokens(text))
+        for i, (ts, te, _) in enumerate(toks)
         if start <= ts and te <= end and any(f.start < te and f.end > ts for f in flags)
     }
 
@@ -124,17 +126,19 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if not rows or not judges or set(judges) - set(JUDGES):
         raise ValueError(f"need rows and --judges of {JUDGES}; got {len(rows)} rows, {judges}")
     report: dict[str, Any] = {"rows": str(path), "n": len(rows), "judges": {}}
+    golds = [gold_words(r) for r in rows]
+    toks = [tokens(g[0]) for g in golds]
     for name in judges:
         cfg = load_config(args.config, [*args.overrides, f"judge.type={name}"])
         judge = Pipeline(Components(cfg, progress=False)).editor.judge
         by: dict[str, list[tuple[set[int], set[int], bool]]] = {}
-        for row in tqdm(rows, desc=f"flags ({name})", unit="row"):
-            text, start, end, gold = gold_words(row)
+        for i, row in enumerate(tqdm(rows, desc=f"flags ({name})", unit="row")):
+            text, start, end, gold = golds[i]
             query = row.get("sentence", text)
             ev = Evidence(row["id"], row["evidence"], "", "given", None, query, 1.0)
             (f,) = judge.assess_batch([(text, query, ev)], row.get("context"))
             wrong = bool(row["wrong"]) if "wrong" in row else row["label"] != "supported"
-            named = named_words(text, start, end, f.flags)
+            named = named_words(toks[i], start, end, f.flags)
             by.setdefault(row["dataset"], []).append((gold, named, wrong))
         every = [x for xs in by.values() for x in xs]
         report["judges"][name] = {"all": score(every), **{d: score(xs) for d, xs in by.items()}}

@@ -65,13 +65,17 @@ def extract_main_text(
     return title.strip(), text.strip()
 
 
+PAGE_PREFIX = "web-"
+"""How the id of every web page (and of a search result's snippet) begins."""
+
+
 def page_id(url: str) -> str:
     """A stable document id for a URL.
 
     >>> page_id("https://example.org/a")
     'web-579f2a2ceeee'
     """
-    return "web-" + hashlib.sha1(url.encode("utf-8")).hexdigest()[:12]
+    return PAGE_PREFIX + hashlib.sha1(url.encode("utf-8")).hexdigest()[:12]
 
 
 def page_snippets(page: PageText, cfg: ChunkingConfig, source: str = "web") -> list[Snippet]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,7 +108,6 @@ def build_maker(options: dict[str, Any], cfg_json: dict[str, Any], progress: boo
     from retrieval.corpus import read_wiki_summaries
     from training.data.corrupt import LLMCorruptor, LLMSummarizer, RuleCorruptor
     from training.data.editor_data import EditorDataMaker
-    from training.data.nli import is_dev
     from training.data.planted import entity_pool
 
     cfg = PipelineConfig.model_validate(cfg_json)
@@ -129,11 +129,25 @@ def build_maker(options: dict[str, Any], cfg_json: dict[str, Any], progress: boo
         relevance=options["relevance"],
         max_supported=options["max_supported"],
         max_edit_chars=options["max_edit_chars"],
-        # the dev split's articles (the planted dev set) stay out of rows from any seed source
-        held_out=None
-        if options["include_dev"] or options["index"]
-        else (lambda doc_id: is_dev(f"wiki-synthetic:{doc_id}")),
+        held_out=held_out_docs(options, cfg.research.source),
     )
+
+
+def held_out_docs(options: dict[str, Any], source: str) -> Callable[[str], bool] | None:
+    """Which documents' snippets never enter a row: the dev split's articles of the embedded
+    corpus (the planted dev set), from any seed source; none with ``--include-dev`` or an index
+    of the user's own. Web pages are not the corpus's articles, so none of them is held out.
+
+    >>> held = held_out_docs({"include_dev": False, "index": None}, "both")
+    >>> held("web-579f2a2ceeee"), held_out_docs({"include_dev": True, "index": None}, "index")
+    (False, None)
+    """
+    from retrieval.web.extract import PAGE_PREFIX
+    from training.data.nli import is_dev
+
+    if options["include_dev"] or options["index"] or source == "web":
+        return None
+    return lambda doc_id: not doc_id.startswith(PAGE_PREFIX) and is_dev(f"wiki-synthetic:{doc_id}")
 
 
 def make_rows_worker(options: dict[str, Any], cfg_json: dict[str, Any], seed: int, variants: int):

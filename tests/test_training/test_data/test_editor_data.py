@@ -171,3 +171,23 @@ def test_seed_files(tmp_path):
     (tmp_path / "bad.json").write_text("{")
     with pytest.raises(ValueError, match="invalid JSON"):
         read_seeds(tmp_path / "bad.json")
+
+
+def test_held_out_articles_are_the_corpus_dev_split_never_web_pages():
+    from retrieval.web.extract import page_id
+    from serve.cli.data import held_out_docs
+    from training.data.nli import is_dev
+
+    options = {"include_dev": False, "index": None}
+    # a loopback page whose id falls in the planted dev split's hash range
+    page = next(
+        d
+        for d in (page_id(f"http://127.0.0.1:{p}/pages/eiffel") for p in range(40000, 41000))
+        if is_dev(f"wiki-synthetic:{d}")
+    )
+    corpus = [d for d in (f"doc{i}" for i in range(200)) if is_dev(f"wiki-synthetic:{d}")]
+    for source in ("index", "both"):
+        held = held_out_docs(options, source)
+        assert held is not None and not held(page) and corpus and held(corpus[0])
+    assert held_out_docs(options, "web") is None
+    assert held_out_docs({**options, "index": "my-index"}, "index") is None

@@ -333,10 +333,9 @@ def build_reviser(
 def build_repairer(
     components: Components, attribution: AttributionModel, reviser: Revises
 ) -> CitationRepairer:
-    """Citation repair as ``cfg.citations`` says: the checker judges with ``attribution`` at
-    ``attribution.threshold``, ``reviser`` revises; with ``citations.research``, a claim no given
+    """Citation repair as ``cfg.citations`` says: the checker judges with the reviser's judge
+    (``citation_checker``), ``reviser`` revises; with ``citations.research``, a claim no given
     source settles is researched through the components' researcher."""
-    from editor.citations.check import CitationChecker
     from editor.citations.repair import CitationRepairer
 
     cfg = components.cfg
@@ -348,17 +347,26 @@ def build_repairer(
             return [e for qe in results for e in qe.evidence]
 
     return CitationRepairer(
-        CitationChecker(
-            attribution,
-            cfg.attribution.threshold,
-            cfg.attribution.decompose,
-            span_locator() if cfg.citations.locate else None,
-        ),
+        citation_checker(cfg, attribution, getattr(reviser, "judge", None)),
         reviser,
         cfg.citations.max_candidates,
         cfg.citations.remove_below,
         researcher,
     )
+
+
+def citation_checker(cfg: PipelineConfig, attribution: AttributionModel, judge: Any) -> Any:
+    """The checker of cited text: the pipeline's judge reads each (source, sentence) pair, as
+    it reads researched evidence. With the gate off (no judge that assesses), the ``rules``
+    gate over the verifier at ``attribution.threshold``. ``citations.locate``: the span judge
+    names the words of a non-supporting source where the judge names none."""
+    from editor.citations.check import CitationChecker
+
+    locator = span_locator(cfg.judge.quantize) if cfg.citations.locate else None
+    a = cfg.attribution
+    if judge is None or (hasattr(judge, "gate") and judge.gate is None):
+        return CitationChecker.with_verifier(attribution, a.threshold, a.decompose, locator)
+    return CitationChecker(judge, a.decompose, locator)
 
 
 def span_locator(quantize: str = "none"):

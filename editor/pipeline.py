@@ -24,12 +24,17 @@ from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.batch import BatchOutcome, edit_batch
-from editor.citations.check import CitationChecker
 from editor.citations.mafe import mafe
 from editor.citations.markers import protect, restore
 from editor.citations.results import CheckResult
 from editor.citations.sources import Source, premise_of
-from editor.factory import Components, build_repairer, build_reviser, first_use_work, span_locator
+from editor.factory import (
+    Components,
+    build_repairer,
+    build_reviser,
+    citation_checker,
+    first_use_work,
+)
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
 from editor.report.findings import findings
@@ -344,11 +349,8 @@ class Pipeline:
         try:
             self.prepare(research=False)
             cfg = self.cfg
-            locator = span_locator(cfg.judge.quantize) if cfg.citations.locate else None
-            checker = CitationChecker(
-                self.attribution, cfg.attribution.threshold, cfg.attribution.decompose, locator
-            )
-            result = checker.check(text, given)
+            judge = getattr(self.editor, "judge", None)
+            result = citation_checker(cfg, self.attribution, judge).check(text, given)
             if qa or reference is not None:
                 clean = protect(text, [s.id for s in given]).clean
                 result = replace(

@@ -1,8 +1,9 @@
-"""Each citation of a cited text checked against its source by the verifier.
+"""Each citation of a cited text checked against its source by the pipeline's judge.
 
 For every sentence: its citations, the verdict of each cited source (``supports``,
-``contradicts``, ``not_enough``: the verifier's one contradiction rule, then P(supported) at the
-attribution threshold), whether its citations together support it, and its outcome:
+``contradicts``, ``not_enough``: the judge's ``Finding`` on the sentence against the source:
+supported, contradicted, else not stated), whether its citations together support it, and its
+outcome:
 
 - ``supported``: cited, and its citations together support it;
 - ``citation_not_supporting``: cited, but its citations do not support it (or contradict it);
@@ -17,20 +18,63 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import combine_parts, judge_batch, refutes
+from editor.attribution.verifier import CONTRADICTED_MIN
 from editor.citations.document import CitedDocument, CitedSentence
 from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict, citation_scores
 from editor.citations.sources import Source, premise_of
+from editor.judge.base import Finding, Judge
 from editor.text.decontext import decontextualize_sentences
 from editor.text.document import standalone_docs
 from editor.text.nlp import get_nlp, is_claim
 from editor.text.parts import Part, sentence_parts
 from editor.text.words import content_words
-from editor.types import EntailmentScores
+from editor.types import Evidence, evidence_text
 from retrieval.sentences import split
+
+LABELS = {"supported": "supports", "contradicted": "contradicts"}
+"""A finding's verdict as a citation's label (anything else: ``not_enough``)."""
+
+
+class PairVerdict(NamedTuple):
+    """The judge on one (evidence, claim) question: the label, P(supported), why, the words
+    it names with the evidence's words for them, the evidence sentence that states them, and
+    the part of the claim that decides it (``several``: the claim was judged in parts)."""
+
+    label: str
+    p: float
+    reason: str
+    values: tuple[str, str] | None = None
+    evidence_sentence: str | None = None
+    part: str = ""
+    several: bool = False
+
+
+def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
+    """A finding on ``claim`` against ``evidence`` as a citation's verdict. The words named:
+    the first contradicted flag (the one with the evidence's words first), else for a source
+    that does not support the claim the first words it does not state.
+
+    >>> from editor.result import Flag
+    >>> f = Finding("contradicted", "a date differs", (0, 21), 0.1, 0.9,
+    ...             flags=(Flag(17, 21, "contradicted", "1889"),))
+    >>> v = pair_verdict(f, "It was opened in 1895.", "Built in 1887. It opened in 1889.")
+    >>> v.label, v.values, v.evidence_sentence
+    ('contradicts', ('1895', '1889'), 'It opened in 1889.')
+    """
+    label = LABELS.get(finding.verdict, "not_enough")
+    p = finding.supported if finding.supported is not None else float(label == "supports")
+    flags = sorted(finding.flags, key=lambda f: (f.kind != "contradicted", f.fix is None))
+    values = None
+    if label != "supports":
+        for f in flags[:1]:
+            if f.kind == "contradicted" or label == "not_enough":
+                values = (claim[f.start : f.end], f.fix or "")
+    said = values[1] if values and values[1] else None
+    named = next((x for x in split(evidence) if said and said in x), None)
+    return PairVerdict(label, p, _reason(label, p, finding), values, named, claim)
 
 
 def locate(check: SentenceCheck, by_id: Mapping[str, Source], locator: Any) -> SentenceCheck:
@@ -68,33 +112,53 @@ def best_span(claim: str, source: str) -> str:
 
 
 class CitationChecker:
-    """Checks a cited text's citations with ``model`` (the verifier, or any attribution model)."""
+    """Checks a cited text's citations with ``judge`` (the pipeline's; ``with_verifier`` for a
+    bare attribution model)."""
 
-    def __init__(
-        self,
+    def __init__(self, judge: Judge, decompose: bool = False, locator: Any = None) -> None:
+        self.judge = judge
+        self.decompose = decompose
+        self.locator = locator
+        """a ``SpanFixer`` (``editor.judge.span_fix``): the words each non-supporting source
+        flags, where the judge names none"""
+
+    @classmethod
+    def with_verifier(
+        cls,
         model: AttributionModel,
         threshold: float = 0.5,
         decompose: bool = False,
         locator: Any = None,
-    ) -> None:
-        self.model = model
-        self.threshold = threshold
-        self.decompose = decompose
-        self.locator = locator
-        """a ``SpanFixer`` (``editor.judge.span_fix``): the words each non-supporting source
-        flags, where the verifier names no slot"""
+    ) -> CitationChecker:
+        """A checker whose judge is the ``rules`` judge's gate over ``model``: the slot check,
+        then P(contradicted) at the verifier's contradiction floor, then P(supported) at
+        ``threshold``."""
+        from editor.judge.agreement.nli import NLIAgreement
+        from editor.judge.rules import RulesJudge
 
-    def _label(self, scores: EntailmentScores, slot: Any) -> str:
-        if refutes(scores, slot):
-            return "contradicts"
-        return "supports" if scores.supported >= self.threshold else "not_enough"
+        gate = NLIAgreement(model, CONTRADICTED_MIN, threshold, decontextualize=False)
+        return cls(RulesJudge(gate), decompose, locator)
 
-    def judge(self, pairs: Sequence[tuple[str, str]]) -> list[tuple[str, float, Any]]:
-        """(label, P(supported), slot verdict) of each (premise, claim) pair."""
-        scores, slots = judge_batch(self.model, pairs)
-        return [
-            (self._label(sc, sl), sc.supported, sl) for sc, sl in zip(scores, slots, strict=True)
-        ]
+    def verdicts(self, pairs: Sequence[tuple[Evidence, str]]) -> list[PairVerdict]:
+        """The verdict of each (evidence, claim) pair, the claim judged whole."""
+        return self._questions([(e, [c]) for e, c in pairs])
+
+    def _questions(self, questions: Sequence[tuple[Evidence, Sequence[str]]]) -> list[PairVerdict]:
+        """One verdict per (evidence, parts of a claim): each part judged in one batch, then
+        folded: contradicted when any part is (the first), supported when every part is, else
+        not stated (the weakest failing part named); P(supported) is the weakest part's."""
+        items = [(t, t, e) for e, parts in questions for t in parts]
+        found = iter(self.judge.assess_batch(items) if items else [])
+        out = []
+        for e, parts in questions:
+            premise = evidence_text(e)
+            mine = [pair_verdict(next(found), t, premise) for t in parts]
+            weakest = min(range(len(mine)), key=lambda i: mine[i].p)
+            failing = [i for i, v in enumerate(mine) if v.label != "supports"]
+            against = [i for i in failing if mine[i].label == "contradicts"]
+            pick = (against or sorted(failing, key=lambda i: mine[i].p) or [weakest])[0]
+            out.append(mine[pick]._replace(p=mine[weakest].p, several=len(mine) > 1))
+        return out
 
     def standalone(self, doc: CitedDocument, context: str | None = None) -> list[str]:
         """Each sentence's claim made stand-alone ("It was built ..." -> "The tower was ...")."""
@@ -117,18 +181,13 @@ class CitationChecker:
             sentence_parts(d) if self.decompose else (Part(t, 0, len(t), "main"),)
             for d, t in zip(parsed, standalone, strict=True)
         ]
-        flat: list[tuple[str, str]] = []  # (premise, part) pairs
-        owner: list[int] = []  # the (sentence, sources) question each flat pair answers
-        index: dict[tuple[int, tuple[str, ...]], int] = {}
+        questions: list[tuple[Evidence, Sequence[str]]] = []
+        index: dict[tuple[int, tuple[str, ...]], int] = {}  # (sentence, sources) -> question
 
         def ask(i: int, ids: tuple[str, ...]) -> None:
-            key = (i, ids)
-            if ids and key not in index:
-                index[key] = len(index)
-                premise = "\n\n".join(premise_of(by_id[k]) for k in ids)
-                for part in parts[i]:
-                    flat.append((premise, part.text))
-                    owner.append(index[key])
+            if ids and (i, ids) not in index:
+                index[(i, ids)] = len(questions)
+                questions.append((_evidence([by_id[k] for k in ids]), [p.text for p in parts[i]]))
 
         for i, s in enumerate(doc.sentences):
             cited = tuple(c for c in s.citations if c in by_id)
@@ -138,20 +197,13 @@ class CitationChecker:
             if len(cited) > 1:
                 for c in cited:
                     ask(i, tuple(k for k in cited if k != c))
-        scores, slots, judged = (
-            zip(*self._all_parts(flat, owner, len(index)), strict=True) if index else ((), (), ())
-        )
+        verdicts = self._questions(questions)
 
         def supports(i: int, ids: tuple[str, ...]) -> bool:
-            if not ids:
-                return False
-            k = index[(i, ids)]
-            return self._label(scores[k], slots[k]) == "supports"
+            return bool(ids) and verdicts[index[(i, ids)]].label == "supports"
 
         checks = [
-            self._sentence(
-                i, s, claim, by_id, scores, slots, index, supports, judged, standalone[i]
-            )
+            self._sentence(i, s, claim, by_id, verdicts, index, supports, standalone[i])
             for i, (s, claim) in enumerate(zip(doc.sentences, claims, strict=True))
         ]
         if self.locator is not None:
@@ -168,49 +220,26 @@ class CitationChecker:
         )
         return CheckResult(text, tuple(checks), precision, recall, unknown, warnings)
 
-    def _all_parts(self, flat: list[tuple[str, str]], owner: list[int], n: int) -> list[tuple]:
-        """The verifier on every (premise, part) pair, folded into one (scores, slot verdict,
-        (deciding part, several parts?)) per question by ``combine_parts``."""
-        flat_scores, flat_slots = judge_batch(self.model, flat)
-        mine: list[list[int]] = [[] for _ in range(n)]
-        for j, k in enumerate(owner):
-            mine[k].append(j)
-        out = []
-        for js in mine:
-            sc, sl, pick = combine_parts([flat_scores[j] for j in js], [flat_slots[j] for j in js])
-            out.append((sc, sl, (flat[js[pick]][1], len(js) > 1)))
-        return out
-
     def _sentence(
         self,
-        i,
+        i: int,
         s: CitedSentence,
         claim: bool,
-        by_id,
-        scores,
-        slots,
-        index,
-        supports,
-        judged,
-        standalone="",
-    ):
+        by_id: Mapping[str, Source],
+        judged: Sequence[PairVerdict],
+        index: Mapping[tuple[int, tuple[str, ...]], int],
+        supports: Any,
+        standalone: str = "",
+    ) -> SentenceCheck:
         cited = tuple(c for c in s.citations if c in by_id)
         verdicts = []
         for c in cited:
-            k = index[(i, (c,))]
-            label = self._label(scores[k], slots[k])
-            part, several = judged[k]
-            reason = _reason(label, scores[k], slots[k])
-            if several and label != "supports":  # name the part that fails
-                reason = f"{reason}; the part that fails: '{part}'"
-            named = getattr(slots[k], "evidence_sentence", None)
-            span = named or best_span(s.claim, by_id[c].text)
-            values = None
-            sl = slots[k]
-            if label == "contradicts" and getattr(sl, "names_a_difference", False):
-                a, b = sl.claim_span
-                values = (part[a:b], sl.evidence_span or "")
-            verdicts.append(SourceVerdict(c, label, scores[k].supported, span, reason, values))
+            v = judged[index[(i, (c,))]]
+            reason = v.reason
+            if v.several and v.label != "supports":  # name the part that fails
+                reason = f"{reason}; the part that fails: '{v.part}'"
+            span = v.evidence_sentence or best_span(s.claim, by_id[c].text)
+            verdicts.append(SourceVerdict(c, v.label, v.p, span, reason, v.values))
         together = supports(i, cited)
         precise = [False] * (len(s.citations) - len(cited))  # markers that name no source
         for c, v in zip(cited, verdicts, strict=True):
@@ -236,12 +265,22 @@ class CitationChecker:
         )
 
 
-def _reason(label: str, scores: EntailmentScores, slot: Any) -> str:
-    named = getattr(slot, "names_a_difference", False)
-    if label == "contradicts" and named:
-        return f"the source states it otherwise: {getattr(slot, 'reason', '') or 'a slot differs'}"
+def _reason(label: str, p: float, finding: Finding) -> str:
     if label == "contradicts":
-        return f"the source contradicts it (P(contradicted) {scores.contradicted:.2f})"
+        return f"the source contradicts it: {finding.reason}"
     if label == "supports":
-        return f"the source supports it (P(supported) {scores.supported:.2f})"
-    return f"the source does not say it (P(supported) {scores.supported:.2f})"
+        return f"the source supports it (P(supported) {p:.2f})"
+    return f"the source does not say it (P(supported) {p:.2f})"
+
+
+def given(text: str) -> Evidence:
+    """A caller's text as given evidence (a premise of its own, not researched)."""
+    return Evidence("", text, "", "given", None, "", 1.0)
+
+
+def _evidence(sources: Sequence[Source]) -> Evidence:
+    """The given sources as one evidence (several: their premises joined)."""
+    if len(sources) == 1:
+        return sources[0].evidence("given")
+    joined = given("\n\n".join(premise_of(x) for x in sources))
+    return replace(joined, id="+".join(x.id for x in sources))

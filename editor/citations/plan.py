@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from editor.citations.check import CitationChecker
+from editor.citations.check import CitationChecker, PairVerdict
 from editor.citations.document import CitedDocument
 from editor.citations.results import SentenceCheck
-from editor.citations.sources import Source, premise_of
+from editor.citations.sources import Source
 from editor.text.words import content_words
-from editor.types import Evidence, evidence_text
+from editor.types import Evidence
 
 
 @dataclass
@@ -68,10 +67,10 @@ class RepairPlanner:
             cited = {c for c in checks[i].citations if c in by_id}
             for src in _candidates(doc.sentences[i].claim, sources, cited, self.max_candidates):
                 asks.append((i, src))
-        judged = self.checker.judge([(premise_of(src), standalone[i]) for i, src in asks])
-        found: dict[int, list[tuple[str, float, Any, Source]]] = {i: [] for i in todo}
-        for (i, src), (label, p, slot) in zip(asks, judged, strict=True):
-            found[i].append((label, p, slot, src))
+        judged = self.checker.verdicts([(src.evidence("given"), standalone[i]) for i, src in asks])
+        found: dict[int, list[tuple[str, float, PairVerdict, Source]]] = {i: [] for i in todo}
+        for (i, src), v in zip(asks, judged, strict=True):
+            found[i].append((v.label, v.p, v, src))
         plans: dict[int, RepairPlan] = {}
         for i in todo:
             c = checks[i]
@@ -115,7 +114,7 @@ class RepairPlanner:
                 against = [f for f in found[i] if f[0] == "contradicts"]
                 if against:
                     src = against[0][3]
-                    span = getattr(against[0][2], "evidence_sentence", None) or src.text
+                    span = against[0][2].evidence_sentence or src.text
                     plans[i] = RepairPlan(
                         "revise", (src.id,), f"source {src.id} contradicts it", (src,), (span,)
                     )
@@ -167,14 +166,15 @@ class RepairPlanner:
                 continue
             if not evidence:
                 continue
-            judged = self.checker.judge([(evidence_text(e), standalone[i]) for e in evidence])
-            ranked = sorted(zip(evidence, judged, strict=True), key=lambda ej: -ej[1][1])
-            hit = next((ej for ej in ranked if ej[1][0] == "supports"), None)
-            against = next((ej for ej in ranked if ej[1][0] == "contradicts"), None)
+            judged = self.checker.verdicts([(e, standalone[i]) for e in evidence])
+            ranked = sorted(zip(evidence, judged, strict=True), key=lambda ej: -ej[1].p)
+            hit = next((ej for ej in ranked if ej[1].label == "supports"), None)
+            against = next((ej for ej in ranked if ej[1].label == "contradicts"), None)
             pick = hit or against
             if pick is None:
                 continue
-            e, (label, p, slot) = pick
+            e, v = pick
+            label, p = v.label, v.p
             src = Source(str(next_id), e.text, e.title or None, e.url)
             where = f"{e.title or e.source}" if (e.title or e.source) else "the index"
             if label == "supports":
@@ -186,7 +186,7 @@ class RepairPlanner:
                     f"(P(supported) {p:.2f}), added as source {src.id}",
                 )
             else:
-                span = getattr(slot, "evidence_sentence", None) or e.text
+                span = v.evidence_sentence or e.text
                 plans[i] = RepairPlan(
                     "revise",
                     (src.id,),

@@ -129,7 +129,7 @@ def test_a_citation_with_nothing_to_support_it_is_removed_or_left_unconfirmed(pi
 
     text = "The Eiffel Tower is in Paris [1]. Its lifts were made by Otis [4]."
     sources = read_sources(SOURCES)
-    checker = CitationChecker(pipeline.attribution)
+    checker = CitationChecker(pipeline.editor.judge)
     # by default the doubt is reported and nothing is touched
     kept = pipeline.edit(text, sources=SOURCES)
     [change] = kept.citations.changes

@@ -60,7 +60,7 @@ def test_markers_belong_to_their_sentence_and_claims_lose_them():
 def checker():
     model = build_attribution(AttributionConfig())
     model.load()
-    return CitationChecker(model, AttributionConfig().threshold)
+    return CitationChecker.with_verifier(model, AttributionConfig().threshold)
 
 
 def test_each_outcome_and_alce_scores(checker):
@@ -129,7 +129,7 @@ def test_malformed_sources_are_clear_errors(sources, message):
 def test_pipeline_check_validates_and_degrades(built_index, checker):
     pipeline = Pipeline(
         Components(load_config("default"), index_path=built_index, progress=False),
-        attribution=checker.model,
+        attribution=checker.judge.gate.attribution,
     )
     with pytest.raises(InputError, match="text is empty"):
         pipeline.check("  ", [TOWER])

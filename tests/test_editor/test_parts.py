@@ -104,7 +104,7 @@ def test_report_sentence_is_as_strong_as_its_weakest_part_and_names_it():
 
 
 def test_check_names_the_part_its_source_does_not_support():
-    checker = CitationChecker(build(AttributionConfig()), decompose=True)
+    checker = CitationChecker.with_verifier(build(AttributionConfig()), decompose=True)
     text = (
         "Marie Curie, a Polish physicist, won the Nobel Prize in Physics in 1903 and was born "
         "in Paris [1]."

@@ -36,13 +36,12 @@ def stopped(stop: Any, written: int) -> dict[str, Any]:
 
 def checking_pipeline(args: Any) -> tuple[Any, Any]:
     """The configured pipeline, prepared without research, and a citation checker over its
-    verifier: what the evaluations of cited text run (``--config/--set`` from ``args``)."""
-    from editor.citations.check import CitationChecker
+    judge: what the evaluations of cited text run (``--config/--set`` from ``args``)."""
     from editor.config import load_config
-    from editor.factory import Components
+    from editor.factory import Components, citation_checker
     from editor.pipeline import Pipeline
 
     pipeline = Pipeline(Components(load_config(args.config, list(args.overrides))))
     pipeline.prepare(research=False)
-    a = pipeline.cfg.attribution
-    return pipeline, CitationChecker(pipeline.attribution, a.threshold, a.decompose)
+    judge = getattr(pipeline.editor, "judge", None)
+    return pipeline, citation_checker(pipeline.cfg, pipeline.attribution, judge)

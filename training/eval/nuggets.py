@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from editor.citations.check import CitationChecker
+from editor.citations.check import CitationChecker, given
 from editor.citations.document import CitedDocument
 from editor.citations.sources import read_sources
 from editor.text.nlp import get_nlp
@@ -160,16 +160,16 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
                     asked.append((n, i, "entails"))
                 pairs.append((a, standalone[i]))
                 asked.append((n, i, "refutes"))
-    judged = checker.judge(pairs) if pairs else []
+    judged = checker.verdicts([(given(p), h) for p, h in pairs]) if pairs else []
     contradicted_by: list[list[int]] = [[] for _ in nuggets]
     for n, nug in enumerate(nuggets):
         contradicted_by[n].extend(
             i for i in _slot_conflicts(nug, claim_docs, answered_by[n]) if i not in answered_by[n]
         )
-    for (n, i, kind), (label, _p, _slot) in zip(asked, judged, strict=True):
-        if kind == "entails" and label == "supports" and i not in answered_by[n]:
+    for (n, i, kind), v in zip(asked, judged, strict=True):
+        if kind == "entails" and v.label == "supports" and i not in answered_by[n]:
             answered_by[n].append(i)
-        elif kind == "refutes" and label == "contradicts":
+        elif kind == "refutes" and v.label == "contradicts":
             contradicted_by[n].append(i)
     checks = check.sentences if check is not None else None
     sentences = []

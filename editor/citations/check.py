@@ -60,7 +60,7 @@ def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
     >>> from editor.result import Flag
     >>> f = Finding("contradicted", "a date differs", (0, 21), 0.1, 0.9,
     ...             flags=(Flag(17, 21, "contradicted", "1889"),))
-    >>> v = pair_verdict(f, "It was opened in 1895.", "Built in 1887. It opened in 1889.")
+    >>> v = pair_verdict(f, "It was opened in 1895.", "1889. Built in 1887. It opened in 1889.")
     >>> v.label, v.values, v.evidence_sentence
     ('contradicts', ('1895', '1889'), 'It opened in 1889.')
     """
@@ -73,8 +73,9 @@ def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
             if f.kind == "contradicted" or label == "not_enough":
                 values = (claim[f.start : f.end], f.fix or "")
     said = values[1] if values and values[1] else None
-    named = next((x for x in split(evidence) if said and said in x), None)
-    return PairVerdict(label, p, _reason(label, p, finding), values, named, claim)
+    stating = [x for x in split(evidence) if said and said in x]  # the sentence that states it
+    named = best_span(claim, " ".join(stating)) if stating else None
+    return PairVerdict(label, p, _reason(label, p, finding, values), values, named, claim)
 
 
 def locate(check: SentenceCheck, by_id: Mapping[str, Source], locator: Any) -> SentenceCheck:
@@ -266,7 +267,9 @@ class CitationChecker:
         )
 
 
-def _reason(label: str, p: float, finding: Finding) -> str:
+def _reason(label: str, p: float, finding: Finding, values: tuple[str, str] | None) -> str:
+    if label == "contradicts" and values and values[1]:
+        return f"the source states it otherwise: '{values[0]}' vs '{values[1]}'"
     if label == "contradicts":
         return f"the source contradicts it: {finding.reason}"
     if label == "supports":

@@ -1,7 +1,7 @@
 """Pack what a GPU machine needs to train the decoder verifier, and nothing it can rebuild.
 
-A lent GPU machine gets the repository and a few tens of MB beside it, and no model hub. The
-bundle holds the packaged Gemma-3-270M as it is stored (the GGUF's quantised blocks, bytes
+The recipe needs a GPU machine with the repository and a few tens of MB beside it, and no
+model hub access. The bundle holds the packaged Gemma-3-270M as it is stored (the GGUF's quantised blocks, bytes
 unchanged, so the machine dequantises exactly the base a CPU loads), its word embeddings cut to
 the rows the data uses, and the data already tokenized:
 

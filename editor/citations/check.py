@@ -25,7 +25,7 @@ from editor.attribution.verifier import CONTRADICTED_MIN
 from editor.citations.document import CitedDocument, CitedSentence
 from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict, citation_scores
 from editor.citations.sources import Source, premise_of
-from editor.judge.base import Finding, Judge
+from editor.judge.base import Finding, Judge, of_parts
 from editor.text.decontext import decontextualize_sentences
 from editor.text.document import standalone_docs
 from editor.text.nlp import get_nlp, is_claim
@@ -147,19 +147,14 @@ class CitationChecker:
 
     def _questions(self, questions: Sequence[tuple[Evidence, Sequence[str]]]) -> list[PairVerdict]:
         """One verdict per (evidence, parts of a claim): each part judged in one batch, then
-        folded: contradicted when any part is (the first), supported when every part is, else
-        not stated (the weakest failing part named); P(supported) is the weakest part's."""
+        folded by the judge's rule for parts (``editor.judge.base.of_parts``)."""
         items = [(t, t, e) for e, parts in questions for t in parts]
         found = iter(self.judge.assess_batch(items) if items else [])
         out = []
         for e, parts in questions:
-            premise = evidence_text(e)
-            mine = [pair_verdict(next(found), t, premise) for t in parts]
-            weakest = min(range(len(mine)), key=lambda i: mine[i].p)
-            failing = [i for i, v in enumerate(mine) if v.label != "supports"]
-            against = [i for i in failing if mine[i].label == "contradicts"]
-            pick = (against or sorted(failing, key=lambda i: mine[i].p) or [weakest])[0]
-            out.append(mine[pick]._replace(p=mine[weakest].p, several=len(mine) > 1))
+            i, f = of_parts([next(found) for _ in parts])
+            v = pair_verdict(f, parts[i], evidence_text(e))
+            out.append(v._replace(several=len(parts) > 1))
         return out
 
     def standalone(self, doc: CitedDocument, context: str | None = None) -> list[str]:
@@ -277,14 +272,9 @@ def _reason(label: str, p: float, finding: Finding, values: tuple[str, str] | No
     return f"the source does not say it (P(supported) {p:.2f})"
 
 
-def given(text: str) -> Evidence:
-    """A caller's text as given evidence (a premise of its own, not researched)."""
-    return Evidence("", text, "", "given", None, "", 1.0)
-
-
 def _evidence(sources: Sequence[Source]) -> Evidence:
     """The given sources as one evidence (several: their premises joined)."""
     if len(sources) == 1:
         return sources[0].evidence("given")
-    joined = given("\n\n".join(premise_of(x) for x in sources))
-    return replace(joined, id="+".join(x.id for x in sources))
+    joined = "\n\n".join(premise_of(x) for x in sources)
+    return Source("+".join(x.id for x in sources), joined).evidence("given")

@@ -141,6 +141,29 @@ def assess(
     return _combine(judge.assess_batch([(sentence, sentence, e) for e in evidence], context))
 
 
+def of_parts(found: Sequence[Finding]) -> tuple[int, Finding]:
+    """One finding for a claim judged in parts (one finding per part): the first contradicted
+    part's, else the weakest part that is not supported, else the weakest part; with the
+    weakest part's P(supported). Returns the deciding part's index too.
+
+    >>> a, b = Finding("supported", "a", supported=0.9), Finding("not_stated", "b", supported=0.3)
+    >>> i, f = of_parts([a, b]); i, f.verdict, f.supported
+    (1, 'not_stated', 0.3)
+    >>> of_parts([b, Finding("contradicted", "c", supported=0.4)])[0]
+    1
+    """
+    if not found:
+        raise ValueError("of_parts needs the finding of at least one part")
+    p = [f.supported if f.supported is not None else float(f.verdict == "supported") for f in found]
+    weakest = min(range(len(found)), key=lambda i: p[i])
+    failing = sorted(
+        (i for i, f in enumerate(found) if f.verdict != "supported"), key=lambda i: p[i]
+    )
+    against = [i for i, f in enumerate(found) if f.verdict == "contradicted"]
+    pick = (against or failing or [weakest])[0]
+    return pick, replace(found[pick], supported=p[weakest])
+
+
 def outranked(found: Sequence[Finding]) -> list[Finding]:
     """``found`` (one text's findings, one per evidence) with each contradiction (or asked edit)
     set aside

@@ -38,9 +38,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from editor.citations.check import CitationChecker, given
+from editor.citations.check import CitationChecker
 from editor.citations.document import CitedDocument
-from editor.citations.sources import read_sources
+from editor.citations.sources import Source, read_sources
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words
 from training.args import read_rows
@@ -160,7 +160,9 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
                     asked.append((n, i, "entails"))
                 pairs.append((a, standalone[i]))
                 asked.append((n, i, "refutes"))
-    judged = checker.verdicts([(given(p), h) for p, h in pairs]) if pairs else []
+    judged = (
+        checker.verdicts([(Source("", p).evidence("given"), h) for p, h in pairs]) if pairs else []
+    )
     contradicted_by: list[list[int]] = [[] for _ in nuggets]
     for n, nug in enumerate(nuggets):
         contradicted_by[n].extend(

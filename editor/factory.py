@@ -69,10 +69,14 @@ def ensure_default_index(cfg: PipelineConfig, settings: Settings, progress: bool
     return path
 
 
-def first_use_work(components: Components, research: bool = True) -> list[FirstUse]:
+def first_use_work(
+    components: Components, research: bool = True, conversions: bool = True
+) -> list[FirstUse]:
     """The one-time work a pipeline over ``components`` still needs on this machine: the default
-    index (when researching, with no index given) and the GGUF conversions of the causal LMs its
-    editor and prompted stages use, each with what it is and roughly how long it takes."""
+    index (when researching, with no index given) and, with ``conversions``, the GGUF
+    conversions of the causal LMs its editor and prompted stages may use, each with what it is
+    and roughly how long it takes. Without ``conversions`` a causal LM converts the first time
+    it loads (what a single edit wants: most edits never reach the causal fallback)."""
     from editor.llm.model_files import needs_conversion
 
     cfg, settings = components.cfg, components.settings
@@ -96,7 +100,7 @@ def first_use_work(components: Components, research: bool = True) -> list[FirstU
     uses_llm = "prompted" in editors or cfg.querygen.type == "llm" or gate_llm
     if uses_llm and cfg.llm.backend == "transformers":
         refs.append(cfg.llm.model)
-    for ref in dict.fromkeys(refs):
+    for ref in dict.fromkeys(refs if conversions else []):
         if needs_conversion(ref, settings.cache_dir):
             what = f"converting {ref} to safetensors in {settings.cache_dir / 'models'}"
             work.append(

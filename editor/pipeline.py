@@ -70,6 +70,7 @@ class Pipeline:
         self._prepare_lock = threading.Lock()
         self._prepared_research = False
         self._prepared_models = False
+        self._prepared_conversions = False
 
     @property
     def cfg(self):
@@ -93,13 +94,17 @@ class Pipeline:
             )
         return self._editor
 
-    def prepare(self, research: bool = True) -> None:
+    def prepare(self, research: bool = True, conversions: bool = False) -> None:
         """Do the first-use work now, before any stage's timeout starts: each item is logged
-        (what, and roughly how long) and shows a progress bar. A no-op once done."""
+        (what, roughly how long) with a progress bar; a no-op once done. The causal LMs'
+        conversions wait for their first load unless ``conversions`` (``load_models``)."""
         with self._prepare_lock:
-            if self._prepared_models and (self._prepared_research or not research):
+            done = self._prepared_models and (self._prepared_research or not research)
+            if done and (self._prepared_conversions or not conversions):
                 return
-            for item in first_use_work(self.components, research):
+            work = first_use_work(self.components, research, conversions)
+            self._prepared_conversions = self._prepared_conversions or conversions
+            for item in work:
                 log.warning("preparing: %s (first use only; %s)", item.what, item.estimate)
                 started = time.perf_counter()
                 item.run()
@@ -129,7 +134,7 @@ class Pipeline:
     def load_models(self) -> None:
         """``prepare`` the models, then load the editor's too rather than on first use (the
         service's warm-up: the first request must not pay for loading)."""
-        self.prepare(research=False)
+        self.prepare(research=False, conversions=True)
         editor = getattr(self.editor, "editor", self.editor)  # the Reviser's editor
         load_editor = getattr(editor, "load", None)
         if callable(load_editor):

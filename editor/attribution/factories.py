@@ -12,9 +12,10 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.decoder import DecoderNLI, is_decoder_folder
 from editor.attribution.fusion import FUSION_FILE, Fusion
 from editor.attribution.hf import HFSequenceClassificationNLI, T5TrueNLI
+from editor.attribution.nli_onnx import OnnxSequenceClassificationNLI
 from editor.attribution.verifier import FusedVerifier
 from editor.config import AttributionConfig
-from retrieval.assets import AssetNotFoundError
+from retrieval.assets import AssetNotFoundError, resolve
 from retrieval.settings import Settings
 
 PURR_ARTEFACT = "purr-attribution"
@@ -44,11 +45,28 @@ def _common(cfg: AttributionConfig, settings: Settings) -> dict:
     }
 
 
+def runtime(
+    nli: HFSequenceClassificationNLI, cfg: AttributionConfig, settings: Settings
+) -> AttributionModel:
+    """``nli`` as ``attribution.runtime`` asks: its ONNX graph (``editor.attribution.nli_onnx``)
+    for a local folder with a ``tokenizer.json`` on CPU, else the PyTorch model."""
+    if cfg.runtime != "onnx" or not cfg.device.startswith("cpu"):
+        return nli
+    try:
+        folder = Path(resolve(nli.model_ref).load_id)
+    except AssetNotFoundError:
+        return nli
+    if not ((folder / "config.json").is_file() and (folder / "tokenizer.json").is_file()):
+        return nli
+    return OnnxSequenceClassificationNLI(nli, folder, settings.cache_dir)
+
+
 def _hf(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
     assert cfg.model is not None  # AttributionConfig refuses type=hf without a model
-    return HFSequenceClassificationNLI(
+    nli = HFSequenceClassificationNLI(
         cfg.model, label_map=cfg.label_map, quantize=cfg.quantize, **_common(cfg, settings)
     )
+    return runtime(nli, cfg, settings)
 
 
 def _t5_true(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
@@ -138,6 +156,7 @@ def _purr(cfg: AttributionConfig, settings: Settings) -> AttributionModel:
         local_files_only=True,
         quantize=cfg.quantize,
     )
+    model = runtime(nli, cfg, settings)
     if cfg.fusion and (path / FUSION_FILE).is_file():
-        return FusedVerifier(nli, Fusion.load(path / FUSION_FILE))
-    return nli
+        return FusedVerifier(model, Fusion.load(path / FUSION_FILE))
+    return model

@@ -166,6 +166,26 @@ def _from_adapter_folder(model_class: Any, path: str) -> Any:
     return merged_model(path, key, Settings().cache_dir, merge, model_class)
 
 
+def label_columns(
+    id2label: dict[int, str], num_labels: int, override: Mapping[Any, str] | None, ref: str
+) -> tuple[dict[int, str], np.ndarray]:
+    """A classifier's outputs read as purr's labels: the label map (``infer_label_map``; a
+    single logit is P(supported)) and the (n_outputs, 3) matrix that sums outputs into LABELS."""
+    if num_labels == 1 and not override:
+        mapping = {0: canonical_label(id2label.get(0, "")) or "supported"}
+    else:
+        mapping = infer_label_map(id2label, override)
+    if num_labels == 1 and mapping[0] != "supported":
+        raise ValueError(
+            f"a single-logit NLI head is read as P(supported); '{ref}' maps it to "
+            f"{mapping[0]!r}: fix label_map or use a classifier with one output per label"
+        )
+    columns = np.zeros((len(mapping), 3))
+    for index, label in mapping.items():
+        columns[index, LABELS.index(label)] = 1.0
+    return mapping, columns
+
+
 class HFSequenceClassificationNLI(_HFModel):
     """Any Hugging Face sequence-classification NLI model, by hub id (local cache) or path.
 
@@ -204,20 +224,22 @@ class HFSequenceClassificationNLI(_HFModel):
 
         tokenizer, model = self._from_pretrained(AutoModelForSequenceClassification)
         id2label = {int(i): str(n) for i, n in model.config.id2label.items()}
-        if model.config.num_labels == 1 and not self.label_map_override:
-            mapping = {0: canonical_label(id2label.get(0, "")) or "supported"}
-        else:
-            mapping = infer_label_map(id2label, self.label_map_override)
-        if model.config.num_labels == 1 and mapping[0] != "supported":
-            raise ValueError(
-                f"a single-logit NLI head is read as P(supported); '{self.model_ref}' maps it to "
-                f"{mapping[0]!r}: fix label_map or use a classifier with one output per label"
-            )
-        columns = np.zeros((len(mapping), 3))
-        for index, label in mapping.items():
-            columns[index, LABELS.index(label)] = 1.0
-        self.label_map, self._columns = mapping, columns
+        self.label_map, self._columns = label_columns(
+            id2label, model.config.num_labels, self.label_map_override, self.model_ref
+        )
         self._tokenizer, self._model = tokenizer, model
+
+    def torch_network(self) -> Any:
+        """The fp32 PyTorch model, loaded apart from this one's (what an ONNX graph of it is
+        exported from)."""
+        from transformers import AutoModelForSequenceClassification
+
+        quantize, self.quantize = self.quantize, "none"
+        try:
+            with collector_paused():
+                return self._from_pretrained(AutoModelForSequenceClassification)[1]
+        finally:
+            self.quantize = quantize
 
     @property
     def three_way(self) -> bool:  # type: ignore[override]

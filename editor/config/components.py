@@ -169,6 +169,12 @@ class AttributionConfig(_Cfg):
         "false = the NLI scores alone.",
     )
     device: str = Field("cpu", description="torch device.")
+    runtime: Literal["onnx", "torch"] = Field(
+        "onnx",
+        description="hf/purr classifiers from a local folder on CPU: `onnx` runs an ONNX graph "
+        "of the model (built once into the cache, about 10 s) with onnxruntime and `tokenizers`, "
+        "no torch; `torch` runs the PyTorch model.",
+    )
     quantize: Literal["none", "int8"] = Field(
         "none",
         description="hf/purr on CPU: int8 dynamic quantisation of the linear layers (faster; "

@@ -162,7 +162,9 @@ def convert_gguf(gguf_file: Path, target: Path) -> Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     started = time.perf_counter()
-    logger.info("converting %s to safetensors in %s (once; this takes a while)", gguf_file, target)
+    logger.warning(
+        "converting %s to safetensors in %s (once; this takes a while)", gguf_file, target
+    )
 
     def write(tmp: Path) -> dict[str, Any]:
         folder, name = str(gguf_file.parent), gguf_file.name

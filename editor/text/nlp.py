@@ -6,9 +6,14 @@ sentences, POS tags, dependencies and named entities, offline.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib.abc
 import logging
-from typing import TYPE_CHECKING
+import sys
+import threading
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from retrieval.collector import collector_paused
 
@@ -31,11 +36,37 @@ _META_VERBS = frozenset("hope apologize apologise recommend suggest wish".split(
 _FIRST_SECOND_PERSON = frozenset("i we you".split())
 
 
+class _NoTorchHere(importlib.abc.MetaPathFinder):
+    """Refuses torch to one thread: thinc (under spaCy) imports torch when it can, for models
+    that run on it; ``en_core_web_sm`` does not, and the import costs about a second."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if threading.get_ident() == self.thread and name.partition(".")[0] == "torch":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+@contextlib.contextmanager
+def _without_torch() -> Iterator[None]:
+    if "torch" in sys.modules:  # already paid for: thinc may as well see it
+        yield
+        return
+    finder = _NoTorchHere()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 @functools.cache
 def get_nlp() -> Language:
-    """The shared spaCy pipeline; loaded on the first call (about a second)."""
+    """The shared spaCy pipeline; loaded on the first call (about 0.8 s, without torch)."""
     try:
-        with collector_paused():  # spaCy imports torch: a burst of objects that stay
+        with collector_paused(), _without_torch():  # a burst of objects that stay
             import spacy
 
             return spacy.load(SPACY_MODEL)

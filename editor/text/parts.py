@@ -22,10 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from spacy.tokens import Span
-
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
 PartKind = Literal["main", "conjunct", "apposition", "relative"]
 MIN_WORDS = 3
@@ -60,6 +58,8 @@ def sentence_parts(sent: Span | Doc) -> tuple[Part, ...]:
     >>> [p.text for p in sentence_parts(get_nlp()("It was directed by Steven Spielberg."))]
     ['It was directed by Steven Spielberg.']
     """
+    from spacy.tokens import Span
+
     whole = (Part(sent.text, 0, len(sent.text), "main"),)
     if not isinstance(sent, Span):
         sent = sent[:]  # a Doc as one span (a one-sentence doc)

@@ -81,7 +81,7 @@ class EditService:
     def _warm(self) -> None:
         t = time.perf_counter()
         try:
-            self.pipeline.prepare()  # first use: builds the index, converts; loads models
+            self.pipeline.prepare(conversions=True)  # first use: the index, conversions, models
             self.pipeline.load_models()
             result = self.pipeline.edit(WARMUP_TEXT)
             if result.status == "degraded":

@@ -12,6 +12,7 @@ from editor.attribution import (
     default_purr_path,
 )
 from editor.attribution.base import AttributionModel, available, build, register
+from editor.attribution.nli_onnx import OnnxSequenceClassificationNLI
 from editor.config import (
     AttributionConfig,
     ConfigError,
@@ -163,11 +164,15 @@ def test_t5_true_labels_must_differ(t5_dir):
 def test_registry_builds_each_type(bert_dirs, t5_dir):
     assert {"hf", "t5-true", "purr"} <= set(available())
     hf = build(AttributionConfig(type="hf", model=str(bert_dirs["mnli"]), max_length=64))
-    assert isinstance(hf, HFSequenceClassificationNLI) and hf.max_length == 64
+    assert isinstance(hf, OnnxSequenceClassificationNLI) and hf.max_length == 64  # a folder: ONNX
+    pt = build(AttributionConfig(type="hf", model=str(bert_dirs["mnli"]), runtime="torch"))
+    assert isinstance(pt, HFSequenceClassificationNLI)
+    pair = ("Paris is in France.", "Paris is in Europe.")
+    assert _as_tuple(hf.score(*pair)) == pytest.approx(_as_tuple(pt.score(*pair)), abs=1e-5)
     t5 = build(AttributionConfig(type="t5-true", model=str(t5_dir), batch_size=2))
     assert isinstance(t5, T5TrueNLI) and t5.batch_size == 2
     purr = build(AttributionConfig(type="purr", model=str(bert_dirs["mnli"])))
-    assert isinstance(purr, HFSequenceClassificationNLI)
+    assert isinstance(purr, OnnxSequenceClassificationNLI)
     assert _sums_to_one(purr.score("Paris is in France.", "Paris is in Europe."))
     with pytest.raises(ValueError, match="already registered"):
         register("hf", lambda cfg, settings: hf)

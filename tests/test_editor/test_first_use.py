@@ -108,6 +108,23 @@ def test_first_use_names_the_gguf_conversion(tmp_path, monkeypatch):
     assert first_use_work(Components(no_llm), research=False) == []
 
 
+def test_an_edit_leaves_the_gguf_conversion_to_the_causal_lms_first_load(
+    tmp_path, monkeypatch, built_index
+):
+    """A single edit converts nothing it does not use (the causal fallback is rarely reached);
+    a service's ``load_models`` still converts before its first request."""
+    monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path))
+    components = Components(load_config("default"), Settings(), index_path=built_index)
+    pipeline = Pipeline(components)
+    result = pipeline.edit("The Eiffel Tower was designed by Thomas Edison.")
+    assert result.status == "edited", result.warnings
+    (left,) = first_use_work(components)
+    assert left.what.startswith("converting packaged:gemma-3-270m")
+    assert first_use_work(components, conversions=False) == []
+    pipeline.prepare(research=False, conversions=True)
+    assert first_use_work(components) == []
+
+
 # -- cached merges and the inference tokenizer ------------------------------------------------
 
 

@@ -9,8 +9,7 @@ returned unchanged with a warning (the models here are English-only).
 The pipeline composes stages that the builder (``editor.factory``) makes: the research components,
 the revision stage (a ``Reviser``: agreement gate + editor, ``editor.revision``) built from
 ``cfg.editor``, ``cfg.agreement`` and ``cfg.revision`` unless one is passed in, and the report
-(``editor.report``). The attribution
-model is loaded once and shared by the agreement model, the ``substitute`` editor and the report.
+(``editor.report``). The attribution model is loaded once and shared by all of them.
 """
 
 from __future__ import annotations
@@ -34,6 +33,7 @@ from editor.factory import (
     build_reviser,
     citation_checker,
     first_use_work,
+    load_alongside,
 )
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
@@ -110,16 +110,21 @@ class Pipeline:
                 item.run()
                 log.warning("prepared in %.0f s", time.perf_counter() - started)
             # the models every edit needs load here too, so that a stage's timeout bounds
-            # its own work only (the editor's model loads when the gate first calls it)
-            if research and not self._prepared_research:
-                self.components.load_research_models()
-                self._prepared_research = True
-            if not self._prepared_models:
-                get_nlp()  # sentences and decontextualisation, in research and the report
-                load = getattr(self.attribution, "load", None)
-                if callable(load):
-                    load()
-                self._prepared_models = True
+            # its own work only (the editor's model loads when the gate first calls it); the
+            # judge's load while the index opens
+            research_now = research and not self._prepared_research
+            load_alongside(
+                self.components.load_research_models if research_now else None,
+                None if self._prepared_models else self._load_judge_models,
+            )
+            self._prepared_research = self._prepared_research or research_now
+            self._prepared_models = True
+
+    def _load_judge_models(self) -> None:
+        get_nlp()  # sentences and decontextualisation, in research and the report
+        load = getattr(self.attribution, "load", None)
+        if callable(load):
+            load()
 
     def close(self) -> None:
         """Refuse further edits (stages already running finish on their own threads)."""

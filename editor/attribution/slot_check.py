@@ -112,10 +112,13 @@ class SlotChecker:
             self._nlp = get_nlp()
         return self._nlp
 
-    def warm_up(self) -> None:
-        """Load the spaCy pipeline, dateparser's tables and pint's registry now (each costs
-        a few hundred milliseconds on first use)."""
-        self.check("It opened in March 1889 at a height of 300 metres.", "It opened in 1889.")
+    def warm_up(self, tables: bool = False) -> None:
+        """Load the spaCy pipeline now; with ``tables``, dateparser's tables and pint's registry
+        too (each a few hundred milliseconds, paid otherwise by the first claim that needs
+        them: a day or month in a date, a unit)."""
+        _ = self.nlp
+        if tables:
+            self.check("It opened in March 1889 at a height of 300 metres.", "It opened in 1889.")
 
     def _parse_many(self, texts: Sequence[str]) -> list[Any]:
         """spaCy docs of ``texts``, parsed in one ``nlp.pipe`` call (about half the cost of

@@ -41,6 +41,7 @@ SLOT_TYPES = {
 _NUMBER = re.compile(r"(?<![\w.])\d(?:[\d,]*\d)?(?:\.\d+)?(?![\w])")
 _YEAR = re.compile(r"^(1[0-9]{3}|20[0-9]{2})$")
 _YEARS = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})(s?)\b")
+_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.I)
 _CENTURY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)\b(?=.*?\b(centur|millenni))", re.I)
 _SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
 _APPROX = re.compile(
@@ -220,6 +221,8 @@ def date_range(text: str) -> tuple[date, date] | None:
     year, decade = years[0]
     if decade:
         return date(year, 1, 1), date(year + 9, 12, 31)
+    if not _MONTH.search(text) and not re.search(r"\d", _YEARS.sub("", text)):
+        return date(year, 1, 1), date(year, 12, 31)  # no month, no day: dateparser would agree
     data = _date_parser().get_date_data(text)
     if data.date_obj is not None and data.date_obj.year == year:
         day = data.date_obj.date()

@@ -59,7 +59,8 @@ class FusedVerifier:
         return True
 
     def load(self) -> None:
-        """Load the NLI model and the slot checks' spaCy pipeline now (first-use work)."""
+        """Load the NLI model and the slot checks' spaCy pipeline now (first-use work; the
+        slot checks' date and unit tables load when a claim first needs them)."""
         load = getattr(self.nli, "load", None)
         if load is not None:
             load()

@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from itertools import zip_longest
 from typing import Any
 
 from editor.config import ResearchConfig
@@ -163,14 +164,18 @@ class Researcher:
             return [
                 h for doc_hits in docs.values() for h in doc_hits[: self.cfg.max_snippets_per_doc]
             ]
-        out: list[Hit] = []
+        per_doc: list[list[Hit]] = []
         for doc_hits in docs.values():
             seen = {h.snippet.id for h in doc_hits}
             # Windows of the document the first stage did not return still compete in reranking.
             rest = [s for s in self.index.document_snippets(doc_hits[0]) if s.id not in seen]
             filler = [Hit(s, 0.0, -1, "document") for s in rest]
-            out.extend((doc_hits + filler)[: self.cfg.max_snippets_per_doc])
-        return out
+            per_doc.append((doc_hits + filler)[: self.cfg.max_snippets_per_doc])
+        depth = self.cfg.rerank_depth
+        if depth is None:
+            return [h for doc_hits in per_doc for h in doc_hits]
+        turns = zip_longest(*per_doc)  # each document's first window, then each one's second...
+        return [h for turn in turns for h in turn if h is not None][:depth]
 
     def _rank(self, query: str, candidates: list[Hit]) -> list[Hit]:
         if self.reranker is None or not candidates:

@@ -62,9 +62,18 @@ def _without_torch() -> Iterator[None]:
         sys.meta_path.remove(finder)
 
 
-@functools.cache
+_NLP_LOCK = threading.Lock()
+
+
 def get_nlp() -> Language:
-    """The shared spaCy pipeline; loaded on the first call (about 0.8 s, without torch)."""
+    """The shared spaCy pipeline; loaded on the first call (about 0.8 s, without torch), once
+    even when threads ask together."""
+    with _NLP_LOCK:
+        return _load_nlp()
+
+
+@functools.cache
+def _load_nlp() -> Language:
     try:
         with collector_paused(), _without_torch():  # a burst of objects that stay
             import spacy

@@ -1,12 +1,13 @@
 """``purr bench cold-start``: the wall time of a whole ``purr edit`` process, as a user meets it.
 
 Each run is a new process (imports, model loads, the edit, printing, exit) with warm caches: one
-unmeasured run first makes sure the default index and the converted models exist. The baseline,
-measured in the same run and interleaved with it, is a process that only imports the libraries
-every edit needs (torch, spaCy, and transformers with its model-loading code), the floor no
-edit can go below without dropping one of them. Reports medians and min-max over ``--runs``
-runs, the ratio to the baseline, and the stage timings of the edit (``timings_ms``) from its
-``--json`` output.
+unmeasured run first makes sure the default index and the ONNX graphs exist. Two baselines run
+in the same loop, interleaved with the edit: a bare interpreter (``python -c pass``) and a
+process that only imports the CLI (``import serve.cli``). The phase table splits the median edit
+process into: the interpreter, importing the CLI (the baselines), loading the models and the
+index (the edit's ``prepare``), the edit itself (parse, research, revision, report: the first
+inference of every model included) and the rest (arguments, the config, printing, exit). Reports
+medians and min-max over ``--runs`` runs and the ratio to each baseline.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ DEFAULT_TEXT = (
     "Thomas Edison's company from 1887 to 1889."
 )
 
-BASELINE = "import torch, spacy, transformers.modeling_utils"
+BASELINES = {"interpreter": "pass", "CLI import": "import serve.cli"}
+EDIT_STAGES = ("parse", "research", "revision", "report")
 
 
 def _timed(cmd: list[str]) -> tuple[float, str]:
@@ -55,36 +57,63 @@ def spread(values: list[float]) -> dict[str, float]:
     }
 
 
+def phases(edit_s: float, base: dict[str, float], stages: dict[str, float]) -> dict[str, float]:
+    """The median edit process split into phases, in seconds (see the module doc).
+
+    >>> phases(3.0, {"interpreter": 0.1, "CLI import": 0.5}, {"prepare": 1500, "research": 600})
+    {'interpreter': 0.1, 'CLI import': 0.4, 'load models and index': 1.5, 'edit': 0.6, 'rest': 0.4}
+    """
+    load = stages.get("prepare", 0.0) / 1000
+    edit = sum(stages.get(n, 0.0) for n in EDIT_STAGES) / 1000
+    interpreter, cli = base["interpreter"], base["CLI import"]
+    out = {
+        "interpreter": interpreter,
+        "CLI import": max(cli - interpreter, 0.0),
+        "load models and index": load,
+        "edit": edit,
+        "rest": max(edit_s - cli - load - edit, 0.0),
+    }
+    return {k: round(v, 3) for k, v in out.items()}
+
+
 def bench_cold_start(
     text: str, runs: int, extra: list[str], progress: bool = True
 ) -> dict[str, Any]:
     from tqdm.auto import tqdm
 
     edit = [sys.executable, "-m", "serve.cli", "edit", text, "--json", *extra]
-    base = [sys.executable, "-c", BASELINE]
-    _, first = _timed(edit)  # warm the caches (index, conversions, merges); not measured
-    edit_s, base_s, stages, statuses = [], [], [], []
+    bases = {name: [sys.executable, "-c", code] for name, code in BASELINES.items()}
+    _, first = _timed(edit)  # warm the caches (index, ONNX graphs); not measured
+    edit_s, stages, statuses = [], [], []
+    base_s: dict[str, list[float]] = {name: [] for name in bases}
     for _ in tqdm(range(runs), desc="cold start", unit="run", disable=not progress):
         seconds, out = _timed(edit)
         result = json.loads(out)
         edit_s.append(seconds)
         stages.append(result["timings_ms"])
         statuses.append(result["status"])
-        base_s.append(_timed(base)[0])
+        for name, cmd in bases.items():
+            base_s[name].append(_timed(cmd)[0])
     names = sorted({k for s in stages for k in s})
+    stage_ms = {n: round(statistics.median(s.get(n, 0.0) for s in stages)) for n in names}
+    median = statistics.median(edit_s)
+    base_median = {name: statistics.median(v) for name, v in base_s.items()}
     return {
         "text": text,
         "runs": runs,
         "status": statuses,
         "edit_s": spread(edit_s),
-        "baseline_s": spread(base_s),
-        "baseline": f"python -c '{BASELINE}'",
-        "ratio_to_baseline": round(statistics.median(edit_s) / statistics.median(base_s), 2),
-        "stage_ms_median": {
-            n: round(statistics.median(s.get(n, 0.0) for s in stages)) for n in names
+        "baselines": {
+            name: {"command": f"python -c '{BASELINES[name]}'", **spread(v)}
+            for name, v in base_s.items()
         },
+        "ratio_to_baseline": {
+            name: round(median / max(m, 1e-9), 2) for name, m in base_median.items()
+        },
+        "phases_s": phases(median, base_median, stage_ms),
+        "stage_ms_median": stage_ms,
         "edit_runs_s": [round(x, 3) for x in edit_s],
-        "baseline_runs_s": [round(x, 3) for x in base_s],
+        "baseline_runs_s": {name: [round(x, 3) for x in v] for name, v in base_s.items()},
         "revised": json.loads(first)["revised"],
     }
 
@@ -95,11 +124,19 @@ def plot(report: dict[str, Any], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 3))
-    ax.boxplot([report["edit_runs_s"], report["baseline_runs_s"]], vert=False)
-    ax.set_yticks([1, 2], ["purr edit", "imports only"])
-    ax.set_xlabel("seconds per process (warm caches)")
-    ax.set_title(f"cold start, {report['runs']} runs: median {report['edit_s']['median']:.2f} s")
+    fig, (box, bar) = plt.subplots(2, 1, figsize=(6, 4.5))
+    runs = [report["edit_runs_s"], *report["baseline_runs_s"].values()]
+    box.boxplot(runs, vert=False)
+    box.set_yticks(range(1, len(runs) + 1), ["purr edit", *report["baseline_runs_s"]])
+    box.set_xlabel("seconds per process (warm caches)")
+    box.set_title(f"cold start, {report['runs']} runs: median {report['edit_s']['median']:.2f} s")
+    left = 0.0
+    for name, seconds in report["phases_s"].items():
+        bar.barh([0], [seconds], left=left, label=f"{name} {seconds:.2f} s")
+        left += seconds
+    bar.set_yticks([])
+    bar.set_xlabel("seconds (median process, by phase)")
+    bar.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
     fig.tight_layout()
     save_png(fig, png)
     plt.close(fig)

@@ -39,7 +39,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-WARMUP_TEXT = "The Eiffel Tower is a wrought-iron lattice tower in Paris, France."
+# a month and a unit: the slot checks' date and unit tables load in the warm-up too
+WARMUP_TEXT = "The Eiffel Tower in Paris opened in March 1889 at a height of 300 metres."
 
 
 class _Late(Exception):

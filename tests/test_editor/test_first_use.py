@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from editor.config import load_config
-from editor.factory import Components, first_use_work
+from editor.factory import Components, first_use_work, load_alongside
 from editor.pipeline import Pipeline
 from retrieval.chunking import chunk
 from retrieval.config import DenseConfig
@@ -228,3 +228,21 @@ def test_two_processes_converting_one_model_write_it_once(tmp_path):
     assert sorted(wrote) == [False, True]  # one wrote it, the other found it written
     assert log.read_text() == "wrote\n"  # the second never started a conversion of its own
     assert is_complete(target) and not list(target.parent.glob(".m.tmp-*"))
+
+
+def test_load_alongside_runs_every_load_on_its_own_thread_and_raises_an_error():
+    import threading
+
+    threads: list[str] = []
+    load_alongside(
+        lambda: threads.append(threading.current_thread().name),
+        None,
+        lambda: threads.append(threading.current_thread().name),
+    )
+    assert len(threads) == 2 and len(set(threads)) == 2
+
+    def broken() -> None:
+        raise OSError("model.onnx: truncated file")
+
+    with pytest.raises(OSError, match="truncated"):
+        load_alongside(lambda: None, broken)

@@ -60,6 +60,20 @@ def test_k_documents_and_j_snippets(tiny_index, reranker):
     assert qe.evidence[0].title == "Apollo 11"
 
 
+def test_rerank_depth_takes_windows_in_turn_from_each_document(tiny_index, reranker):
+    claim = "Apollo 11 landed on the Moon in 1969."
+    full = Researcher(tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig())
+    (all_hits,) = full.research(claim)
+    shallow = Researcher(
+        tiny_index, SentenceQueryGenerator(), reranker, ResearchConfig(rerank_depth=3)
+    )
+    (qe,) = shallow.research(claim)
+    assert len(all_hits.hits) > 3 and len(qe.hits) == 3  # only 3 windows reranked
+    docs = [h.snippet.doc_id for h in qe.hits]
+    assert len(set(docs)) == min(3, len({h.snippet.doc_id for h in all_hits.hits}))
+    assert qe.evidence[0].id == all_hits.evidence[0].id  # the best window is each doc's first
+
+
 def test_duplicates_are_merged(tiny_index, reranker):
     researcher = Researcher(tiny_index, SentenceQueryGenerator(), reranker)
     queries = [

@@ -94,12 +94,16 @@ class OnnxCrossEncoder:
         onnx_runtime.tokenizer(self.model_dir, self.max_length)
 
     def logits(self, query: str, passages: list[str]) -> np.ndarray:
-        if not passages:
+        return self.pair_logits([(query, p) for p in passages])
+
+    def pair_logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        """One logit per (query, passage) pair, in length-sorted batches across all of them."""
+        if not pairs:
             return np.zeros(0, dtype=np.float32)
         sess = onnx_runtime.session(str(self.model_dir / "model.onnx"))
         tok = onnx_runtime.tokenizer(self.model_dir, self.max_length)
-        encs = tok.encode_batch([(query, p) for p in passages])
-        out = np.zeros(len(passages), dtype=np.float32)
+        encs = tok.encode_batch(pairs)
+        out = np.zeros(len(pairs), dtype=np.float32)
         for batch in onnx_runtime.length_sorted_batches(
             [len(e.ids) for e in encs], self.batch_size
         ):
@@ -183,7 +187,9 @@ class Reranker:
         """Hits sorted by relevance (optionally mixed with the first-stage score)."""
         if not hits:
             return []
-        rel = self.relevance(query, [h.snippet.text for h in hits])
+        return self._ranked(hits, self.relevance(query, [h.snippet.text for h in hits]), top_k)
+
+    def _ranked(self, hits: list[Hit], rel: np.ndarray, top_k: int | None) -> list[Hit]:
         w = self.cfg.fuse_weight
         if w > 0:
             first = np.array([h.score for h in hits], dtype=np.float64)
@@ -208,7 +214,18 @@ class Reranker:
     def rerank_batch(
         self, queries: list[str], hits: list[list[Hit]], top_k: int | None = None
     ) -> list[list[Hit]]:
-        return [self.rerank(q, h, top_k) for q, h in zip(queries, hits, strict=True)]
+        """``rerank`` of each query's hits; an ONNX scorer scores every pair in one call (its
+        batches sorted by length across the queries: less padding than one call per query)."""
+        pair_logits = getattr(self.scorer, "pair_logits", None)
+        if pair_logits is None:
+            return [self.rerank(q, h, top_k) for q, h in zip(queries, hits, strict=True)]
+        pairs = [(q, h.snippet.text) for q, hs in zip(queries, hits, strict=True) for h in hs]
+        rel = calibrate(pair_logits(pairs), self.cfg.calibration_scale, self.cfg.calibration_bias)
+        out, start = [], 0
+        for hs in hits:
+            out.append(self._ranked(hs, rel[start : start + len(hs)], top_k) if hs else [])
+            start += len(hs)
+        return out
 
 
 def build_reranker(cfg: RerankConfig) -> Reranker:

@@ -18,13 +18,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from editor.attribution.nli import ChunkedNLI
+
+log = logging.getLogger(__name__)
 
 RECIPE = {"format": 1, "opset": 17}
 MODEL_FILE = "model.onnx"
@@ -186,12 +190,17 @@ class OnnxSequenceClassificationNLI(ChunkedNLI):
         target = graph_folder(self.folder, self.cache_dir, self.quantize)
         if (target / MODEL_FILE).is_file():
             return target
+        log.warning(
+            "preparing: the ONNX graph of %s in %s (first use only)", self.folder.name, target
+        )
+        started = time.perf_counter()
         model = self.torch_model.torch_network()  # before the lock: its base converts under its own
         target.parent.mkdir(parents=True, exist_ok=True)
         with _exclusive(target.parent):
             if not (target / MODEL_FILE).is_file():
                 try:
                     build(model, target, self.quantize, str(self.folder))
+                    log.warning("prepared in %.0f s", time.perf_counter() - started)
                 except ImportError as e:
                     raise RuntimeError(
                         f"building the ONNX graph of '{self.model_ref}' needs the "

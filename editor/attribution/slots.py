@@ -204,6 +204,8 @@ def date_range(text: str) -> tuple[date, date] | None:
     (datetime.date(1601, 1, 1), datetime.date(1800, 12, 31))
     >>> date_range("last week") is None
     True
+    >>> date_range("in 1889") == date_range("in 1889 or so")  # a bare year: no dateparser
+    True
     """
     years = [(int(y), bool(s)) for y, s in _YEARS.findall(text)]
     if not years:  # "the 17th and 18th centuries", "the 1st millennium" (AD only)

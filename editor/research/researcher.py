@@ -109,13 +109,20 @@ class Researcher:
             [q.text for q in queries], self.search.candidates, self.search
         )
         named = getattr(self.index, "named", None) if self.cfg.subject_pages else None
-        out, rerank_ms = [], 0.0
-        for query, hits in zip(queries, first_stage, strict=True):
-            subject = named(query.sentence or query.text, self.cfg.subject_pages) if named else []
-            candidates = self._candidates(hits, subject)
-            t = time.perf_counter()
-            ranked = self._rank(query.text, candidates)
-            rerank_ms += (time.perf_counter() - t) * 1000
+        candidates = [
+            self._candidates(
+                hits, named(query.sentence or query.text, self.cfg.subject_pages) if named else []
+            )
+            for query, hits in zip(queries, first_stage, strict=True)
+        ]
+        t = time.perf_counter()
+        if self.reranker is None:
+            ranked_all = [sorted(c, key=lambda h: -h.score) for c in candidates]
+        else:  # every query's candidates in one call
+            ranked_all = self.reranker.rerank_batch([q.text for q in queries], candidates)
+        rerank_ms = (time.perf_counter() - t) * 1000
+        out = []
+        for query, ranked in zip(queries, ranked_all, strict=True):
             kept = [
                 h for h in ranked if h.relevance is None or h.relevance >= self.cfg.min_relevance
             ]
@@ -176,11 +183,6 @@ class Researcher:
             return [h for doc_hits in per_doc for h in doc_hits]
         turns = zip_longest(*per_doc)  # each document's first window, then each one's second...
         return [h for turn in turns for h in turn if h is not None][:depth]
-
-    def _rank(self, query: str, candidates: list[Hit]) -> list[Hit]:
-        if self.reranker is None or not candidates:
-            return sorted(candidates, key=lambda h: -h.score)
-        return self.reranker.rerank(query, candidates)
 
 
 def _evidence(query: Query, hit: Hit) -> Evidence:

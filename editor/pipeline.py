@@ -33,7 +33,6 @@ from editor.factory import (
     build_reviser,
     citation_checker,
     first_use_work,
-    load_alongside,
 )
 from editor.inputs import InputError, check_input, given_sources
 from editor.report.builder import Reporter
@@ -44,7 +43,7 @@ from editor.research.instructions import set_aside_instructions, set_aside_resea
 from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
 from editor.revision.base import Revises
-from editor.stages import StageRunner
+from editor.stages import StageRunner, load_alongside
 from editor.text.language import check_language
 from editor.text.nlp import get_nlp
 from editor.types import Evidence, Query
@@ -95,9 +94,8 @@ class Pipeline:
         return self._editor
 
     def prepare(self, research: bool = True, conversions: bool = False) -> None:
-        """Do the first-use work now, before any stage's timeout starts: each item is logged
-        (what, roughly how long) with a progress bar; a no-op once done. The causal LMs'
-        conversions wait for their first load unless ``conversions`` (``load_models``)."""
+        """Do the first-use work now, before any stage's timeout starts (logged; a no-op once
+        done). The causal LMs' conversions wait for their first load unless ``conversions``."""
         with self._prepare_lock:
             done = self._prepared_models and (self._prepared_research or not research)
             if done and (self._prepared_conversions or not conversions):
@@ -109,9 +107,7 @@ class Pipeline:
                 started = time.perf_counter()
                 item.run()
                 log.warning("prepared in %.0f s", time.perf_counter() - started)
-            # the models every edit needs load here too, so that a stage's timeout bounds
-            # its own work only (the editor's model loads when the gate first calls it); the
-            # judge's load while the index opens
+            # the models every edit needs, so a stage's timeout bounds its own work only
             research_now = research and not self._prepared_research
             load_alongside(
                 self.components.load_research_models if research_now else None,
@@ -122,8 +118,7 @@ class Pipeline:
 
     def _load_judge_models(self) -> None:
         get_nlp()  # sentences and decontextualisation, in research and the report
-        load = getattr(self.attribution, "load", None)
-        if callable(load):
+        if callable(load := getattr(self.attribution, "load", None)):
             load()
 
     def close(self) -> None:

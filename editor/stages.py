@@ -75,3 +75,20 @@ class StageRunner:
         """Refuse new stage calls (calls already running finish on their own)."""
         with self._lock:
             self._closed = True
+
+
+def load_alongside(*loads: Callable[[], object] | None) -> None:
+    """Run the given loads at once, each on its own thread (the ONNX sessions, file reads and
+    native code overlap; Python-bound parts take turns), and raise the first error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo = [load for load in loads if load is not None]
+    if len(todo) < 2:
+        for load in todo:
+            load()
+        return
+    with ThreadPoolExecutor(len(todo) - 1, thread_name_prefix="purr-load") as pool:
+        running = [pool.submit(load) for load in todo[1:]]
+        todo[0]()
+        for future in running:
+            future.result()

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from editor.config import load_config
-from editor.factory import Components, first_use_work, load_alongside
+from editor.factory import Components, first_use_work
 from editor.pipeline import Pipeline
+from editor.stages import load_alongside
 from retrieval.chunking import chunk
 from retrieval.config import DenseConfig
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus

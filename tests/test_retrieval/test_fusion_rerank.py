@@ -59,6 +59,30 @@ def test_packaged_cross_encoder_ranks_the_answer_first():
     assert ranked[0].retriever == "bm25+rerank" and "rerank" in ranked[0].scores
 
 
+def test_rerank_batch_scores_every_query_in_one_call_like_one_call_each():
+    rr = build_reranker(RerankConfig())
+    texts = [
+        "Paris is the capital and most populous city of France.",
+        "The Eiffel Tower was designed by the company of engineer Gustave Eiffel.",
+        "Bananas are rich in potassium.",
+        "Marie Curie won the Nobel Prize in Chemistry in 1911.",
+    ]
+    queries = ["Who designed the Eiffel Tower?", "When did Curie win the chemistry prize?", "x"]
+    hits = [
+        [_hit(i, t) for i, t in enumerate(texts)],
+        [_hit(i, t) for i, t in enumerate(texts)],
+        [],
+    ]
+    batched = rr.rerank_batch(queries, hits)
+    alone = [rr.rerank(q, h) for q, h in zip(queries, hits, strict=True)]
+    assert [len(r) for r in batched] == [4, 4, 0]
+    assert [r[0].snippet.doc_id for r in batched[:2]] == ["d1", "d3"]
+    for b, a in zip(batched, alone, strict=True):
+        assert [h.snippet.id for h in b] == [h.snippet.id for h in a]
+        # int8 activations are quantised per batch: scores move a little with the batch
+        assert np.allclose([h.relevance for h in b], [h.relevance for h in a], atol=0.05)
+
+
 def test_hf_cross_encoder_by_path(tmp_path):
     """Any HF sequence-classification cross-encoder loads by path (a tiny random BERT here)."""
     from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast

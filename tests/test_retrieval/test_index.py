@@ -159,3 +159,22 @@ def test_append_with_nothing_new_still_removes_a_killed_writers_folder(tiny_inde
     ix = Index.open(tiny_index_copy)
     assert ix.append(list(read_corpus([resources / "tiny_corpus.jsonl"])), progress=False) == 0
     assert not leftover.exists()
+
+
+def test_a_saved_bm25_index_is_searched_without_bm25s_and_scores_the_same(built_index):
+    """``SavedScores`` reads bm25s' files with numpy: same rows, same float scores; the stop
+    words are bm25s' own."""
+    import bm25s
+
+    from retrieval.bm25 import STOPWORDS_EN, BM25Index, SavedScores
+
+    assert frozenset(bm25s.stopwords.STOPWORDS_EN) == STOPWORDS_EN
+    ours = BM25Index.load(built_index / "bm25")
+    assert isinstance(ours._retriever, SavedScores) and ours.size > 10
+    theirs = BM25Index(ours.cfg, bm25s.BM25.load(str(built_index / "bm25"), mmap=True))
+    queries = ["Marie Curie Nobel Prize", "Eiffel Tower height metres", "the of and", "zzzz"]
+    for (rows, scores), (rows2, scores2) in zip(
+        ours.search_batch(queries, 50), theirs.search_batch(queries, 50), strict=True
+    ):
+        assert rows.tolist() == rows2.tolist() and scores.tolist() == scores2.tolist()
+    assert len(ours.search("Marie Curie", 5)[0]) > 0

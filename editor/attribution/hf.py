@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -186,7 +186,20 @@ def label_columns(
     return mapping, columns
 
 
-class HFSequenceClassificationNLI(_HFModel):
+class LabelMapped:
+    """A classifier whose outputs map to purr's labels once loaded (``label_map``)."""
+
+    label_map: dict[int, str]
+    load: Callable[[], None]  # the subclass's own (an annotation only: nothing is shadowed)
+
+    @property
+    def three_way(self) -> bool:
+        """Whether some output means 'contradicted' (loads the model)."""
+        self.load()
+        return "contradicted" in self.label_map.values()
+
+
+class HFSequenceClassificationNLI(LabelMapped, _HFModel):
     """Any Hugging Face sequence-classification NLI model, by hub id (local cache) or path.
 
     The label map comes from ``config.id2label`` (see ``infer_label_map``); ``label_map``
@@ -240,12 +253,6 @@ class HFSequenceClassificationNLI(_HFModel):
                 return self._from_pretrained(AutoModelForSequenceClassification)[1]
         finally:
             self.quantize = quantize
-
-    @property
-    def three_way(self) -> bool:  # type: ignore[override]
-        """Whether some output means 'contradicted' (loads the model)."""
-        self.load()
-        return "contradicted" in self.label_map.values()
 
     def _overhead(self) -> int:
         self.load()

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from editor.attribution.hf import LabelMapped
 from editor.attribution.nli import ChunkedNLI
 
 log = logging.getLogger(__name__)
@@ -51,42 +52,16 @@ def cache_key(folder: Path, quantize: str) -> str:
     h = hashlib.sha256(json.dumps({**RECIPE, "quantize": quantize}, sort_keys=True).encode())
     if quantize == "int8":
         h.update(json.dumps(span_onnx.RECIPE, sort_keys=True).encode())
-    for f in _weight_files(folder):
-        stat = f.stat()
-        h.update(f"{f.name}\0{stat.st_size}\0".encode())
-        if stat.st_size > _WHOLE_HASH_MAX:
-            h.update(str(stat.st_mtime_ns).encode())
-            continue
-        with f.open("rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                h.update(block)
+    span_onnx.hash_files(h, _weight_files(folder), _WHOLE_HASH_MAX)
     return h.hexdigest()[:16]
 
 
 def export_fp32(model: Any, out: Path) -> None:
     """``model`` (a ``transformers`` sequence classifier, eval mode) as an fp32 ONNX graph."""
-    import warnings
+    from editor.attribution import span_onnx
 
-    import torch
-
-    ids = torch.randint(1, min(model.config.vocab_size, 2000), (2, 24))
-    types = torch.zeros_like(ids)
-    types[:, 12:] = 1
-    axes = {name: {0: "batch", 1: "length"} for name in INPUTS}
-    axes["logits"] = {0: "batch"}
     model.config._attn_implementation = "eager"  # a traceable attention, same arithmetic
-    with warnings.catch_warnings(), torch.inference_mode():
-        warnings.simplefilter("ignore")  # tracer notes on the mask arithmetic
-        torch.onnx.export(
-            model,
-            (ids, torch.ones_like(ids), types),
-            str(out),
-            input_names=list(INPUTS),
-            output_names=["logits"],
-            dynamic_axes=axes,
-            opset_version=RECIPE["opset"],
-            dynamo=False,
-        )
+    span_onnx.export_graph(model, out, ["logits"])
 
 
 def build(model: Any, target: Path, quantize: str, source: str) -> None:
@@ -163,7 +138,7 @@ def _pad_token(folder: Path) -> str:
     return pad["content"] if isinstance(pad, dict) else str(pad)
 
 
-class OnnxSequenceClassificationNLI(ChunkedNLI):
+class OnnxSequenceClassificationNLI(LabelMapped, ChunkedNLI):
     """``HFSequenceClassificationNLI``'s model, run from its ONNX graph (see the module doc).
     Same constructor; the PyTorch model loads only to build the graph once."""
 
@@ -228,11 +203,6 @@ class OnnxSequenceClassificationNLI(ChunkedNLI):
                 self.model_ref,
             )
             self._net = net
-
-    @property
-    def three_way(self) -> bool:  # type: ignore[override]
-        self.load()
-        return "contradicted" in self.label_map.values()
 
     def _overhead(self) -> int:
         self.load()

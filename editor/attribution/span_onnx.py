@@ -57,18 +57,32 @@ def cache_key(folder: Path) -> str:
 
     h = hashlib.sha256(json.dumps(RECIPE, sort_keys=True).encode())
     h.update(Path(span_model.__file__).read_bytes())
-    for f in _files(folder):
-        if not f.is_file():
-            continue
-        h.update(f.name.encode() + b"\0" + str(f.stat().st_size).encode() + b"\0")
-        with f.open("rb") as stream:
-            for block in iter(lambda: stream.read(1 << 20), b""):
-                h.update(block)
+    hash_files(h, _files(folder))
     return h.hexdigest()[:16]
 
 
-def export_fp32(model: Any, out: Path) -> None:
-    """``model`` (the torch span network, in eval mode) as an fp32 ONNX graph at ``out``."""
+def hash_files(h: Any, files: list[Path], whole_max: int | None = None) -> None:
+    """Feed ``h`` each existing file's name, size and bytes (above ``whole_max`` bytes, its
+    modification time instead of its bytes)."""
+    for f in files:
+        if not f.is_file():
+            continue
+        stat = f.stat()
+        h.update(f.name.encode() + b"\0" + str(stat.st_size).encode() + b"\0")
+        if whole_max is not None and stat.st_size > whole_max:
+            h.update(str(stat.st_mtime_ns).encode())
+            continue
+        with f.open("rb") as stream:
+            for block in iter(lambda: stream.read(1 << 20), b""):
+                h.update(block)
+
+
+def export_graph(
+    model: Any, out: Path, outputs: list[str], per_token: tuple[str, ...] = ()
+) -> None:
+    """``model`` (a torch BERT-style network in eval mode, called with ids, attention mask and
+    token types) as an fp32 ONNX graph at ``out``: batch and length dynamic, the ``per_token``
+    outputs by length too, the others by batch only."""
     import warnings
 
     import torch
@@ -76,8 +90,8 @@ def export_fp32(model: Any, out: Path) -> None:
     ids = torch.randint(1, min(model.config.vocab_size, 2000), (2, 24))
     types = torch.zeros_like(ids)
     types[:, 12:] = 1
-    axes = {name: {0: "batch", 1: "length"} for name in (*INPUTS, "tokens", "start", "end")}
-    axes["pair"] = {0: "batch"}
+    axes = {name: {0: "batch", 1: "length"} for name in (*INPUTS, *per_token)}
+    axes.update({name: {0: "batch"} for name in outputs if name not in per_token})
     with warnings.catch_warnings(), torch.inference_mode():
         warnings.simplefilter("ignore")  # tracer notes on the mask arithmetic
         torch.onnx.export(
@@ -85,11 +99,16 @@ def export_fp32(model: Any, out: Path) -> None:
             (ids, torch.ones_like(ids), types),
             str(out),
             input_names=list(INPUTS),
-            output_names=list(OUTPUTS),
+            output_names=list(outputs),
             dynamic_axes=axes,
             opset_version=RECIPE["opset"],
             dynamo=False,
         )
+
+
+def export_fp32(model: Any, out: Path) -> None:
+    """``model`` (the torch span network, in eval mode) as an fp32 ONNX graph at ``out``."""
+    export_graph(model, out, list(OUTPUTS), per_token=("tokens", "start", "end"))
 
 
 def quantize(fp32: Path, out: Path) -> None:

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from editor.attribution.base import AttributionModel
+from editor.attribution.nli import in_pair_scope
 from editor.batch import BatchOutcome, edit_batch
 from editor.citations.mafe import mafe
 from editor.citations.markers import protect, restore
@@ -153,10 +154,8 @@ class Pipeline:
     ) -> EditResult:
         """Research (unless ``evidence`` is given), revise, and report; with ``sources`` (the
         documents a cited text cites, ``Source``s or ``{id, text, title?, url?}``), repair its
-        citations against them instead (``editor.citations.repair``).
-
-        Citation markers ([1], [1, 3], [^1]) are taken out before any stage sees the text and
-        put back after the words they followed: no stage edits them.
+        citations against them instead (``editor.citations.repair``). Citation markers ([1],
+        [1, 3], [^1]) are taken out first and put back after their words.
 
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
@@ -254,6 +253,7 @@ class Pipeline:
         finally:
             timings["report"] = (time.perf_counter() - t) * 1000
 
+    @in_pair_scope  # each model scores a pair once per edit
     def _edit(
         self, text: str, context: str | None = None, evidence: Sequence[str] | None = None
     ) -> EditResult:

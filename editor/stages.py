@@ -10,6 +10,7 @@ closes it with itself.
 
 from __future__ import annotations
 
+import contextvars
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -65,7 +66,10 @@ class StageRunner:
                 with self._lock:
                     self._running -= 1
 
-        threading.Thread(target=work, name=f"{self.name}-{stage}", daemon=True).start()
+        context = contextvars.copy_context()  # the caller's (an edit's scope) goes with it
+        threading.Thread(
+            target=context.run, args=(work,), name=f"{self.name}-{stage}", daemon=True
+        ).start()
         try:
             return future.result(timeout=timeout_s)
         except FutureTimeout:

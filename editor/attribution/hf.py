@@ -57,7 +57,7 @@ class _HFModel(ChunkedNLI):
                 with collector_paused():  # transformers' model code and the weights stay
                     self._load()
 
-    def _from_pretrained(self, model_class: Any) -> tuple[Any, Any]:
+    def _from_pretrained(self, model_class: Any, quantize: bool = True) -> tuple[Any, Any]:
         from transformers import AutoTokenizer
 
         resolved = resolve(self.model_ref)
@@ -77,7 +77,7 @@ class _HFModel(ChunkedNLI):
                 "(save_pretrained) and models already in the Hugging Face cache load"
             ) from None
         model = model.to(self.device).eval()
-        if self.quantize == "int8":
+        if quantize and self.quantize == "int8":
             model = quantize_int8(model, self.device)
         return tokenizer, model
 
@@ -247,12 +247,8 @@ class HFSequenceClassificationNLI(LabelMapped, _HFModel):
         exported from)."""
         from transformers import AutoModelForSequenceClassification
 
-        quantize, self.quantize = self.quantize, "none"
-        try:
-            with collector_paused():
-                return self._from_pretrained(AutoModelForSequenceClassification)[1]
-        finally:
-            self.quantize = quantize
+        with collector_paused():
+            return self._from_pretrained(AutoModelForSequenceClassification, quantize=False)[1]
 
     def _overhead(self) -> int:
         self.load()

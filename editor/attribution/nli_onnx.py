@@ -98,7 +98,7 @@ class OnnxPairClassifier:
     """An exported graph with its tokenizer: ``logits(pairs)`` for (premise, hypothesis) pairs,
     and the token counts the chunking needs."""
 
-    def __init__(self, graph: Path, tokenizer_file: Path, max_length: int, pad_token: str) -> None:
+    def __init__(self, graph: Path, folder: Path, max_length: int, pad_token: str) -> None:
         from tokenizers import Tokenizer
 
         from retrieval import onnx_runtime
@@ -106,13 +106,11 @@ class OnnxPairClassifier:
         self.session = onnx_runtime.session(str(graph / MODEL_FILE))
         self.names = [i.name for i in self.session.get_inputs()]
         self.labels = json.loads((graph / LABELS_FILE).read_text("utf-8"))
-        self.plain = Tokenizer.from_file(str(tokenizer_file))
+        self.pairs = onnx_runtime.tokenizer(folder, max_length)  # longest_first, no padding
+        self.plain = Tokenizer.from_file(str(folder / "tokenizer.json"))  # whole lengths
         self.plain.no_truncation()
         self.plain.no_padding()
-        self.pairs = Tokenizer.from_file(str(tokenizer_file))
-        self.pairs.enable_truncation(max_length=max_length, strategy="longest_first")
-        pad_id = self.pairs.token_to_id(pad_token)
-        self.pairs.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
+        self.pad_id = self.pairs.token_to_id(pad_token) or 0
         processor = self.pairs.post_processor
         self.overhead = processor.num_special_tokens_to_add(True) if processor else 0
 
@@ -120,12 +118,9 @@ class OnnxPairClassifier:
         return [len(e.ids) for e in self.plain.encode_batch(texts, add_special_tokens=False)]
 
     def logits(self, pairs: list[tuple[str, str]]) -> np.ndarray:
-        encs = self.pairs.encode_batch(pairs)
-        feed = {
-            "input_ids": np.array([e.ids for e in encs], dtype=np.int64),
-            "attention_mask": np.array([e.attention_mask for e in encs], dtype=np.int64),
-            "token_type_ids": np.array([e.type_ids for e in encs], dtype=np.int64),
-        }
+        from retrieval import onnx_runtime
+
+        feed = onnx_runtime.pad(self.pairs.encode_batch(pairs), self.pad_id)
         return self.session.run(["logits"], {k: feed[k] for k in self.names})[0]
 
 
@@ -192,9 +187,7 @@ class OnnxSequenceClassificationNLI(LabelMapped, ChunkedNLI):
             from editor.attribution.hf import label_columns
 
             graph = self._graph()
-            net = OnnxPairClassifier(
-                graph, self.folder / "tokenizer.json", self.max_length, _pad_token(self.folder)
-            )
+            net = OnnxPairClassifier(graph, self.folder, self.max_length, _pad_token(self.folder))
             id2label = {int(k): v for k, v in net.labels["id2label"].items()}
             self.label_map, self._columns = label_columns(
                 id2label,

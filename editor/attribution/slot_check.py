@@ -112,13 +112,11 @@ class SlotChecker:
             self._nlp = get_nlp()
         return self._nlp
 
-    def warm_up(self, tables: bool = False) -> None:
-        """Load the spaCy pipeline now; with ``tables``, dateparser's tables and pint's registry
-        too (each a few hundred milliseconds, paid otherwise by the first claim that needs
-        them: a day or month in a date, a unit)."""
+    def warm_up(self) -> None:
+        """Load the spaCy pipeline now. dateparser's tables and pint's registry load when a
+        claim first names a day or month, or a unit (a few hundred milliseconds each; the
+        service's warm-up edit names both)."""
         _ = self.nlp
-        if tables:
-            self.check("It opened in March 1889 at a height of 300 metres.", "It opened in 1889.")
 
     def _parse_many(self, texts: Sequence[str]) -> list[Any]:
         """spaCy docs of ``texts``, parsed in one ``nlp.pipe`` call (about half the cost of

@@ -10,28 +10,62 @@ import sys
 from editor.result import EditResult
 from serve.chat.citations import cited_text
 
-_TOKEN = re.compile(r"\s+|\w+|[^\w\s]")
+_TOKEN = re.compile(r"\s+|\S+")
 
 
-def diff_markup(before: str, after: str) -> str:
-    """Rich markup of a word-level diff: deletions red and struck through, insertions green.
+def word_changes(before: str, after: str) -> list[tuple[str, str]]:
+    """``(old, new)`` pieces of a word-level diff: equal text as ``(same, same)``, a change as
+    its old and new words. Words split at whitespace, as git's word diff does, and changes
+    separated only by whitespace are one change, so a changed phrase reads as one.
+
+    >>> word_changes("by Thomas Edison's company.", "by Gustave Eiffel's company.")
+    [('by ', 'by '), ("Thomas Edison's", "Gustave Eiffel's"), (' company.', ' company.')]
+    """
+    a, b = _TOKEN.findall(before), _TOKEN.findall(after)
+    ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    pieces = [("".join(a[i1:i2]), "".join(b[j1:j2]), op != "equal") for op, i1, i2, j1, j2 in ops]
+    out: list[list] = []
+    for k, (old, new, changed) in enumerate(pieces):
+        after_change = bool(out) and out[-1][2]
+        bridge = not old.strip() and k + 1 < len(pieces) and pieces[k + 1][2]
+        if after_change and (changed or bridge):  # one change across whitespace
+            out[-1][0] += old
+            out[-1][1] += new
+            continue
+        out.append([old, new, changed])
+    return [(old, new) for old, new, _ in out]
+
+
+def diff_markup(before: str, after: str, plain: bool = False) -> str:
+    """A word diff of ``before`` and ``after``: Rich markup (deletions red and struck through,
+    insertions green), or with ``plain`` git's word-diff markers ``[-old-]{+new+}``, which read
+    without colour (a pipe, a file, ``NO_COLOR``).
 
     >>> diff_markup("Built in 1887.", "Built in 1889.")
-    'Built in [red strike]1887[/][green]1889[/].'
+    'Built in [red strike]1887.[/][green]1889.[/]'
+    >>> diff_markup("by Thomas Edison's company", "by Gustave Eiffel's company", plain=True)
+    "by [-Thomas Edison's-]{+Gustave Eiffel's+} company"
     """
     from rich.markup import escape
 
-    a, b = _TOKEN.findall(before), _TOKEN.findall(after)
     out = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if op == "equal":
-            out.append(escape("".join(a[i1:i2])))
+    for old, new in word_changes(before, after):
+        if old == new:
+            out.append(old if plain else escape(old))
             continue
-        if i2 > i1:
-            out.append(f"[red strike]{escape(''.join(a[i1:i2]))}[/]")
-        if j2 > j1:
-            out.append(f"[green]{escape(''.join(b[j1:j2]))}[/]")
+        if plain:
+            out.append((f"[-{old}-]" if old else "") + (f"{{+{new}+}}" if new else ""))
+            continue
+        if old:
+            out.append(f"[red strike]{escape(old)}[/]")
+        if new:
+            out.append(f"[green]{escape(new)}[/]")
     return "".join(out)
+
+
+def plain_output(console) -> bool:
+    """Whether ``console`` shows no colour: not a terminal, or ``NO_COLOR`` set."""
+    return not console.is_terminal or console.no_color or console.color_system is None
 
 
 def show(result: EditResult, console=None) -> None:
@@ -45,7 +79,12 @@ def show(result: EditResult, console=None) -> None:
         console.print(f"[yellow]warning:[/] {escape(w)}")
     if result.revised != result.original:
         console.print("\n[bold]changes[/]")
-        console.print(diff_markup(result.original, result.revised), highlight=False)
+        plain = plain_output(console)
+        changes = diff_markup(result.original, result.revised, plain)
+        if plain:  # the markers as they are, never read as Rich markup
+            console.out(changes, highlight=False)
+        else:
+            console.print(changes, highlight=False)
     unsure = [f for f in result.findings if f.applicability == "unsafe"]
     shown = result.report.evidence_ids if result.report is not None else ()
     for f in unsure:  # a fix the judge could not prove: suggested, never applied unasked

@@ -1,0 +1,120 @@
+"""``PurrQueryEngine``: a LlamaIndex query engine that edits another's answers against the
+nodes they were built from (``pip install 'purr-edit[llamaindex]'``).
+
+    engine = PurrQueryEngine(index.as_query_engine())
+    response = engine.query("When was Acme founded?")
+    str(response)                                  # the revision
+    response.metadata["purr"]                      # status, findings, citations, report
+
+The response is edited against its ``source_nodes`` (``serve.integrations.common``): a
+citation ``[n]`` names the n-th source node, as LlamaIndex's ``CitationQueryEngine`` writes
+them. The result keeps the wrapped engine's nodes and metadata and adds ``metadata["purr"]``,
+whose citations name the nodes (``document``: the index in ``source_nodes``, ``id``: the
+node's id). A streaming engine's answer is gathered, edited, then streamed. When purr fails,
+the answer comes back unchanged with status ``degraded``; ``on_error="raise"`` raises instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from llama_index.core.base.base_query_engine import BaseQueryEngine
+from llama_index.core.base.response.schema import (
+    RESPONSE_TYPE,
+    AsyncStreamingResponse,
+    PydanticResponse,
+    Response,
+    StreamingResponse,
+)
+from llama_index.core.prompts.mixin import PromptMixinType
+from llama_index.core.schema import NodeWithScore, QueryBundle
+
+from editor.pipeline import Pipeline
+from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker, word_pieces
+
+
+class PurrQueryEngine(BaseQueryEngine):
+    """Wraps ``engine``; ``pipeline``, ``config``, ``overrides`` and ``index`` choose the
+    pipeline (built on first use), as for ``purr edit``."""
+
+    def __init__(
+        self,
+        engine: BaseQueryEngine,
+        pipeline: Pipeline | None = None,
+        *,
+        config: str = "default",
+        overrides: Sequence[str] = (),
+        index: str | None = None,
+        on_error: OnError = "degrade",
+    ) -> None:
+        super().__init__(callback_manager=engine.callback_manager)
+        self.engine = engine
+        self.checker = PurrChecker(pipeline, config, overrides, index, on_error)
+
+    def _get_prompt_modules(self) -> PromptMixinType:
+        return {"engine": self.engine}
+
+    def _query(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        response = self.engine.query(query_bundle)
+        streaming = isinstance(response, StreamingResponse)
+        if streaming or isinstance(response, PydanticResponse):
+            response = response.get_response()
+        edited = self._edited(response, query_bundle)
+        if streaming:
+            return StreamingResponse(_words(edited.response or ""), **_rest(edited))
+        return edited
+
+    async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
+        response = await self.engine.aquery(query_bundle)
+        streaming = isinstance(response, AsyncStreamingResponse)
+        if streaming:
+            response = await response.get_response()
+        elif isinstance(response, (StreamingResponse, PydanticResponse)):
+            response = response.get_response()
+        edited = await asyncio.to_thread(self._edited, response, query_bundle)
+        if streaming:
+            return AsyncStreamingResponse(_awords(edited.response or ""), **_rest(edited))
+        return edited
+
+    def _edited(self, response: Response, query_bundle: QueryBundle) -> Response:
+        nodes = list(response.source_nodes)
+        documents = [node_document(n) for n in nodes]
+        checked = self.checker.check(response.response or "", documents, query_bundle.query_str)
+        return edited_response(checked, nodes, response.metadata)
+
+
+def node_document(node: NodeWithScore) -> AppDocument:
+    """A retrieved node as an ``AppDocument``: its text, id, title (when its metadata names
+    one) and metadata."""
+    meta = dict(node.node.metadata or {})
+    title = meta.get("title")
+    return AppDocument(
+        node.node.get_content(), node.node.node_id, title if isinstance(title, str) else None, meta
+    )
+
+
+def edited_response(
+    checked: Checked, nodes: list[NodeWithScore], metadata: dict[str, Any] | None
+) -> Response:
+    """The ``Response`` of a checked answer: the revision, the same nodes, the engine's own
+    metadata with ``purr`` added."""
+    return Response(checked.result.revised, nodes, {**(metadata or {}), "purr": checked.metadata()})
+
+
+def _rest(response: Response) -> dict[str, Any]:
+    return {
+        "source_nodes": response.source_nodes,
+        "metadata": response.metadata,
+        "response_txt": None,
+    }
+
+
+def _words(text: str) -> Iterator[str]:
+    yield from word_pieces(text)
+
+
+async def _awords(text: str) -> AsyncIterator[str]:
+    for piece in word_pieces(text):
+        yield piece

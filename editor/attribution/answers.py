@@ -66,8 +66,9 @@ def evidence_answers(
                 (t - c if c < t else c - t + 0.5 for c in cues for t in tokens if c not in tokens),
                 default=99,
             )
-            found.append((gap, slot.start, slot.text))
-        for _, _, text in sorted(found):
+            # the whole entity before a number inside it ("150 kilograms", not "150")
+            found.append((gap, slot.start, -len(slot.text), slot.text))
+        for *_, text in sorted(found):
             if norm(text) not in {norm(x) for x in out}:
                 out.append(text)
     return out

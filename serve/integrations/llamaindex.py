@@ -17,6 +17,7 @@ the answer comes back unchanged with status ``degraded``; ``on_error="raise"`` r
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -85,14 +86,17 @@ class PurrQueryEngine(BaseQueryEngine):
         return edited_response(checked, nodes, response.metadata)
 
 
+_SOURCE_LABEL = re.compile(r"\ASource \d+:\n")
+
+
 def node_document(node: NodeWithScore) -> AppDocument:
-    """A retrieved node as an ``AppDocument``: its text, id, title (when its metadata names
-    one) and metadata."""
+    """A retrieved node as an ``AppDocument``: its text (without the ``Source n:`` label that
+    ``CitationQueryEngine`` puts before each chunk), id, title (when its metadata names one)
+    and metadata."""
     meta = dict(node.node.metadata or {})
     title = meta.get("title")
-    return AppDocument(
-        node.node.get_content(), node.node.node_id, title if isinstance(title, str) else None, meta
-    )
+    text = _SOURCE_LABEL.sub("", node.node.get_content())
+    return AppDocument(text, node.node.node_id, title if isinstance(title, str) else None, meta)
 
 
 def edited_response(

@@ -103,6 +103,25 @@ def run_purr(
     )
 
 
+def run_docs_example(page: str, cwd: Path, timeout: int = 600) -> str:
+    """Run the first ``python`` block of a docs page in a new process, as a reader who pastes
+    it would (offline, from ``cwd``); its stdout, or an AssertionError with its stderr."""
+    text = (Path(__file__).parents[1] / page).read_text(encoding="utf-8")
+    code = re.search(r"```python\n(.*?)```", text, re.S)
+    assert code, f"{page} has no python block"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).parents[1])}
+    done = subprocess.run(
+        [sys.executable, "-c", code.group(1)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 MNLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 """The label names of an MNLI-style three-way model."""
 

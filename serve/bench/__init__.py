@@ -19,5 +19,6 @@ BENCHMARKS = (
     ("web", "serve.bench.web"),
     ("milvus", "training.bench.milvus"),
     ("ray", "serve.bench.ray_batch"),
+    ("integrations", "serve.bench.integrations"),
 )
 """``(name, module)``: each module has ``BENCHMARK``, ``add_cli_args`` and ``main``."""

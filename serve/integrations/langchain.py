@@ -137,7 +137,7 @@ class PurrEdit(Runnable[Any, AIMessage]):
             documents = None if docs is None else [app_document(d) for d in docs]
             return answer, documents, question if isinstance(question, str) else None, message
         if isinstance(value, BaseMessage):
-            return value.text, None, None, value
+            return str(value.text), None, None, value
         if isinstance(value, str):
             return value, None, None, None
         raise TypeError(
@@ -181,7 +181,7 @@ def reply(checked: Checked, message: Any = None) -> AIMessage:
 def reply_chunks(message: AIMessage) -> Iterator[AIMessageChunk]:
     """The revision a few words at a time; the last chunk carries the metadata. The chunks
     add up (``+``) to ``message``'s content and metadata."""
-    for piece in word_pieces(message.text):
+    for piece in word_pieces(str(message.text)):
         yield AIMessageChunk(content=piece, id=message.id)
     yield AIMessageChunk(
         content="",

@@ -82,7 +82,8 @@ class PurrQueryEngine(BaseQueryEngine):
     def _edited(self, response: Response, query_bundle: QueryBundle) -> Response:
         nodes = list(response.source_nodes)
         documents = [node_document(n) for n in nodes]
-        checked = self.checker.check(response.response or "", documents, query_bundle.query_str)
+        question = query_bundle.query_str or None
+        checked = self.checker.check(response.response or "", documents, question)
         return edited_response(checked, nodes, response.metadata)
 
 

@@ -21,10 +21,6 @@ from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
 from langchain_core.runnables import RunnablePassthrough  # noqa: E402
 from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
-from editor.attribution.base import build as build_attribution  # noqa: E402
-from editor.config import AttributionConfig, load_config  # noqa: E402
-from editor.factory import Components  # noqa: E402
-from editor.pipeline import Pipeline  # noqa: E402
 from serve.integrations.langchain import PurrEdit  # noqa: E402
 
 FOUNDED = "Acme Robotics was founded in 2011 by Maria Lopez in Austin, Texas."
@@ -35,10 +31,8 @@ RIGHT = "The Porter X2 can lift 150 kilograms."
 
 
 @pytest.fixture(scope="module")
-def pipeline(built_index):
-    cfg = load_config("default")
-    nli = build_attribution(AttributionConfig())
-    return Pipeline(Components(cfg, index_path=built_index, progress=False), attribution=nli)
+def pipeline(default_pipeline):
+    return default_pipeline
 
 
 @pytest.fixture(scope="module")

@@ -23,10 +23,6 @@ from llama_index.core.embeddings import MockEmbedding  # noqa: E402
 from llama_index.core.llms import MockLLM  # noqa: E402
 from llama_index.core.query_engine import CitationQueryEngine  # noqa: E402
 
-from editor.attribution.base import build as build_attribution  # noqa: E402
-from editor.config import AttributionConfig, load_config  # noqa: E402
-from editor.factory import Components  # noqa: E402
-from editor.pipeline import Pipeline  # noqa: E402
 from serve.integrations.llamaindex import PurrQueryEngine  # noqa: E402
 
 FOUNDED = "Acme Robotics was founded in 2011 by Maria Lopez in Austin, Texas."
@@ -37,10 +33,8 @@ RIGHT = "Acme Robotics was founded in 2011 by Maria Lopez."
 
 
 @pytest.fixture(scope="module")
-def pipeline(built_index):
-    cfg = load_config("default")
-    nli = build_attribution(AttributionConfig())
-    return Pipeline(Components(cfg, index_path=built_index, progress=False), attribution=nli)
+def pipeline(default_pipeline):
+    return default_pipeline
 
 
 @pytest.fixture(scope="module")

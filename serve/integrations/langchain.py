@@ -55,6 +55,10 @@ class PurrEdit(Runnable[Any, AIMessage]):
         self.answer_key, self.documents_key = answer_key, documents_key
         self.question_keys = tuple(question_keys)
 
+    def __repr__(self) -> str:
+        c = self.checker
+        return f"PurrEdit(config={c.config!r}, answer_key={self.answer_key!r}, on_error={c.on_error!r})"
+
     @property
     def InputType(self) -> type:  # noqa: N802 - LangChain's name
         return Any  # type: ignore[return-value]

@@ -9,6 +9,10 @@ from editor.citations.document import parse_markers
 from editor.result import EditResult
 
 CitationStyle = Literal["markers", "sources", "none"]
+MIN_ATTRIBUTION = 0.5
+"""A sentence cites its evidence when the attribution model gives at least this."""
+WORDS_PER_CHUNK = 4
+"""A streamed reply comes a few words at a time."""
 
 
 def message_text(content: Any) -> str:
@@ -53,7 +57,7 @@ def dialogue_context(messages: Sequence[Mapping[str, Any]], max_chars: int = 400
     return "\n".join(reversed(kept)) or None
 
 
-def cited_text(result: EditResult, min_attribution: float = 0.5) -> str:
+def cited_text(result: EditResult, min_attribution: float = MIN_ATTRIBUTION) -> str:
     """The revised text with `` [n]`` after each sentence attributed to the report's n-th
     evidence (attribution at least ``min_attribution``). A text that cites its own sources
     comes back as it is."""
@@ -108,3 +112,16 @@ def render_reply(result: EditResult, style: CitationStyle = "sources") -> str:
         if block:
             text = f"{text}\n\nSources:\n{block}"
     return text
+
+
+def word_pieces(text: str, n: int = WORDS_PER_CHUNK) -> list[str]:
+    """``text`` in pieces of ``n`` words that join back to it: how a reply is streamed.
+
+    >>> word_pieces("one two three four five six", 4)
+    ['one two three four ', 'five six']
+    """
+    words = text.split(" ")
+    return [
+        " ".join(words[i : i + n]) + (" " if i + n < len(words) else "")
+        for i in range(0, len(words), n)
+    ]

@@ -20,7 +20,7 @@ import httpx
 
 from editor.result import EditResult
 from retrieval.web.providers import redact
-from serve.chat.citations import dialogue_context, message_text, render_reply
+from serve.chat.citations import dialogue_context, message_text, render_reply, word_pieces
 from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
 from serve.chat.upstream_stream import gather
 from serve.edit.protocol import EditOptions, EditRequest
@@ -212,11 +212,7 @@ class ChatService:
         for choice in data["choices"]:
             i = choice["index"]
             yield event([{"index": i, "delta": {"role": "assistant"}, "finish_reason": None}])
-            words = (choice["message"]["content"] or "").split(" ")
-            for start in range(0, len(words), 4):
-                piece = " ".join(words[start : start + 4])
-                if start + 4 < len(words):
-                    piece += " "
+            for piece in word_pieces(choice["message"]["content"] or ""):
                 yield event([{"index": i, "delta": {"content": piece}, "finish_reason": None}])
             extra = {"purr": choice["purr"]} if choice.get("purr") else {}
             finish = choice.get("finish_reason")

@@ -20,12 +20,9 @@ from editor.config import load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline
 from editor.result import EditResult
+from serve.chat.citations import MIN_ATTRIBUTION
 
 OnError = Literal["degrade", "raise"]
-WORDS_PER_CHUNK = 4
-"""A streamed revision comes a few words at a time, as the chat wrapper streams it."""
-MIN_ATTRIBUTION = 0.5
-"""A sentence cites a document when the attribution model gives at least this."""
 
 
 @dataclass(frozen=True)
@@ -159,16 +156,3 @@ class PurrChecker:
         texts = [docs[n].text for n in kept]
         result = pipeline.edit(answer, question, evidence=texts)
         return Checked(result, docs, {f"given-{i}": n for i, n in enumerate(kept)})
-
-
-def word_pieces(text: str, n: int = WORDS_PER_CHUNK) -> list[str]:
-    """``text`` in pieces of ``n`` words that join back to it.
-
-    >>> word_pieces("one two three four five six", 4)
-    ['one two three four ', 'five six']
-    """
-    words = text.split(" ")
-    return [
-        " ".join(words[i : i + n]) + (" " if i + n < len(words) else "")
-        for i in range(0, len(words), n)
-    ]

@@ -30,7 +30,8 @@ from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import ensure_config
 
 from editor.pipeline import Pipeline
-from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker, word_pieces
+from serve.chat.citations import word_pieces
+from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker
 
 
 class PurrEdit(Runnable[Any, AIMessage]):

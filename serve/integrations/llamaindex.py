@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -33,7 +33,8 @@ from llama_index.core.prompts.mixin import PromptMixinType
 from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from editor.pipeline import Pipeline
-from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker, word_pieces
+from serve.chat.citations import word_pieces
+from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker
 
 
 class PurrQueryEngine(BaseQueryEngine):
@@ -64,7 +65,7 @@ class PurrQueryEngine(BaseQueryEngine):
             response = response.get_response()
         edited = self._edited(response, query_bundle)
         if streaming:
-            return StreamingResponse(_words(edited.response or ""), **_rest(edited))
+            return StreamingResponse(iter(word_pieces(edited.response or "")), **_rest(edited))
         return edited
 
     async def _aquery(self, query_bundle: QueryBundle) -> RESPONSE_TYPE:
@@ -114,10 +115,6 @@ def _rest(response: Response) -> dict[str, Any]:
         "metadata": response.metadata,
         "response_txt": None,
     }
-
-
-def _words(text: str) -> Iterator[str]:
-    yield from word_pieces(text)
 
 
 async def _awords(text: str) -> AsyncIterator[str]:

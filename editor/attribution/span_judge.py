@@ -287,6 +287,12 @@ class SpanJudge(ChunkedNLI):
         return out
 
 
+def load_network(path: Path, device: str = "cpu", quantize: str = "none"):
+    """The span network in ``path`` (the judge's, or a reader trained from it) and its
+    tokenizer: the int8 ONNX graph (built into the cache on first use) or the torch one."""
+    return _load_int8(path) if quantize == "int8" else _load(path, device)
+
+
 def _load_int8(path: Path):
     """The int8 ONNX network (``span_onnx``, built into the cache on first use) and the
     tokenizer."""

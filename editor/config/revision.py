@@ -22,8 +22,45 @@ RuleFamily = Literal[
     "support",
     "better",
     "statement",
+    "reader",
 ]
 """The rules judge's rule families (``GATE_RULES`` and ``ACCEPTANCE_RULES`` together)."""
+
+
+class ReaderPolicy(_Cfg):
+    """The reader's signal (``judge.reader``): with a question as context, the trained
+    extractive reader answers it from the text and from the evidence, and two confident,
+    different answers name the text's words and propose the evidence's. Every number here is
+    a probability of the reader's (``editor.reader``)."""
+
+    enabled: bool = Field(True, description="ask the reader where a question is the context.")
+    model: str | None = Field(None, description="the reader folder; None = the shipped one.")
+    quantize: Literal["none", "int8"] = Field(
+        "int8", description="int8: the reader as its 8-bit ONNX graph (built once into the cache)."
+    )
+    min_evidence: float = Field(
+        0.5, ge=0, le=1, description="the evidence's answer must be at least this likely."
+    )
+    min_text: float = Field(
+        0.3, ge=0, le=1, description="the text's own answer must be at least this likely."
+    )
+    max_no_answer: float = Field(
+        0.3, ge=0, le=1, description="above this P(no answer) the evidence is read as silent."
+    )
+    rival_ratio: float = Field(
+        0.3,
+        ge=0,
+        le=1,
+        description="no finding where an evidence answer that agrees with the text is at "
+        "least this share of the best answer's probability (the evidence is ambiguous).",
+    )
+    apply_min: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="the evidence's answer is applied (safe) from this probability on, both "
+        "readings this sure; below it the fix is suggested.",
+    )
 
 
 class JudgeConfig(_Cfg):
@@ -60,6 +97,10 @@ class JudgeConfig(_Cfg):
         "none",
         description="span on CPU: the judge as its 8-bit ONNX graph (also the citation "
         "locator's); built into the cache on first use (`purr bench span-judge`).",
+    )
+    reader: ReaderPolicy = Field(
+        default_factory=ReaderPolicy,
+        description="the extractive reader's answers as a signal (with a question as context).",
     )
 
 

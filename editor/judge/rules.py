@@ -52,6 +52,9 @@ class RulesJudge:
         j = self.acceptance.judge(
             before, after, span, span_after, finding.evidence_text, context, finding.rule
         )
+        if j.accepted and finding.rule == "reader" and finding.proposal is not None:
+            if not finding.proposal.decision.accepted:  # the reader is not sure enough
+                return Decision("unsafe", f"{j.reason}; {finding.proposal.decision.reason}")
         if j.accepted:
             return Decision("safe", j.reason, j.proof)
         return Decision("unsafe" if j.unsure else "display", j.reason)

@@ -20,5 +20,6 @@ EVALUATIONS = (
     "spans",
     "rules",
     "flags",
+    "reader",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

@@ -1,0 +1,163 @@
+"""The reader's answers as the gate's signal: with a question as context, the trained extractive
+reader (``editor.reader``) answers it from the text and from the evidence. Where the wrapped
+gate opens no edit, two confident answers that differ name the text's answer and propose the
+evidence's, copied with its offsets: "the evidence answers 'How much does the Vela X1 weigh?'
+with '2.8 kg', the text with '4.2 kg'", even where '4.2 kg' stands elsewhere in the evidence
+(about the Vela X2), which reads as supported to a model of word overlap.
+
+Answers are the same when their names match (a name and its full form, "the" and a possessive
+aside), when one date range holds the other ("2019" and "14 March 2019": coarser is not a
+contradiction), or when their quantities agree (units converted, 10% where the text hedges
+"about"). Every probability that decides is in ``judge.reader`` (``ReaderPolicy``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from editor.attribution.answers import asked_of
+from editor.attribution.slot_values import bare_name
+from editor.attribution.slots import approximate, date_range, quantity
+from editor.judge.agreement.base import AgreementModel, FromBatch
+from editor.judge.base import Decision, Finding, Proposal
+from editor.reader.base import Answer, Reading
+from editor.result import Flag
+from editor.text.words import is_question
+from editor.types import Evidence, evidence_text
+from retrieval.sentences import split_spans
+
+_HEDGE = re.compile(r"(?i)(?:about|around|roughly|approximately|nearly|almost|some|over)\b")
+_WORD_NUMBERS = {
+    w: str(i)
+    for i, w in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve".split()
+    )
+}
+
+
+def _numerals(text: str) -> str:
+    return " ".join(_WORD_NUMBERS.get(w.lower(), w) for w in text.split())
+
+
+def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = False) -> bool:
+    """Whether two answers to one question agree (see the module doc); answers that cannot be
+    compared (a length against a weight) count as agreeing: no finding comes of them.
+
+    >>> same_answer("Neil Armstrong", "Armstrong"), same_answer("2019", "14 March 2019")
+    (True, True)
+    >>> same_answer("4.2 kg", "2.8 kg"), same_answer("2.8 kilograms", "2.8 kg")
+    (False, True)
+    >>> same_answer("second", "first"), same_answer("six weeks", "6 weeks")
+    (False, True)
+    """
+    a, b = bare_name(_numerals(mine)), bare_name(_numerals(theirs))
+    if not a or not b or a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ":
+        return True
+    dates = date_range(mine), date_range(theirs)
+    if dates[0] and dates[1]:
+        (a0, a1), (b0, b1) = dates
+        return (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)
+    qa, qb = quantity(_numerals(mine), after_mine), quantity(_numerals(theirs))
+    if qa and qb:
+        if qa[1] and qb[1] and qa[1] != qb[1]:
+            return True  # not the same kind of quantity: not comparable
+        scale = max(abs(qa[0]), abs(qb[0]), 1e-9)
+        return abs(qa[0] - qb[0]) / scale <= (0.1 if hedged else 0.01)
+    return False
+
+
+class ReaderAgreement(FromBatch):
+    """``inner``'s verdicts, and with a question as context the reader's (see the module doc).
+    ``reader`` is an ``editor.reader.Reader``; ``policy`` a ``ReaderPolicy``."""
+
+    def __init__(self, inner: AgreementModel, reader: Any, policy: Any) -> None:
+        self.inner = inner
+        self.reader = reader
+        self.policy = policy
+
+    def check_batch(
+        self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
+    ) -> list[Finding]:
+        verdicts = self.inner.check_batch(items, context)
+        if not is_question(context):
+            return verdicts
+        assert context is not None
+        todo = [
+            i for i, v in enumerate(verdicts) if not v.opens or (v.rule == "question" and not v.flags)
+        ]
+        if not todo:
+            return verdicts
+        pairs: dict[tuple[str, str], int] = {}
+        for i in todo:
+            text, _, e = items[i]
+            question = asked_of(context, e.query)
+            for pair in ((question, text), (question, evidence_text(e))):
+                pairs.setdefault(pair, len(pairs))
+        readings = self.reader.read_batch(list(pairs))
+        out = list(verdicts)
+        for i in todo:
+            text, _, e = items[i]
+            question = asked_of(context, e.query)
+            mine = readings[pairs[(question, text)]]
+            theirs = readings[pairs[(question, evidence_text(e))]]
+            found = self._differ(text, question, mine, theirs, verdicts[i])
+            if found is not None:
+                out[i] = found
+        return out
+
+    def _differ(
+        self, text: str, question: str, mine: Reading, theirs: Reading, verdict: Finding
+    ) -> Finding | None:
+        p = self.policy
+        said, best = mine.best, theirs.best
+        if said is None or best is None or said.probability < p.min_text:
+            return None
+        if best.probability < p.min_evidence or theirs.no_answer > p.max_no_answer:
+            return None
+        hedged = approximate(text[: said.start]) or bool(_HEDGE.match(said.text))
+        after = text[said.end :]
+        if any(
+            same_answer(said.text, a.text, after, hedged)
+            for a in theirs.answers
+            if a is best or a.probability >= p.rival_ratio * best.probability
+        ):
+            return None
+        sentence = next(((a, b) for a, b in split_spans(text) if a <= said.start < b), None)
+        if sentence is None or (verdict.span is not None and verdict.span != sentence):
+            return None  # another query's sentence: its own finding names it
+        return _finding(text, question, sentence, said, best, verdict, p.apply_min)
+
+
+def _finding(
+    text: str,
+    question: str,
+    sentence: tuple[int, int],
+    said: Answer,
+    best: Answer,
+    verdict: Finding,
+    apply_min: float,
+) -> Finding:
+    from editor.revision.editors.substitute import swap_in
+
+    a, b = sentence
+    reason = (
+        f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}), "
+        f"the text with {said.text!r} (P {said.probability:.2f})"
+    )
+    sure = min(best.probability, said.probability) >= apply_min
+    revised = swap_in(text[a:b], said.start - a, said.end - a, best.text)
+    return Finding(
+        "contradicted",
+        reason,
+        sentence,
+        verdict.supported,
+        verdict.contradicted,
+        rule="reader",
+        flags=(Flag(said.start, said.end, "contradicted", fix=best.text),),
+        opens=True,
+        proposal=Proposal(
+            revised, reason, Decision("safe" if sure else "unsafe", f"reader: {reason}")
+        ),
+    )

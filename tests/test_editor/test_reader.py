@@ -1,0 +1,116 @@
+"""The extractive reader (``editor.reader``) and its answers as the judge's signal
+(``editor.judge.agreement.reader``): the shipped reader answers from the evidence, and two
+confident different answers name the text's words and propose the evidence's."""
+
+from __future__ import annotations
+
+import pytest
+
+from editor.config.revision import ReaderPolicy
+from editor.judge.agreement.base import said
+from editor.judge.agreement.reader import ReaderAgreement, same_answer
+from editor.reader import shared_reader
+from editor.reader.base import Answer, Reading
+from editor.reader.extractive import ExtractiveReader
+from editor.types import Evidence
+
+VELA = "The Vela X1 weighs 2.8 kg and runs for 60 minutes. The larger Vela X2 weighs 4.2 kg."
+QUESTION = "How much does the Vela X1 weigh?"
+CLAIM = "The Vela X1 weighs 4.2 kg."
+
+
+@pytest.fixture(scope="module")
+def reader() -> ExtractiveReader:
+    return shared_reader()
+
+
+def test_the_shipped_reader_answers_from_the_evidence_not_from_overlap(reader):
+    got = reader.read(QUESTION, VELA)
+    assert got.best is not None and got.best.text == "2.8 kg"
+    assert VELA[got.best.start : got.best.end] == got.best.text  # copied, with its offsets
+    assert reader.read(QUESTION, CLAIM).best.text == "4.2 kg"
+
+
+def test_a_long_evidence_is_read_in_windows(reader):
+    filler = " ".join(f"Report line {i} lists the shipping crates of the east depot." for i in range(60))
+    got = reader.read("How many people does Lindqvist Dairy employ?",
+                      filler + " Lindqvist Dairy employs 340 people in Umea.")
+    assert got.best is not None and got.best.text.startswith("340")
+    assert reader.read_batch([]) == []
+
+
+def test_an_evidence_that_does_not_answer_reads_as_no_answer(reader):
+    got = reader.read("Who founded the Vela company?", VELA)
+    assert got.no_answer > (got.best.probability if got.best else 0)
+
+
+def test_bad_settings_say_what_to_change():
+    with pytest.raises(ValueError, match="max_length"):
+        ExtractiveReader(max_length=40)
+    with pytest.raises(ValueError, match="stride"):
+        ExtractiveReader(max_length=192, stride=150)
+
+
+def test_answers_compare_by_name_date_range_and_quantity():
+    assert same_answer("Neil Armstrong", "Armstrong")
+    assert same_answer("in 2019", "14 March 2019")  # coarser is not a contradiction
+    assert same_answer("about 300", "318", hedged=True)  # "about" is 10% either way
+    assert not same_answer("about 300", "450", hedged=True)
+    assert not same_answer("300", "318")
+    assert not same_answer("4.2 kg", "2.8 kg") and same_answer("2.8 kilograms", "2.8 kg")
+    assert not same_answer("second", "first")
+
+
+class Fixed:
+    """A reader that answers from a table (the judge's policy is what is under test here)."""
+
+    def __init__(self, table: dict[str, Reading]) -> None:
+        self.table, self.calls = table, 0
+
+    def read_batch(self, items):
+        self.calls += 1
+        return [self.table[text] for _, text in items]
+
+
+class Silent:
+    def check_batch(self, items, context=None):
+        return [said("irrelevant", "not stated", (0, len(t))) for t, _, _ in items]
+
+
+def _reading(text: str, source: str, p: float, null: float = 0.01, *more: Answer) -> Reading:
+    at = source.index(text)
+    return Reading(QUESTION, (Answer(text, at, at + len(text), p), *more), null)
+
+
+def _gate(claim_p=0.9, ev_p=0.9, null=0.01, rival=None) -> tuple[ReaderAgreement, Fixed]:
+    more = () if rival is None else (Answer("4.2 kg", VELA.index("4.2 kg"), len(VELA) - 1, rival),)
+    reader = Fixed({
+        CLAIM: _reading("4.2 kg", CLAIM, claim_p),
+        VELA: _reading("2.8 kg", VELA, ev_p, null, *more),
+    })
+    return ReaderAgreement(Silent(), reader, ReaderPolicy()), reader
+
+
+def _check(gate, context=QUESTION):
+    return gate.check_batch([(CLAIM, CLAIM, Evidence("e1", VELA, "", "given", None, QUESTION, 1.0))], context)[0]
+
+
+def test_two_confident_different_answers_name_the_words_and_propose_the_evidences():
+    f = _check(_gate()[0])
+    assert f.verdict == "contradicted" and f.opens and f.rule == "reader"
+    assert [(CLAIM[x.start : x.end], x.fix) for x in f.flags] == [("4.2 kg", "2.8 kg")]
+    assert f.proposal.text == "The Vela X1 weighs 2.8 kg."
+    assert f.proposal.decision.applicability == "safe"
+
+
+def test_doubt_is_suggested_and_silence_or_ambiguity_is_no_finding():
+    assert _check(_gate(ev_p=0.6)[0]).proposal.decision.applicability == "unsafe"
+    assert not _check(_gate(ev_p=0.3)[0]).opens  # the reader is not sure of the evidence
+    assert not _check(_gate(null=0.8)[0]).opens  # the evidence does not answer
+    assert not _check(_gate(rival=0.5)[0]).opens  # it also answers the text's value
+    assert not _check(_gate(claim_p=0.1)[0]).opens  # the text's own answer is unclear
+
+
+def test_without_a_question_the_reader_is_not_asked():
+    gate, reader = _gate()
+    assert not _check(gate, context=None).opens and reader.calls == 0

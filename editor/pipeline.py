@@ -1,15 +1,12 @@
 """``Pipeline``: research -> revision -> attribution report, with graceful degradation.
 
-``Pipeline.edit(text, context=None, evidence=None) -> EditResult`` (the result contract of
-DESIGN.md) and ``edit_batch``. Input limits (``limits.*``) are checked first and raise
-``InputError`` with what to do; after that nothing raises: a stage that fails or runs past its
-timeout gives status ``degraded`` with the original text and the reason. Non-English text is
-returned unchanged with a warning (the models here are English-only).
-
-The pipeline composes stages that the builder (``editor.factory``) makes: the research components,
-the revision stage (a ``Reviser``: agreement gate + editor, ``editor.revision``) built from
-``cfg.editor``, ``cfg.agreement`` and ``cfg.revision`` unless one is passed in, and the report
-(``editor.report``). The attribution model is loaded once and shared by all of them.
+``Pipeline.edit(text, context=None, evidence=None) -> EditResult`` (``editor.result``) and
+``edit_batch``. Input limits (``limits.*``) are checked first and raise ``InputError`` with
+what to do; after that nothing raises: a stage that fails or runs past its timeout gives status
+``degraded`` with the original text and the reason. Non-English text comes back unchanged with a
+warning (the models here are English-only). The stages come from the builder
+(``editor.factory``): research, the revision stage (a ``Reviser`` asking the judge,
+``editor.revision``) and the report; the models load once and are shared.
 """
 
 from __future__ import annotations
@@ -121,6 +118,9 @@ class Pipeline:
         get_nlp()  # sentences and decontextualisation, in research and the report
         if callable(load := getattr(self.attribution, "load", None)):
             load()
+        from editor.reader import load_for
+
+        load_for(self.cfg)  # the reader, where the judge asks it (its graph builds once)
 
     def close(self) -> None:
         """Refuse further edits (stages already running finish on their own threads)."""

@@ -7,6 +7,7 @@ measure it.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from editor.reader.base import Answer, Reader, Reading
 from editor.reader.extractive import ExtractiveReader
@@ -19,3 +20,11 @@ def shared_reader(path: str | None = None, quantize: str = "int8") -> Extractive
     """One reader per (folder, quantisation) in a process, loaded on first use and shared by
     every pipeline (read-only once loaded; its calls are thread-safe)."""
     return ExtractiveReader(path, quantize=quantize)
+
+
+def load_for(cfg: Any) -> None:
+    """Load the reader where ``cfg``'s judge asks it (``judge.reader``; the rules gate)."""
+    policy = cfg.judge.reader
+    if cfg.judge.type != "span" and policy.enabled and cfg.revision.gate:
+        if "reader" not in cfg.judge.rules_off:
+            shared_reader(policy.model, policy.quantize).load()

@@ -368,7 +368,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.clients < 1 or args.duration <= 0 or args.baseline_s <= 0:
         raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
     args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
-    report = bench_serve(bench_passages(args.data, args.n), args)
+    texts = [p if isinstance(p, str) else p[0] for p in bench_passages(args.data, args.n)]
+    report = bench_serve(texts, args)
     save_report(report, args.report_file, plot, indent=None)  # the file keeps every latency
     return report
 

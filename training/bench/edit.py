@@ -16,10 +16,12 @@ from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 
 def bench_edit(
-    passages: list[str], editors: list[str], config: str, overrides: list[str], index: str | None
+    passages: list[Any], editors: list[str], config: str, overrides: list[str], index: str | None
 ) -> dict[str, Any]:
     """Latency by stage of ``Pipeline.edit`` per editor (the identity editor is the baseline:
-    research + report without revision), p50/p95 over the passages after one warm-up."""
+    research + report without revision), p50/p95 over the passages after one warm-up.
+    ``passages``: texts, or (text, context, evidence) rows; an editor ``NAME@KEY=VALUE`` is
+    NAME with that setting too (``substitute+causal@judge.reader.enabled=false``)."""
     from editor.config import editor_overrides, load_config
     from editor.factory import Components
     from editor.pipeline import Pipeline
@@ -28,7 +30,9 @@ def bench_edit(
     shared: Components | None = None
     attribution = None
     for name in editors:
-        chosen = [f"judge.type={name[6:]}"] if name.startswith("judge:") else editor_overrides(name)
+        kind, *extra = name.split("@")
+        chosen = [f"judge.type={kind[6:]}"] if kind.startswith("judge:") else editor_overrides(kind)
+        chosen += extra
         cfg = load_config(config, [*chosen, *overrides])
         comp = Components(cfg, index_path=index, progress=False)
         if shared is not None:  # one index, reranker and LLM for all editors
@@ -36,11 +40,12 @@ def bench_edit(
                 if key in shared.__dict__:
                     comp.__dict__[key] = shared.__dict__[key]
         pipe = Pipeline(comp, attribution=attribution)
-        pipe.edit(passages[0])  # warm-up: loads every model
+        rows = [(p, None, None) if isinstance(p, str) else p for p in passages]
+        pipe.edit(*rows[0])  # warm-up: loads every model
         stages: dict[str, list[float]] = {}
         statuses: dict[str, int] = {}
-        for text in passages:
-            r = pipe.edit(text)
+        for row in rows:
+            r = pipe.edit(*row)
             statuses[r.status] = statuses.get(r.status, 0) + 1
             for k, v in r.timings_ms.items():
                 stages.setdefault(k, []).append(v)
@@ -65,14 +70,17 @@ def bench_edit(
     return report
 
 
-def bench_passages(data: str | None, n: int) -> list[str]:
-    """``n`` passages: the ``text`` of a JSONL file's rows, or the planted dev set's (seed 1)."""
+def bench_passages(data: str | None, n: int) -> list[Any]:
+    """``n`` passages: a JSONL file's rows as (``text``, ``context``, ``evidence``), or the
+    planted dev set's texts (seed 1)."""
     if data:
         from retrieval.corpus import read_utf8
 
         rows = [json.loads(x) for x in read_utf8(Path(data)).splitlines() if x.strip()]
         passages = [
-            r["text"] for r in rows if isinstance(r, dict) and isinstance(r.get("text"), str)
+            (r["text"], r.get("context"), r.get("evidence"))
+            for r in rows
+            if isinstance(r, dict) and isinstance(r.get("text"), str)
         ]
     else:
         from retrieval.corpus import read_wiki_summaries

@@ -109,6 +109,17 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def edited(r: dict[str, Any]) -> bool:
         return r["revised"] != r["original"]
 
+    def named(r: dict[str, Any]) -> bool:  # left wrong, but a finding names its words
+        return not (edited(r) and _gold(r)) and bool(r.get("findings"))
+
+    def suggests(r: dict[str, Any]) -> bool:  # ... and suggests a fix that gives the gold
+        fixes = [f.get("suggestion") or f.get("fix") or "" for f in r.get("findings") or []]
+        return named(r) and any(gives_gold(x, r["answers"], r.get("source")) for x in fixes)
+
+    def called_supported(r: dict[str, Any]) -> bool:
+        verdicts = [s.get("verdict") for s in (r.get("report") or {}).get("sentences", [])]
+        return bool(verdicts) and all(v == "supported" for v in verdicts if v)
+
     fixed = sum(edited(r) and _gold(r) for r in wrong)
     wrong_edits = sum(edited(r) and not _gold(r) for r in wrong)
     broken = sum(edited(r) and not _gold(r) for r in right)
@@ -124,6 +135,11 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "edits": edits,
         "edits_correct": share(fixed, edits),
         "harmful_edits": wrong_edits + broken,
+        "wrong_named_not_fixed": sum(named(r) for r in wrong),
+        "wrong_suggested_gold": sum(suggests(r) for r in wrong),
+        "wrong_called_supported": sum(
+            called_supported(r) and not (edited(r) and _gold(r)) for r in wrong
+        ),
     }
 
 

@@ -92,7 +92,8 @@ def tune_score(model: Any, tokenizer: Any, rows: list[QARow]) -> dict[str, float
     from training.eval.reader import score_readings
 
     model.eval()
-    reader = ExtractiveReader(network=model, tokenizer=tokenizer, quantize="none")
+    device = str(next(model.parameters()).device)
+    reader = ExtractiveReader(network=model, tokenizer=tokenizer, quantize="none", device=device)
     readings = reader.read_batch([(r.question, r.context) for r in rows])
     model.train()
     return score_readings(rows, readings)
@@ -114,6 +115,7 @@ def train(args: argparse.Namespace) -> dict:
         else {"step": 0, "rows_read": 0, "seed": args.seed, "curve": [], "settings": {}}
     )
     model, tokenizer = load_network(start_from, "cpu")
+    model.to(args.device)
     manifest = json.loads((start_from / MANIFEST).read_text())
     frozen = {"bert.embeddings.word_embeddings.weight"}
     for name, p in model.named_parameters():
@@ -149,7 +151,7 @@ def train(args: argparse.Namespace) -> dict:
         shutil.rmtree(tmp, ignore_errors=True)
         model.config.architectures = ["SpanJudgeModel"]
         model.config.purr_reader = True
-        save_partial(model, tmp, manifest["base"], sorted(frozen))
+        save_partial(model, tmp, manifest["base"], sorted(frozen))  # fp16 shards, on any device
         shutil.copy(start_from / "tokenizer.json", tmp / "tokenizer.json")
         for name in ("README.md", "metrics.json"):
             if (out / name).is_file():
@@ -169,8 +171,10 @@ def train(args: argparse.Namespace) -> dict:
         feats = features(tokenizer, chunk, args.max_length, args.stride, rng)
         if not feats:
             continue
-        ids, mask, types, start, end = batch_tensors(feats)
-        _, _, s_logits, e_logits = model(ids, mask, types)
+        ids, mask, types, start, end = (t.to(args.device) for t in batch_tensors(feats))
+        with torch.autocast(args.device.split(":")[0], torch.bfloat16, enabled=args.bf16):
+            _, _, s_logits, e_logits = model(ids, mask, types)
+        s_logits, e_logits = s_logits.float(), e_logits.float()
         ce = torch.nn.functional.cross_entropy
         loss = (ce(s_logits, start) + ce(e_logits, end)) / 2
         loss.backward()
@@ -221,6 +225,8 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-every", type=int, default=250)
     p.add_argument("--tune-rows", type=int, default=200)
     p.add_argument("--threads", type=int, default=0)
+    p.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
+    p.add_argument("--bf16", action="store_true", help="bf16 autocast (a GPU)")
     p.add_argument("--seed", type=int, default=0)
 
 

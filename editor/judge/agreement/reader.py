@@ -38,7 +38,11 @@ _WORD_NUMBERS = {
 
 
 def _numerals(text: str) -> str:
-    return " ".join(_WORD_NUMBERS.get(w.lower(), w) for w in text.split())
+    """Number words as digits, "a week" as "1 week"."""
+    words = text.split()
+    if len(words) == 2 and words[0].lower() in ("a", "an", "one"):
+        words[0] = "1"
+    return " ".join(_WORD_NUMBERS.get(w.lower(), w) for w in words)
 
 
 def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = False) -> bool:
@@ -51,6 +55,8 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     (False, True)
     >>> same_answer("second", "first"), same_answer("six weeks", "6 weeks")
     (False, True)
+    >>> same_answer("a week", "7 days"), same_answer("a week", "10 days")
+    (True, False)
     """
     a, b = bare_name(_numerals(mine)), bare_name(_numerals(theirs))
     if not a or not b or a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ":

@@ -39,7 +39,7 @@ class ReaderPolicy(_Cfg):
         "int8", description="int8: the reader as its 8-bit ONNX graph (built once into the cache)."
     )
     min_evidence: float = Field(
-        0.5, ge=0, le=1, description="the evidence's answer must be at least this likely."
+        0.3, ge=0, le=1, description="the evidence's answer must be at least this likely."
     )
     min_text: float = Field(
         0.3, ge=0, le=1, description="the text's own answer must be at least this likely."
@@ -55,7 +55,7 @@ class ReaderPolicy(_Cfg):
         "least this share of the best answer's probability (the evidence is ambiguous).",
     )
     apply_min: float = Field(
-        0.7,
+        0.5,
         ge=0,
         le=1,
         description="the evidence's answer is applied (safe) from this probability on, both "

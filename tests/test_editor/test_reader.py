@@ -104,11 +104,11 @@ def test_two_confident_different_answers_name_the_words_and_propose_the_evidence
 
 
 def test_doubt_is_suggested_and_silence_or_ambiguity_is_no_finding():
-    assert _check(_gate(ev_p=0.6)[0]).proposal.decision.applicability == "unsafe"
-    assert not _check(_gate(ev_p=0.3)[0]).opens  # the reader is not sure of the evidence
+    assert _check(_gate(ev_p=0.4)[0]).proposal.decision.applicability == "unsafe"
+    assert not _check(_gate(ev_p=0.2)[0]).opens  # the reader is not sure of the evidence
     assert not _check(_gate(null=0.8)[0]).opens  # the evidence does not answer
     assert not _check(_gate(rival=0.5)[0]).opens  # it also answers the text's value
-    assert not _check(_gate(claim_p=0.1)[0]).opens  # the text's own answer is unclear
+    assert not _check(_gate(claim_p=0.2)[0]).opens  # the text's own answer is unclear
 
 
 def test_without_a_question_the_reader_is_not_asked():

@@ -1,6 +1,6 @@
 """``purr eval reader``: the extractive reader on XQuAD English (answer F1 and exact match, the
-SQuAD way) and on SQuAD 2.0 dev's unanswerable questions (no-answer accuracy), without the
-passages XQuAD holds. Draws the learning curve of the reader's own ``state.json``.
+SQuAD way) and on SQuAD 2.0 dev's unanswerable questions (no-answer accuracy; the first 1,500
+by default), without the passages XQuAD holds. Draws the learning curve of the reader's own ``state.json``.
 """
 
 from __future__ import annotations
@@ -131,6 +131,12 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         default=1.0,
         help="answer 'none' where no-answer is this many times as likely as the span",
     )
+    p.add_argument(
+        "--unanswerable",
+        type=int,
+        default=1500,
+        help="SQuAD 2.0 dev unanswerable questions read (outside XQuAD's passages)",
+    )
     p.add_argument("--quantize", choices=["int8", "none"], default="int8")
     p.add_argument("--out", required=True, help="folder for metrics.json and reader.png")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -147,9 +153,9 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     xquad = load("xquad", args.data)
     held = test_contexts(args.data)
     squad2 = [r for r in load("squad2_dev", args.data) if r.context not in held]
+    squad2 = [r for r in squad2 if not r.answerable][: args.limit or args.unanswerable]
     if args.limit:
         xquad = xquad[: args.limit]
-        squad2 = [r for r in squad2 if not r.answerable][: args.limit]
     report: dict[str, Any] = {"reader": str(reader.path)}
     for name, rows in (("xquad", xquad), ("squad2_dev", squad2)):
         readings = []

@@ -204,6 +204,8 @@ def test_edits_are_decided_by_the_verifier_as_trained(tmp_path):
     assert pipe.reporter.attribution is pipe.attribution
     reviser = pipe.editor
     judge = reviser.judge
-    gate = getattr(judge.gate, "inner", judge.gate)
+    gate = judge.gate
+    while hasattr(gate, "inner"):  # the question and reader wrappers
+        gate = gate.inner
     for stage in (judge.acceptance, gate):
         assert stage.attribution is pipe.attribution.model

@@ -90,7 +90,9 @@ def test_every_stage_of_a_pipeline_shares_its_parser(mnli_model):
     assert pipe.reporter.parser is parser
     assert pipe.components.querygen.parser is parser
     judge = reviser.judge
-    gate = getattr(judge.gate, "inner", judge.gate)  # under the question wrapper
+    gate = judge.gate
+    while hasattr(gate, "inner"):  # under the question and reader wrappers
+        gate = gate.inner
     assert judge.acceptance.parser is parser and gate.parser is parser
     result = pipe.edit(TEXT, evidence=[EVIDENCE])
     kept = parser.parse(TEXT)  # made at input; the report read the same one

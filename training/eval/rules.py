@@ -79,7 +79,9 @@ class RulesRun:
     def __init__(self, judge: Any, editor: Any) -> None:
         self.judge, self.editor = judge, editor
         gate = judge.gate
-        self.gate = getattr(gate, "inner", gate)  # the NLI gate inside the question wrapper
+        while hasattr(gate, "inner"):  # the NLI gate inside the question and reader wrappers
+            gate = gate.inner
+        self.gate = gate
 
     def off(self, families: Iterable[str]) -> None:
         from editor.judge.acceptance import ACCEPTANCE_RULES

@@ -145,15 +145,13 @@ def _finding(
     verdict: Finding,
     apply_min: float,
 ) -> Finding:
-    from editor.revision.editors.substitute import swap_in
-
     a, b = sentence
     reason = (
         f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}), "
         f"the text with {said.text!r} (P {said.probability:.2f})"
     )
     sure = min(best.probability, said.probability) >= apply_min
-    revised = swap_in(text[a:b], said.start - a, said.end - a, best.text)
+    revised = text[a : said.start] + best.text + text[said.end : b]  # the evidence's words
     return Finding(
         "contradicted",
         reason,

@@ -285,53 +285,60 @@ def build_reviser(
     llm: Callable[[], Any],
     parser: TextParser | None = None,
 ) -> Reviser:
-    """The revision stage of ``cfg``: the judge (``judge.type``) and, for a judge that does not
-    write its own revisions, the editor (behind its fallback, if one is set). ``attribution``
-    and ``llm`` are loaders, called only by the stages that need them, so an editor without an
-    LLM never loads one; ``parser``: the pipeline's, shared by the judge."""
+    """The revision stage of ``cfg``: the judge (``judge.type``) and the proposers it chooses
+    among. ``attribution`` and ``llm`` are loaders, called only by the stages that need them,
+    so an editor without an LLM never loads one; ``parser``: the pipeline's, shared by the
+    judge.
+
+    Which proposers each judge reads: ``rules`` the question's answer (``editor.answers``),
+    ``editor.type`` and ``editor.fallback``, in that order; ``span`` the question's answer;
+    ``union`` and ``learned`` their own (the span judge's copy and the rules editors' edit,
+    both weighed by the head)."""
     from editor.judge import build as build_judge
-    from editor.revision.editors import build as build_editor
-    from editor.revision.editors.base import edits
-    from editor.revision.editors.fallback import FallbackEditor
     from editor.revision.editors.identity import IdentityEditor
     from editor.revision.reviser import Reviser
 
     parser = parser or TextParser()
     attribution = _as_trained(attribution)  # edits are decided by the verifier as measured
-
-    def rules_editor(acceptance=None):
-        editor = build_editor(cfg.editor, attribution, llm, cfg.llm)
-        if cfg.editor.fallback and edits(editor):
-            second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
-            editor = FallbackEditor(  # an edit the judge would refuse is left to the second
-                editor,
-                build_editor(second, attribution, llm, cfg.llm),
-                cfg.revision.max_edit_chars,
-                cfg.revision.max_edit_ratio,
-                acceptance,
-            )
-        if cfg.editor.answers and edits(editor):  # a question's answer span, with the evidence's
-            from editor.revision.editors.answer import AnswerEditor
-
-            editor = AnswerEditor(editor, attribution())
-        return editor
-
-    def judges_editor(rules):  # a combined judge's rules editor, refused as its rules judge would
-        return rules_editor(getattr(rules, "usable", None) if verify else None)
-
-    verify = cfg.revision.verify_edits
-    judge = build_judge(cfg, attribution, llm, parser, judges_editor)
-    if cfg.judge.type == "span" and cfg.editor.answers:  # a question's answer compared too
-        from editor.judge.span import AnswersFirst
+    editors = rules_editors(cfg, attribution, llm)
+    judge = build_judge(cfg, attribution, llm, parser, editors)
+    if cfg.judge.type == "span":
+        if not cfg.editor.answers:
+            return Reviser(IdentityEditor(), judge, cfg.revision)
+        from editor.judge.span import AskedToo
         from editor.revision.editors.answer import AnswerEditor
 
-        judge = AnswersFirst(judge, AnswerEditor(IdentityEditor(), attribution()))  # type: ignore[arg-type]
-    if judge.proposes:  # the judge writes its revisions: no editor is asked
+        asked = AskedToo(judge)  # type: ignore[arg-type]
+        return Reviser(AnswerEditor(IdentityEditor(), attribution()), asked, cfg.revision)
+    if cfg.judge.type != "rules":  # the combined judges weigh their own candidates
         return Reviser(IdentityEditor(), judge, cfg.revision)
-    editor = rules_editor(getattr(judge, "usable", None) if verify else None)
-    if not edits(editor):
-        return Reviser(editor, None, cfg.revision.model_copy(update={"gate": False}))
-    return Reviser(editor, judge, cfg.revision)
+    if not editors:
+        return Reviser(IdentityEditor(), None, cfg.revision.model_copy(update={"gate": False}))
+    return Reviser(editors, judge, cfg.revision)
+
+
+def rules_editors(
+    cfg: PipelineConfig, attribution: Callable[[], Any], llm: Callable[[], Any]
+) -> list[Any]:
+    """The editors that propose under the rules judge, in the order they are asked: the
+    question's answer (``editor.answers``), ``editor.type``, then ``editor.fallback``; none
+    where ``editor.type`` cannot edit."""
+    from editor.revision.editors import build as build_editor
+    from editor.revision.editors.base import edits
+    from editor.revision.editors.identity import IdentityEditor
+
+    main = build_editor(cfg.editor, attribution, llm, cfg.llm)
+    if not edits(main):
+        return []
+    out: list[Any] = [main]
+    if cfg.editor.answers:  # a question's answer span, with the evidence's
+        from editor.revision.editors.answer import AnswerEditor
+
+        out.insert(0, AnswerEditor(IdentityEditor(), attribution(), cfg.editor.min_gain))
+    if cfg.editor.fallback:
+        second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
+        out.append(build_editor(second, attribution, llm, cfg.llm))
+    return out
 
 
 def build_repairer(

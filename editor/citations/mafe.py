@@ -18,7 +18,10 @@ for the rest.
 - recall: questions from a reference answered from the output (does it say what it should).
 
 Offline and model-free apart from spaCy: no question-generation or reading model is needed, so
-it runs wherever the checker does.
+it runs wherever the checker does. With ``reader`` (``editor.reader``, the judge's extractive
+reader) each span is asked as a question instead (``form``: the cloze, or the sentence with the
+question word of the span's kind in its place) and the reader's answer, copied from the other
+text, is matched the way the judge matches answers (``same_answer``).
 """
 
 from __future__ import annotations
@@ -207,29 +210,84 @@ class _Reader:
         return pick.slot.text, same
 
 
+WH = {"name": "who", "date": "when", "number": "how many", "ordinal": "which", "place": "where"}
+"""The question word a span's kind asks with (``form="question"``); anything else: "what"."""
+
+
+def as_question(sentence: str, slot: Slot, kind: str, form: str = "cloze") -> str:
+    """The sentence asking for ``slot``: blanked (``cloze``) or with the question word of its
+    kind in its place (``question``: a declarative question, the form a reader trained on
+    SQuAD-style questions reads best).
+
+    >>> s = "The tower was completed in 1887."
+    >>> as_question(s, Slot(27, 31, "1887", "date"), "date"), as_question(
+    ...     s, Slot(27, 31, "1887", "date"), "date", "question")
+    ('The tower was completed in ___.', 'The tower was completed in when?')
+    """
+    if form == "cloze":
+        return sentence[: slot.start] + "___" + sentence[slot.end :]
+    asked = sentence[: slot.start] + WH.get(kind, "what") + sentence[slot.end :]
+    return asked.rstrip().rstrip(".!;:") + "?"
+
+
 def ask(
-    text: str, other: str, nlp: Any = None, max_questions: int = MAX_QUESTIONS
+    text: str,
+    other: str,
+    nlp: Any = None,
+    max_questions: int = MAX_QUESTIONS,
+    reader: Any = None,
+    form: str = "question",
+    min_probability: float = 0.3,
 ) -> list[Question]:
-    """Questions from ``text``'s spans, answered from ``other``."""
+    """Questions from ``text``'s spans, answered from ``other``: by the sentence-matching rule
+    above, or by an extractive ``reader`` (``editor.reader``) asked each span as a ``form``
+    question, its best answer kept from ``min_probability``."""
     nlp = nlp or get_nlp()
-    reader = _Reader(other, nlp)
-    out: list[Question] = []
+    asked: list[tuple[Any, _Span]] = []
     for qdoc in nlp.pipe(split(text) or [text]):
-        for span in _spans(qdoc):
-            if len(out) >= max_questions:
-                return out
-            s = span.slot
-            question = qdoc.text[: s.start] + "___" + qdoc.text[s.end :]
-            found, same = reader.answer(qdoc, span)
-            f1 = token_f1(s.text, found) if found else 0.0
-            out.append(Question(question, s.text, span.kind, found, f1, same))
+        asked += [(qdoc, span) for span in _spans(qdoc)]
+    asked = asked[:max_questions]
+    if reader is not None:
+        return _read(asked, other, reader, form, min_probability)
+    answers = _Reader(other, nlp)
+    out: list[Question] = []
+    for qdoc, span in asked:
+        s = span.slot
+        found, same = answers.answer(qdoc, span)
+        f1 = token_f1(s.text, found) if found else 0.0
+        out.append(
+            Question(as_question(qdoc.text, s, span.kind), s.text, span.kind, found, f1, same)
+        )
+    return out
+
+
+def _read(
+    asked: Sequence[tuple[Any, _Span]], other: str, reader: Any, form: str, min_p: float
+) -> list[Question]:
+    from editor.judge.agreement.reader import same_answer
+
+    questions = [as_question(qdoc.text, sp.slot, sp.kind, form) for qdoc, sp in asked]
+    readings = reader.read_batch([(q, other) for q in questions]) if questions else []
+    out = []
+    for q, (_, sp), r in zip(questions, asked, readings, strict=True):
+        best = r.best if r.best is not None and r.best.probability >= min_p else None
+        found = best.text if best is not None else None
+        same = found is not None and sp.kind != "np" and same_answer(sp.slot.text, found)
+        f1 = token_f1(sp.slot.text, found) if found else 0.0
+        out.append(Question(q, sp.slot.text, sp.kind, found, f1, same))
     return out
 
 
 def mafe(
-    output: str, sources: str | Sequence[str], reference: str | None = None, nlp: Any = None
+    output: str,
+    sources: str | Sequence[str],
+    reference: str | None = None,
+    nlp: Any = None,
+    reader: Any = None,
+    form: str = "question",
 ) -> Mafe:
-    """MAFE precision of ``output`` against ``sources`` and, with a ``reference``, its recall.
+    """MAFE precision of ``output`` against ``sources`` and, with a ``reference``, its recall;
+    answered by the sentence-matching rule, or by ``reader`` asked ``form`` questions.
 
     >>> m = mafe("The tower was completed in 1887 in Paris.",
     ...          "The Eiffel Tower in Paris was completed in 1889.")
@@ -238,10 +296,10 @@ def mafe(
     """
     nlp = nlp or get_nlp()
     src = sources if isinstance(sources, str) else "\n".join(sources)
-    pq = ask(output, src, nlp)
+    pq = ask(output, src, nlp, reader=reader, form=form)
     precision = sum(q.score for q in pq) / len(pq) if pq else None
     recall, rq = None, []
     if reference is not None:
-        rq = ask(reference, output, nlp)
+        rq = ask(reference, output, nlp, reader=reader, form=form)
         recall = sum(q.score for q in rq) / len(rq) if rq else None
     return Mafe(precision, recall, tuple(pq), tuple(rq))

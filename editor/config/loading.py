@@ -65,8 +65,8 @@ def resolve_config_path(name_or_path: str) -> Path:
 
 
 def editor_overrides(choice: str) -> list[str]:
-    """Overrides selecting an editor: ``X`` alone (no fallback) or ``X+Y`` (X, then Y where X's
-    revision is unusable).
+    """Overrides selecting an editor: ``X`` alone (no fallback) or ``X+Y`` (X, then Y where
+    the judge applies none of X's revisions).
 
     >>> editor_overrides("substitute")
     ['editor.type=substitute', 'editor.fallback=null']

@@ -148,9 +148,10 @@ class EditorConfig(_Cfg):
     adapter: str | None = Field(None, description="fid/causal: a peft LoRA adapter folder.")
     fallback: Annotated[str, _registered("editor.fallback")] | None = Field(
         "causal",
-        description="Editor asked where `type` returns the text unchanged, an edit over the "
-        "revision limits or one acceptance refuses (the default: substitute, then the causal "
-        "LLM editor, which costs about 2 s a call on two CPU cores); None = no second editor.",
+        description="Editor asked where the judge applies none of `type`'s revisions (the text "
+        "unchanged, an edit over the revision limits, or one it refuses or doubts; the default: "
+        "substitute, then the causal LLM editor, which costs about 2 s a call on two CPU "
+        "cores); None = no second editor.",
     )
     prompt: str | None = Field(None, description="prompted/causal: prompt file; None = packaged.")
     answers: bool = Field(

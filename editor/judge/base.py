@@ -16,6 +16,7 @@ from typing import Any, Literal, Protocol
 
 from editor.registry import Registry
 from editor.result import Flag
+from editor.text.words import keep_spacing
 from editor.types import Evidence, evidence_text
 
 Verdict = Literal["supported", "contradicted", "not_stated", "not_checkable"]
@@ -95,12 +96,33 @@ class Decision:
         return self.applicability == "safe"
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """A revision of a finding's sentence that a proposer wrote (``editor.revision.proposers``:
+    the judge's own signal, the answer, substitute, the LLM or FiD editors): the text that
+    replaces the sentence, why, and who proposed it. Only the judge's ``choose`` decides it."""
+
+    text: str
+    reason: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The judge's ``choose``: the candidate it picked (``index``; None: none), its decision
+    (``safe``: applied; ``unsafe``: suggested; ``display``: rejected) and the decision on every
+    candidate it read, in order (passed back as ``known`` when more candidates come)."""
+
+    index: int | None
+    decision: Decision
+    decisions: tuple[Decision, ...] = ()
+
+
 class Judge(Protocol):
-    """Decides what is wrong, names the words, proposes, and accepts (see the module doc)."""
+    """Decides what is wrong, names the words, and chooses among proposed edits (see the
+    module doc)."""
 
     name: str
-    proposes: bool
-    """whether its findings carry their own revisions (no editor is called for them)"""
 
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -119,6 +141,65 @@ class Judge(Protocol):
     ) -> Decision:
         """The decision on replacing ``before[finding.span]`` by ``after[span_after]``."""
         ...
+
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """Which of ``candidates`` (revisions of ``before[finding.span]``, in the proposers'
+        order) is applied, suggested or none; ``known``: decisions already made on the first
+        candidates."""
+        ...
+
+
+def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[int, int]]:
+    """``before`` with ``text`` in place of ``before[span]`` (its spacing kept) and the new
+    text's span.
+
+    >>> splice("Built in 1887. Tall.", (0, 14), "Built in 1889.")
+    ('Built in 1889. Tall.', (0, 14))
+    """
+    new = keep_spacing(before[span[0] : span[1]], text)
+    return before[: span[0]] + new + before[span[1] :], (span[0], span[0] + len(new))
+
+
+def first_sure(
+    judge: Judge,
+    before: str,
+    finding: Finding,
+    candidates: Sequence[Candidate],
+    context: str | None = None,
+    known: Sequence[Decision] = (),
+) -> Choice:
+    """The judge's choice read from its ``accept``: the first candidate it is sure of (applied),
+    else the first it is unsure of (suggested), else the first (rejected, with why).
+
+    >>> class Even:
+    ...     def accept(self, before, after, finding, span_after, context=None):
+    ...         return Decision("safe" if len(after) % 2 == 0 else "display", "")
+    >>> f = Finding("contradicted", "", (0, 5), opens=True)
+    >>> cands = [Candidate("Turin", "", "a"), Candidate("Rome", "", "b")]
+    >>> first_sure(Even(), "Paris", f, cands).index
+    1
+    """
+    span = finding.span or (0, len(before))
+    decisions = list(known)
+    for c in candidates[len(decisions) :]:
+        if any(d.accepted for d in decisions):
+            break
+        after, span_after = splice(before, span, c.text)
+        decisions.append(
+            judge.accept(before, after, replace(finding, span=span), span_after, context)
+        )
+    order = [i for a in ("safe", "unsafe") for i, d in enumerate(decisions) if d.applicability == a]
+    if not decisions:
+        return Choice(None, Decision("display", "rejected: no candidate"))
+    i = order[0] if order else 0
+    return Choice(i, decisions[i], tuple(decisions))
 
 
 def assess(
@@ -222,9 +303,9 @@ JudgeFactory = Callable[..., Judge]
 _JUDGES: Registry[JudgeFactory] = Registry("judge", "judge.type")
 
 register = _JUDGES.register
-"""Make ``factory(cfg, attribution=..., llm=..., parser=..., editor=...)`` buildable as
-``judge.type=name`` (``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders,
-``editor(rules_judge)`` builds the rules editor, refusing what that judge would)."""
+"""Make ``factory(cfg, attribution=..., llm=..., parser=..., editors=...)`` buildable as
+``judge.type=name`` (``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders;
+``editors``: the rules editors, in the order they are asked, for a judge that weighs them)."""
 
 available = _JUDGES.available
 
@@ -234,8 +315,8 @@ def build(
     attribution: Callable[[], Any],
     llm: Callable[[], Any],
     parser: Any,
-    editor: Callable[[Any], Any] | None = None,
+    editors: Sequence[Any] = (),
 ) -> Judge:
     """The judge of ``cfg.judge.type``; its models load on first use."""
     factory = _JUDGES.get(cfg.judge.type)
-    return factory(cfg, attribution=attribution, llm=llm, parser=parser, editor=editor)
+    return factory(cfg, attribution=attribution, llm=llm, parser=parser, editors=editors)

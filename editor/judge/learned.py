@@ -2,8 +2,8 @@
 edit, and one decision is made from all of it.
 
 For a (text, query, evidence): the rules judge's gate and the span judge assess the sentence;
-the span judge's own revision is one candidate, the rules editor's revision (asked where the
-rules gate finds a contradiction, and decided by the rules acceptance) another.
+the span judge's own revision is one candidate, the rules editors' revision (asked in order
+where the rules gate finds a contradiction, the rules judge choosing among them) another.
 
 - ``union`` (the baseline): the span judge's edit where it makes one (it accepts it), else the
   rules judge's where that one accepts it; each judge's own decision stands.
@@ -23,9 +23,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
-from editor.judge.base import Decision, Finding, Judge, Proposal
-from editor.judge.signals import Candidate, Head, edit_signals, sentence_signals
+from editor.judge.base import Candidate, Choice, Decision, Finding, Judge, Proposal, first_sure
+from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signals
 from editor.result import Flag
 from editor.text.words import changed_run, keep_spacing
 from editor.types import Evidence
@@ -39,7 +40,7 @@ class Assessed:
     evidence: Evidence
     rules: Finding
     span: Finding
-    candidates: tuple[Candidate, ...]
+    candidates: tuple[DecidedEdit, ...]
 
     @property
     def sentence_span(self) -> tuple[int, int] | None:
@@ -54,11 +55,11 @@ class Assessed:
 class CombinedJudge:
     """The rules and span judges read together (see the module doc)."""
 
-    proposes = True
-
-    def __init__(self, rules: Judge, editor: object, span: Judge, head: Head | None = None) -> None:
+    def __init__(
+        self, rules: Judge, editors: Sequence[Any], span: Judge, head: Head | None = None
+    ) -> None:
         self.rules = rules
-        self.editor = editor
+        self.editors = list(editors or ())
         self.span = span
         self.head = head
         self.name = "learned" if head is not None else "union"
@@ -76,27 +77,44 @@ class CombinedJudge:
         spans = self.span.assess_batch(items, context)
         out = []
         for (text, _, ev), r, s in zip(items, rules, spans, strict=True):
-            cands: list[Candidate] = []
+            cands: list[DecidedEdit] = []
             if s.proposal is not None and s.span is not None:
                 p = s.proposal
-                cands.append(Candidate("span", p.text, p.reason, p.decision))
+                cands.append(DecidedEdit("span", p.text, p.reason, p.decision))
             if r.opens and r.span is not None and (s.span is None or s.span == r.span):
-                a, b = r.span
-                sentence = text[a:b]
-                rev = self.editor.edit(sentence, [ev], context)  # type: ignore[attr-defined]
-                new = keep_spacing(sentence, rev.text)
-                if new.strip() != sentence.strip():
-                    after = text[:a] + new + text[b:]
-                    d = self.rules.accept(text, after, r, (a, a + len(new)), context)
-                    cands.append(Candidate("rules", new, rev.reason, d))
+                c = self._rules_edit(text, replace(r, evidence=ev), context)
+                if c is not None:
+                    cands.append(c)
             if self.cross:
                 cands = [self._cross(c, text, r, s, context) for c in cands]
             out.append(Assessed(text, ev, r, s, tuple(cands)))
         return out
 
+    def _rules_edit(self, text: str, r: Finding, context: str | None) -> DecidedEdit | None:
+        """The rules editors' edit of ``r``'s sentence, asked in order until the rules judge
+        applies one, with the rules judge's choice among them."""
+        assert r.span is not None
+        a, b = r.span
+        sentence = text[a:b]
+        cands: list[Candidate] = []
+        choice = None
+        for ed in self.editors:
+            rev = ed.edit(sentence, [r.evidence], context)
+            new = keep_spacing(sentence, rev.text)
+            if new.strip() != sentence.strip():
+                cands.append(Candidate(new, rev.reason, rev.editor or ed.name))
+                known = choice.decisions if choice else ()
+                choice = self.rules.choose(text, r, cands, context, known)
+                if choice.decision.accepted:
+                    break
+        if choice is None or choice.index is None:
+            return None
+        c = cands[choice.index]
+        return DecidedEdit("rules", c.text, c.reason, choice.decision)
+
     def _cross(
-        self, c: Candidate, text: str, r: Finding, s: Finding, context: str | None
-    ) -> Candidate:
+        self, c: DecidedEdit, text: str, r: Finding, s: Finding, context: str | None
+    ) -> DecidedEdit:
         """``c`` with the other judge's decision on it (read against that judge's finding, on
         the sentence ``c`` revises)."""
         judge, of, mine = (self.rules, r, s) if c.source == "span" else (self.span, s, r)
@@ -135,6 +153,17 @@ class CombinedJudge:
         if p is not None and after[span_after[0] : span_after[1]].strip() == p.text.strip():
             return p.decision
         return Decision("display", "rejected: not the revision the judge proposed")
+
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """The first candidate this judge is sure of, else the first it is unsure of."""
+        return first_sure(self, before, finding, candidates, context, known)
 
     # -- decisions --------------------------------------------------------------------------
 
@@ -188,7 +217,7 @@ class CombinedJudge:
         verdict = "contradicted" if p_wrong >= head.wrong_min or d.accepted else said
         return replace(f, verdict=verdict, reason=f"{f.reason} (P(wrong) {p_wrong:.2f})", **probs)
 
-    def _finding(self, a: Assessed, first: Finding, c: Candidate, d: Decision) -> Finding:
+    def _finding(self, a: Assessed, first: Finding, c: DecidedEdit, d: Decision) -> Finding:
         """The finding of ``first`` (the judge that wrote ``c``) with ``c`` as its proposal and
         the words ``c`` replaces named (with its words as their fix) where ``first`` named
         none against the evidence."""

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from editor.judge.acceptance import EditAcceptance
 from editor.judge.agreement.base import AgreementModel
-from editor.judge.base import Decision, Finding
+from editor.judge.base import Candidate, Choice, Decision, Finding, first_sure
 from editor.types import Evidence
 
 
@@ -22,7 +22,6 @@ class RulesJudge:
     """An agreement gate and an edit acceptance behind the ``Judge`` interface."""
 
     name = "rules"
-    proposes = False
 
     def __init__(
         self, gate: AgreementModel | None, acceptance: EditAcceptance | None = None
@@ -59,8 +58,13 @@ class RulesJudge:
             return Decision("safe", j.reason, j.proof)
         return Decision("unsafe" if j.unsure else "display", j.reason)
 
-    def usable(self, before: str, after: str, evidence: Evidence, context: str | None) -> Decision:
-        """The decision on a whole-sentence revision against one evidence, with no gate rule
-        behind it (the fallback editor asks whether its first editor's revision would stand)."""
-        whole = Finding("contradicted", "", (0, len(before)), opens=True, evidence=evidence)
-        return self.accept(before, after, whole, (0, len(after)), context)
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """The first candidate this judge is sure of, else the first it is unsure of."""
+        return first_sure(self, before, finding, candidates, context, known)

@@ -39,7 +39,7 @@ _DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
-class Candidate:
+class DecidedEdit:
     """An edit of the judged sentence one judge proposed: ``source`` (``span`` or ``rules``),
     the revised sentence, why, what that judge decided of it and what the other one does."""
 
@@ -73,7 +73,7 @@ def sentence_signals(rules: Finding, span: Finding) -> dict[str, float]:
 
 
 def edit_signals(
-    sentence: str, candidate: Candidate, evidence: str, others: Sequence[Candidate] = ()
+    sentence: str, candidate: DecidedEdit, evidence: str, others: Sequence[DecidedEdit] = ()
 ) -> dict[str, float]:
     """The signals on one proposed edit of ``sentence``."""
     changes = word_changes(sentence, candidate.text, ("replace", "insert", "delete"))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from editor.judge.base import Decision, Finding, Proposal
+from editor.judge.base import Candidate, Choice, Decision, Finding, Proposal, first_sure
 from editor.judge.span_fix import SpanFixer, asked, windows
 from editor.result import Flag
 from editor.text.document import TextParser
@@ -26,7 +26,6 @@ class SpanJudgeOfFixes:
     """A ``SpanFixer`` behind the ``Judge`` interface (see the module doc)."""
 
     name = "span"
-    proposes = True
 
     def __init__(
         self, fixer: SpanFixer, sentences_per_query: int = 1, parser: TextParser | None = None
@@ -114,21 +113,30 @@ class SpanJudgeOfFixes:
         a, _, c = changed_run(old, new)
         return self.fixer.accept(new, wins[0], (a, c), wins, asked(context))
 
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """The first candidate this judge is sure of, else the first it is unsure of."""
+        return first_sure(self, before, finding, candidates, context, known)
 
-class AnswersFirst:
+
+class AskedToo:
     """The span judge with a question's answer compared too (``editor.answers``): where the
     span judge asks for no edit and the text answers the question the context asks otherwise
-    than the evidence does (``QuestionAgreement``), the evidence's answer put in its place
-    (``answers``, an ``AnswerEditor``) is the proposal, decided by the span judge reading it."""
+    than the evidence does (``QuestionAgreement``), the finding asks for an edit (the answer
+    proposer writes the evidence's answer in); every edit is the span judge's to accept."""
 
     name = "span"
-    proposes = True
 
-    def __init__(self, span: SpanJudgeOfFixes, answers: object) -> None:
+    def __init__(self, span: SpanJudgeOfFixes) -> None:
         self.span = span
-        self.answers = answers
         self.fixer = span.fixer  # the span judge's own (the citation locator shares it)
-        self.accept = span.accept  # every edit, the answer's too, is the span judge's to accept
+        self.accept = span.accept
 
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -140,27 +148,22 @@ class AnswersFirst:
 
         asked_too = QuestionAgreement(_Given(found)).check_batch(items, context)
         return [
-            self._answer(text, ev, f, q, context) if q.opens and not f.opens else f
-            for (text, _, ev), f, q in zip(items, found, asked_too, strict=True)
+            replace(q, evidence=ev, supported=f.supported, contradicted=f.contradicted)
+            if q.opens and not f.opens and q.span is not None
+            else f
+            for (_, _, ev), f, q in zip(items, found, asked_too, strict=True)
         ]
 
-    def _answer(self, text: str, ev: Evidence, f: Finding, q: Finding, context: str) -> Finding:
-        if q.span is None:
-            return f
-        q = replace(q, evidence=ev)
-        a, b = q.span
-        sentence = text[a:b]
-        rev = self.answers.edit(sentence, [ev], context)  # type: ignore[attr-defined]
-        if rev.text.strip() == sentence.strip():
-            return f
-        after = text[:a] + rev.text + text[b:]
-        d = self.span.accept(text, after, q, (a, a + len(rev.text)), context)
-        return replace(
-            q,
-            supported=f.supported,
-            contradicted=f.contradicted,
-            proposal=Proposal(rev.text, rev.reason, d),
-        )
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """The first candidate the span judge is sure of, else the first it is unsure of."""
+        return first_sure(self, before, finding, candidates, context, known)
 
 
 class _Given:

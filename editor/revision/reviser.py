@@ -1,45 +1,63 @@
-"""The revision loop: the judge's finding, then an edit, both ways the papers run it.
+"""The revision loop: the judge's finding, the proposers' candidates, the judge's choice, both
+ways the papers run it.
 
 - ``iterative`` (RARR): for each (query, evidence) in research order, the judge assesses the
-  *current* text; only where its finding asks for an edit is one made, with that one
-  evidence, and an accepted edit becomes the text the next evidence is judged against.
+  *current* text; only where its finding asks for an edit are candidates written, with that one
+  evidence, and an applied edit becomes the text the next evidence is judged against.
 - ``one-pass`` (PURR): every evidence is judged against the original text (when the gate is
-  on); the editor then sees each disagreeing sentence with all of its evidence at once
-  (disagreeing first, up to the editor's limit) and writes its revision in one call.
+  on); the proposers then see each disagreeing sentence with all of its evidence at once
+  (disagreeing first, up to the editor's limit).
 
-A judge that proposes its own revisions (``Judge.proposes``: the span judge) writes the edit
-of the sentence it judged; otherwise the editor does. With ``scope=sentence`` the edit covers
-only the sentence the judge assessed, spliced back, so nothing else in the passage can change.
-Every edit is checked against RARR's size limits (Levenshtein distance at most
-``max_edit_chars`` and at most ``max_edit_ratio`` of the text), then the judge decides it:
-applied when it is sure (``safe``); when it is unsure (``unsafe``) the step keeps the
-suggestion and the text stays, unless ``apply_unsure`` is set.
+Editors propose, the judge decides: the proposers (``editor.revision.proposers``: the judge's
+own signal's proposal first, then the configured editors in order) write candidates, each asked
+only where the judge has applied none of the earlier ones; the judge's ``choose`` picks the
+candidate applied (``safe``), suggested (``unsafe``: the text stays, unless ``apply_unsure``)
+or none. With ``scope=sentence`` a candidate covers only the sentence the judge assessed,
+spliced back, so nothing else in the passage can change; every candidate must first pass RARR's
+size limits (Levenshtein distance at most ``max_edit_chars`` and ``max_edit_ratio`` of the
+text).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from editor.config import RevisionConfig
-from editor.judge.base import Finding, Judge, outranked
+from editor.judge.base import Candidate, Choice, Decision, Finding, Judge, outranked, splice
 from editor.result import Step
 from editor.revision.base import edit_allowed
-from editor.revision.editors.base import Editor, Revision, edits
-from editor.text.words import answering_sentences, keep_spacing, word_changes
+from editor.revision.editors.base import Editor
+from editor.revision.proposers import OwnProposal, Proposer, proposers_of
+from editor.text.words import answering_sentences, word_changes
 from editor.types import Evidence
 
 
+@dataclass(frozen=True)
+class Target:
+    """A sentence the judge asked to edit: its span, the finding, the evidence to revise it
+    with, and the query and evidence of the step it makes."""
+
+    span: tuple[int, int]
+    finding: Finding
+    evidence: Sequence[Evidence]
+    query: str
+    lead: Evidence
+
+
 class Reviser:
-    """A judge + an editor, in the configured mode (see the module doc)."""
+    """A judge and its proposers, in the configured mode (see the module doc)."""
 
     def __init__(
         self,
-        editor: Editor,
+        editors: Editor | Sequence[Editor | Proposer],
         judge: Judge | None,
         cfg: RevisionConfig | None = None,
     ) -> None:
-        self.editor = editor
+        listed = list(editors) if isinstance(editors, Sequence) else [editors]
+        given = [p for p in listed if hasattr(p, "propose_batch")]
+        self.proposers: list[Proposer] = [OwnProposal()] if judge is not None else []
+        self.proposers += given + proposers_of([e for e in listed if e not in given], own=False)  # type: ignore[list-item]
         self.judge = judge
         self.cfg = cfg or RevisionConfig()
         if self.cfg.gate and judge is None:
@@ -47,22 +65,58 @@ class Reviser:
 
     @property
     def name(self) -> str:
-        """The editor's name, or a judge's that writes its own revisions."""
-        if self.judge is not None and self.judge.proposes:
-            return self.judge.name
-        return self.editor.name
+        """The first editor's name, or the judge's where only its own signal proposes."""
+        named = [p.name for p in self.proposers if not isinstance(p, OwnProposal)]
+        return named[0] if named else self.judge.name if self.judge is not None else "identity"
 
     def revise(
         self, text: str, evidence: Sequence[Evidence], context: str | None = None
     ) -> tuple[str, list[Step]]:
         """The revised text and one ``Step`` per (query, evidence) considered."""
-        proposes = self.judge is not None and self.judge.proposes
-        if not evidence or not (edits(self.editor) or proposes):
+        if not evidence or not self.proposers:
             return text, []
         evidence = list(evidence)[: self.cfg.max_steps]
         if self.cfg.mode == "iterative":
             return self._iterative(text, evidence, context)
         return self._one_pass(text, evidence, context)
+
+    def settle(self, text: str, targets: Sequence[Target], context: str | None) -> list[Step]:
+        """One step per target of ``text``: the proposers asked in turn, each where the judge
+        has applied no candidate yet, and the judge's choice spliced in (not into ``text``:
+        each step's ``after`` is ``text`` with its own target revised)."""
+        cands: list[list[Candidate]] = [[] for _ in targets]
+        known: list[tuple[Decision, ...]] = [() for _ in targets]
+        notes: list[list[str]] = [[] for _ in targets]
+        choices: list[Choice | None] = [None for _ in targets]
+        for p in self.proposers:
+            open_ = [i for i, c in enumerate(choices) if c is None or not c.decision.accepted]
+            if not open_:
+                break
+            items = [
+                (text[t.span[0] : t.span[1]], t.finding, t.evidence)
+                for t in (targets[i] for i in open_)
+            ]
+            for i, written in zip(open_, p.propose_batch(items, context), strict=True):
+                if not written and not isinstance(p, OwnProposal):
+                    notes[i].append(f"{p.name}: no change")
+                for c in written:
+                    ok, why = self._limits(text, targets[i].span, c)
+                    if ok:
+                        cands[i].append(replace(c, reason=f"{c.reason}; {why}"))
+                    else:
+                        notes[i].append(f"{c.source}: {why}")
+                if cands[i] and len(cands[i]) > len(known[i]) and self.judge is not None:
+                    choices[i] = self.judge.choose(
+                        text,
+                        replace(targets[i].finding, span=targets[i].span),
+                        cands[i],
+                        context,
+                        known[i],
+                    )
+                    known[i] = choices[i].decisions  # type: ignore[union-attr]
+                elif cands[i] and self.judge is None:
+                    choices[i] = Choice(0, Decision("safe", ""))
+        return [self._step(text, t, cands[i], choices[i], notes[i]) for i, t in enumerate(targets)]
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -91,13 +145,11 @@ class Reviser:
             return f.span
         return 0, len(text)
 
-    def _proposed(self, span: tuple[int, int], f: Finding) -> Revision | None:
-        """The judge's own revision of the sentence it judged, when it wrote one for it."""
-        if f.proposal is None or span != f.span:
-            return None
-        return Revision(f.proposal.text, f.proposal.reason, self.judge.name if self.judge else None)
+    def _limits(self, text: str, span: tuple[int, int], c: Candidate) -> tuple[bool, str]:
+        new, _ = splice(text, span, c.text)
+        return edit_allowed(text, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
 
-    def _step(self, query: str, e: Evidence, f: Finding, text: str) -> Step:
+    def _noted(self, query: str, e: Evidence, f: Finding, text: str) -> Step:
         """The step of a finding that asks for no edit."""
         return Step(
             query,
@@ -112,51 +164,66 @@ class Reviser:
             span=f.span,
         )
 
-    def _splice(
+    def _step(
         self,
         current: str,
-        span: tuple[int, int],
-        rev: Revision,
-        query: str,
-        e: Evidence,
-        f: Finding,
-        context: str | None = None,
+        t: Target,
+        cands: list[Candidate],
+        choice: Choice | None,
+        notes: list[str],
     ) -> Step:
-        """The step of putting ``rev`` in place of ``current[span]``; ``after`` is the new
-        text when the edit is within the limits and the judge accepts it (or is unsure of it,
-        with ``apply_unsure``), else ``current``, the rejected edit kept as ``suggested`` when
-        the judge is only unsure of it."""
-        revised = keep_spacing(current[span[0] : span[1]], rev.text)  # only changed words change
-        new = current[: span[0]] + revised + current[span[1] :]
-        ok, why = edit_allowed(current, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
-        proof, suggested = None, None
-        if ok and self.judge is not None:
-            span_new = (span[0], span[0] + len(revised))
-            d = self.judge.accept(current, new, replace(f, span=span), span_new, context)
-            why = f"{why}; {d.reason}" if d.reason else why
-            ok, proof = d.accepted, d.proof
-            if d.applicability == "unsafe" and self.cfg.apply_unsure:
-                ok, why = True, f"{why}; applied as asked (apply_unsure)"
-            elif d.applicability == "unsafe":
-                suggested = new
-        reason = f"{f.reason}; {rev.reason}; {why}"
-        editor = rev.editor or self.editor.name
-        after = new if ok else current
+        """The step of a target: ``after`` is ``current`` with the chosen candidate in when the
+        judge applies it (or is unsure of it, with ``apply_unsure``), else ``current``, an
+        unsure candidate kept as ``suggested``."""
+        f = t.finding
+        reason = "; ".join([f.reason, *notes])
+        if choice is None or choice.index is None:
+            editor = cands[0].source if cands else (notes[-1].split(":")[0] if notes else None)
+            return Step(
+                t.query,
+                t.lead.id,
+                f.agrees,
+                reason,
+                current,
+                current,
+                False,
+                f.rule,
+                editor,
+                None,
+                f.named(),
+                f.verdict,
+                None,
+                t.span,
+            )
+        c, d = cands[choice.index], choice.decision
+        passed = [
+            f"{cands[k].source}: {e.reason}"
+            for k, e in enumerate(choice.decisions)
+            if k != choice.index and e.reason
+        ]
+        reason = "; ".join([reason, *passed])
+        new, _ = splice(current, t.span, c.text)
+        ok, why, suggested = d.accepted, c.reason, None
+        why = f"{why}; {d.reason}" if d.reason else why
+        if d.applicability == "unsafe" and self.cfg.apply_unsure:
+            ok, why = True, f"{why}; applied as asked (apply_unsure)"
+        elif d.applicability == "unsafe":
+            suggested = new
         return Step(
-            query,
-            e.id,
+            t.query,
+            t.lead.id,
             f.agrees,
-            reason,
+            f"{reason}; {why}",
             current,
-            after,
+            new if ok else current,
             ok,
             f.rule,
-            editor,
-            proof,
+            c.source,
+            d.proof,
             f.named(),
             f.verdict,
             suggested,
-            span,
+            t.span,
         )
 
     # -- RARR ------------------------------------------------------------------------------
@@ -171,14 +238,11 @@ class Reviser:
             e, f = evidence[i], verdicts[i]
             query = _query(e, current)
             if not f.opens:
-                steps.append(self._step(query, e, f, current))
+                steps.append(self._noted(query, e, f, current))
                 i += 1
                 continue
-            span = self._target(current, f)
-            rev = self._proposed(span, f) or self.editor.edit(
-                current[span[0] : span[1]], [e], context
-            )
-            step = self._splice(current, span, rev, query, e, f, context)
+            target = Target(self._target(current, f), f, [e], query, e)
+            (step,) = self.settle(current, [target], context)
             undone = step.accepted and _undoes(step.before, step.after, written)
             if undone:  # evidence disagrees with evidence: the first (most relevant) stands
                 why = f"{step.reason}; rejected: it undoes {undone!r}, an earlier evidence's edit"
@@ -209,32 +273,34 @@ class Reviser:
             if f.opens:
                 groups.setdefault(self._target(text, f), []).append(i)
             else:
-                steps.append(self._step(_query(e, text), e, f, text))
+                steps.append(self._noted(_query(e, text), e, f, text))
         if not groups:
             return text, steps
         whole = (0, len(text))
         if whole in groups and len(groups) > 1:  # a passage-wide edit absorbs the sentence ones
             groups = {whole: sorted(i for g in groups.values() for i in g)}
-        spans = sorted(groups)
-        items, proposed = [], {}
-        for span in spans:
+        targets = []
+        for span in sorted(groups):
             first = groups[span]
-            own = self._proposed(span, verdicts[first[0]])
-            if own is not None:
-                proposed[span] = own
-                continue
             rest = [i for i in range(len(evidence)) if i not in first]
-            items.append((text[span[0] : span[1]], [evidence[i] for i in first + rest]))
-        written = iter(self.editor.edit_batch(items, context) if items else [])
-        revisions = [proposed.get(span) or next(written) for span in spans]
+            e, f = evidence[first[0]], verdicts[first[0]]
+            ordered = [evidence[i] for i in first + rest]
+            targets.append(Target(span, f, ordered, _query(e, text), e))
+        settled = self.settle(text, targets, context)
         current = text
         # splice right to left so earlier spans keep their offsets
-        for span, rev in sorted(zip(spans, revisions, strict=True), key=lambda x: -x[0][0]):
-            lead = groups[span][0]
-            e, f = evidence[lead], verdicts[lead]
-            step = self._splice(current, span, rev, _query(e, text), e, f, context)
-            steps.append(step)
-            current = step.after
+        for t, step in sorted(zip(targets, settled, strict=True), key=lambda x: -x[0].span[0]):
+            before = current
+            if step.accepted or step.suggested:
+                tail = len(text) - t.span[1]
+                new = (step.after if step.accepted else step.suggested or "")[
+                    t.span[0] : -tail or None
+                ]
+                revised = current[: t.span[0]] + new + current[t.span[1] :]
+                if step.accepted:
+                    current = revised
+                step = replace(step, suggested=None if step.accepted else revised)
+            steps.append(replace(step, before=before, after=current))
         return current, steps
 
 

@@ -197,10 +197,12 @@ def test_the_span_judge_compares_a_questions_answer_and_suggests_the_evidences()
     )
     text = "The capital of the country is Granada, Spain."
     question = "What is the capital of the country where the Alhambra is located?"
-    judge = _pipeline("span").editor.judge
+    reviser = _pipeline("span").editor
+    judge = reviser.judge
     (f,) = judge.assess_batch([(text, text, madrid)], question)
     assert f.opens and f.rule == "question" and "'Madrid'" in f.reason
-    assert f.proposal.text == text.replace("Granada", "Madrid")
-    assert f.proposal.decision.applicability in ("safe", "unsafe")  # the span judge decides
+    _, (step,) = reviser.revise(text, [madrid], question)  # the answer proposes, the judge decides
+    assert step.editor == "answer", step.reason
+    assert (step.after if step.accepted else step.suggested) == text.replace("Granada", "Madrid")
     (alone,) = judge.assess_batch([(text, text, madrid)], None)
     assert alone.rule != "question"  # no question, no answer to compare

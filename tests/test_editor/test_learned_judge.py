@@ -9,7 +9,7 @@ import pytest
 
 from editor.judge.base import Decision, Finding, Proposal
 from editor.judge.learned import Assessed, CombinedJudge
-from editor.judge.signals import Candidate, Head, Logistic, edit_signals, sentence_signals
+from editor.judge.signals import DecidedEdit, Head, Logistic, edit_signals, sentence_signals
 from editor.result import Flag
 from editor.types import Evidence
 
@@ -30,9 +30,9 @@ def _assessed(span_decision: str | None, rules_decision: str | None) -> Assessed
         d = Decision(span_decision, "span says")
         span = Finding("contradicted", "'250'", SPAN, 0.0, 0.95, "span", (flag,), True,
                        Proposal(WRONG, "span", d))  # fmt: skip
-        cands.append(Candidate("span", WRONG, "span", d))
+        cands.append(DecidedEdit("span", WRONG, "span", d))
     if rules_decision:
-        cands.append(Candidate("rules", RIGHT, "substitute", Decision(rules_decision, "rules")))
+        cands.append(DecidedEdit("rules", RIGHT, "substitute", Decision(rules_decision, "rules")))
     return Assessed(TEXT, EV, rules, span, tuple(cands))
 
 

@@ -32,9 +32,13 @@ def test_the_shipped_reader_answers_from_the_evidence_not_from_overlap(reader):
 
 
 def test_a_long_evidence_is_read_in_windows(reader):
-    filler = " ".join(f"Report line {i} lists the shipping crates of the east depot." for i in range(60))
-    got = reader.read("How many people does Lindqvist Dairy employ?",
-                      filler + " Lindqvist Dairy employs 340 people in Umea.")
+    filler = " ".join(
+        f"Report line {i} lists the shipping crates of the east depot." for i in range(60)
+    )
+    got = reader.read(
+        "How many people does Lindqvist Dairy employ?",
+        filler + " Lindqvist Dairy employs 340 people in Umea.",
+    )
     assert got.best is not None and got.best.text.startswith("340")
     assert reader.read_batch([]) == []
 
@@ -84,15 +88,19 @@ def _reading(text: str, source: str, p: float, null: float = 0.01, *more: Answer
 
 def _gate(claim_p=0.9, ev_p=0.9, null=0.01, rival=None) -> tuple[ReaderAgreement, Fixed]:
     more = () if rival is None else (Answer("4.2 kg", VELA.index("4.2 kg"), len(VELA) - 1, rival),)
-    reader = Fixed({
-        CLAIM: _reading("4.2 kg", CLAIM, claim_p),
-        VELA: _reading("2.8 kg", VELA, ev_p, null, *more),
-    })
+    reader = Fixed(
+        {
+            CLAIM: _reading("4.2 kg", CLAIM, claim_p),
+            VELA: _reading("2.8 kg", VELA, ev_p, null, *more),
+        }
+    )
     return ReaderAgreement(Silent(), reader, ReaderPolicy()), reader
 
 
 def _check(gate, context=QUESTION):
-    return gate.check_batch([(CLAIM, CLAIM, Evidence("e1", VELA, "", "given", None, QUESTION, 1.0))], context)[0]
+    return gate.check_batch(
+        [(CLAIM, CLAIM, Evidence("e1", VELA, "", "given", None, QUESTION, 1.0))], context
+    )[0]
 
 
 def test_two_confident_different_answers_name_the_words_and_propose_the_evidences():
@@ -114,3 +122,15 @@ def test_doubt_is_suggested_and_silence_or_ambiguity_is_no_finding():
 def test_without_a_question_the_reader_is_not_asked():
     gate, reader = _gate()
     assert not _check(gate, context=None).opens and reader.calls == 0
+
+
+def test_mafe_asks_the_reader_each_span_as_a_question():
+    from editor.citations.mafe import mafe
+    from editor.reader import shared_reader
+
+    source = "The Vela X1 weighs 2.8 kg and runs for 60 minutes. The larger Vela X2 weighs 4.2 kg."
+    wrong = mafe("The Vela X1 weighs 4.2 kg.", source, reader=shared_reader())
+    right = mafe("The Vela X1 weighs 2.8 kg.", source, reader=shared_reader())
+    asked = {q.expected: q for q in wrong.precision_questions}
+    assert asked["4.2 kg"].question == "The Vela X1 weighs how many?"
+    assert asked["4.2 kg"].score == 0.0 and right.precision > wrong.precision, asked

@@ -71,10 +71,14 @@ def test_nli_agreement_verdicts_and_span(nli):
     assert none.verdict == "not_checkable" and none.span is None
 
 
-def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable(nli):
+def test_proposers_are_asked_in_turn_until_the_judge_applies_one(nli):
     from editor.revision.editors.base import Revision
-    from editor.revision.editors.fallback import FallbackEditor
-    from editor.revision.editors.identity import IdentityEditor
+
+    class Same:  # a first editor that leaves the text as it was
+        name = "same"
+
+        def edit_batch(self, items, context=None):
+            return [Revision(t, "nothing to change") for t, _ in items]
 
     class Rewriter:  # a first editor that rewrites far more than the limits allow
         name = "rewriter"
@@ -84,30 +88,36 @@ def test_fallback_editor_asks_the_second_editor_only_where_the_first_is_unusable
                 Revision(t + " And much, much more was said about it.", "rewrite") for t, _ in items
             ]
 
-    for first, why in [(IdentityEditor(), "no change"), (Rewriter(), "exceeds the limit")]:
-        ed = FallbackEditor(first, SubstituteEditor(nli), max_edit_chars=20, max_ratio=0.5)
-        out = ed.edit("The Eiffel Tower is 250 metres tall.", [TOWER])
-        assert out.text == "The Eiffel Tower is 330 metres tall."
-        assert out.reason.startswith(f"{first.name}: ") and why in out.reason
-        assert "substitute: " in out.reason
-    kept = FallbackEditor(SubstituteEditor(nli), IdentityEditor()).edit(
-        "The Eiffel Tower is 250 metres tall.", [TOWER]
-    )
-    assert kept.text == "The Eiffel Tower is 330 metres tall." and "identity" not in kept.reason
-
     class Doubler:  # a first editor whose edit puts one name into two slots
         name = "doubler"
 
         def edit_batch(self, items, context=None):
-            return [
-                (Revision(t.replace("250 metres", "Eiffel Tower metres"), "x")) for t, _ in items
-            ]
+            return [Revision(t.replace("250 metres", "Eiffel Tower metres"), "x") for t, _ in items]
 
-    checked = FallbackEditor(
-        Doubler(), SubstituteEditor(nli), acceptance=RulesJudge(None, EditAcceptance(nli)).usable
-    ).edit("The Eiffel Tower is 250 metres tall.", [TOWER])
-    assert checked.text == "The Eiffel Tower is 330 metres tall.", checked.reason
-    assert "doubles the name" in checked.reason and "substitute: " in checked.reason
+    class Never:  # asked only where nothing earlier was applied
+        name = "never"
+
+        def edit_batch(self, items, context=None):
+            raise AssertionError("asked after an applied edit")
+
+    text = "The Eiffel Tower is 250 metres tall."
+    fixed = "The Eiffel Tower is 330 metres tall."
+    judge = RulesJudge(NLIAgreement(nli), EditAcceptance(nli))
+    cfg = RevisionConfig(max_edit_chars=20)
+    for first, why in [
+        (Same(), "same: no change"),
+        (Rewriter(), "exceeds the limit"),
+        (Doubler(), "doubles the name"),
+    ]:
+        revised, (step,) = Reviser([first, SubstituteEditor(nli)], judge, cfg).revise(
+            text, [_q(TOWER, text)]
+        )
+        assert revised == fixed, step.reason
+        assert step.editor == "substitute" and why in step.reason, step.reason
+    revised, (step,) = Reviser([SubstituteEditor(nli), Never()], judge, cfg).revise(
+        text, [_q(TOWER, text)]
+    )
+    assert revised == fixed and step.editor == "substitute"
 
 
 def test_substitute_editor_swaps_in_the_evidence_span(nli):

@@ -6,7 +6,10 @@ two ways against its document:
 
 - MAFE precision (``editor.citations.mafe``): questions from the summary answered from the
   document (a summary with no question to ask scores 1: it states nothing checkable);
-- the verifier's P(supported) (the attribution model, as the checker and the report use it).
+- the verifier's P(supported) (the attribution model, as the checker and the report use it);
+- with ``--reader``, MAFE precision answered by the judge's extractive reader instead of the
+  sentence-matching rule (``mafe_reader``: each span asked as a declarative question,
+  ``mafe_cloze``: as the blanked sentence).
 
 Per set and method: ROC AUC against the label, the point-biserial correlation (Pearson's r with
 the 0/1 label), the balanced accuracy at the best threshold for that set (an upper bound, the
@@ -75,26 +78,43 @@ def best_threshold(scores: Sequence[float], labels: Sequence[int]) -> tuple[floa
     return best
 
 
+READER_FORMS = {
+    "question": ("mafe_reader",),
+    "cloze": ("mafe_cloze",),
+    "both": ("mafe_reader", "mafe_cloze"),
+}
+"""``--reader``: the MAFE columns the reader answers (none without it)."""
+
+
 def score_rows(
-    model: AttributionModel, rows: Sequence[Any], batch: int = 8
+    model: AttributionModel, rows: Sequence[Any], batch: int = 8, reader: Any = None, forms=()
 ) -> list[dict[str, Any]]:
-    """MAFE precision and the verifier's P(supported) of each (document, summary) row."""
+    """MAFE precision (and, with a ``reader``, the reader's for each of ``forms``) and the
+    verifier's P(supported) of each (document, summary) row."""
     out = []
     for i in range(0, len(rows), batch):
         chunk = rows[i : i + batch]
         scores, _ = judge_batch(model, [(r.premise, r.hypothesis) for r in chunk])
         for r, sc in zip(chunk, scores, strict=True):
             m = mafe(r.hypothesis, r.premise)
-            out.append(
-                {
-                    "id": r.id,
-                    "label": r.label,
-                    "mafe": m.precision,
-                    "mafe_questions": len(m.precision_questions),
-                    "verifier": sc.supported,
-                }
-            )
+            res = {
+                "id": r.id,
+                "label": r.label,
+                "mafe": m.precision,
+                "mafe_questions": len(m.precision_questions),
+                "verifier": sc.supported,
+            }
+            for col in forms:
+                form = "cloze" if col == "mafe_cloze" else "question"
+                res[col] = mafe(r.hypothesis, r.premise, reader=reader, form=form).precision
+            out.append(res)
     return out
+
+
+def methods(results: Sequence[dict[str, Any]]) -> list[str]:
+    """The scored columns present in every row: MAFE, the reader's MAFE forms, the verifier."""
+    cols = ["mafe", "mafe_reader", "mafe_cloze", "verifier"]
+    return [c for c in cols if results and all(c in r for r in results)]
 
 
 def summarise(results: Sequence[dict[str, Any]], threshold: float) -> dict[str, Any]:
@@ -104,7 +124,7 @@ def summarise(results: Sequence[dict[str, Any]], threshold: float) -> dict[str, 
         "supported": sum(labels),
         "no_questions": sum(r["mafe"] is None for r in results),
     }
-    for method in ("mafe", "verifier"):
+    for method in methods(results):
         scores = [1.0 if r[method] is None else float(r[method]) for r in results]
         t, acc = best_threshold(scores, labels)
         auc, corr = roc_auc(scores, labels), pearson(scores, [float(y) for y in labels])
@@ -133,7 +153,7 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4.5), squeeze=False)
     for ax, (name, rows) in zip(axes[0], results.items(), strict=True):
         labels = [int(r["label"] == "supported") for r in rows]
-        for method in ("mafe", "verifier"):
+        for method in methods(rows):
             scores = [1.0 if r[method] is None else float(r[method]) for r in rows]
             pts = [(0.0, 0.0)]
             P, N = max(1, sum(labels)), max(1, len(labels) - sum(labels))
@@ -164,6 +184,8 @@ def run(
     out: Path,
     threshold: float = 0.5,
     stop: Any = None,
+    reader: Any = None,
+    forms: Sequence[str] = (),
 ) -> dict[str, Any]:
     from contextlib import nullcontext
 
@@ -180,7 +202,8 @@ def run(
             if stop.requested:
                 break
             chunk = todo[i : i + 8]
-            for r, res in zip(chunk, score_rows(model, chunk), strict=True):
+            scored = score_rows(model, chunk, reader=reader, forms=forms)
+            for r, res in zip(chunk, scored, strict=True):
                 journal.write({**res, "id": key[id(r)]})
             bar.update(len(chunk))
         bar.close()
@@ -207,6 +230,12 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     p.add_argument("--sets", default="qags,summedits", help="labelled sets (default both)")
     p.add_argument("--limit", type=int, default=300, help="dev rows per set (default 300)")
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
+    p.add_argument(
+        "--reader",
+        choices=["none", *READER_FORMS],
+        default="question",
+        help="MAFE answered by the judge's reader too: as questions, clozes or both",
+    )
     common(p)
 
 
@@ -226,8 +255,15 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     cfg = load_config(args.config, list(args.overrides))
     model = build(cfg.attribution)
     model.load()
+    forms = READER_FORMS.get(getattr(args, "reader", "none"), ())
+    reader = None
+    if forms:
+        from editor.reader import shared_reader
+
+        policy = cfg.judge.reader
+        reader = shared_reader(policy.model, policy.quantize)
     with GracefulStop() as stop:
-        metrics = run(model, sets, Path(args.out), cfg.attribution.threshold, stop=stop)
+        metrics = run(model, sets, Path(args.out), cfg.attribution.threshold, stop, reader, forms)
     if metrics.get("interrupted"):
         metrics["stopped"] = stopped(stop, metrics["done"])
     return metrics

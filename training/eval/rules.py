@@ -74,11 +74,13 @@ def tally(outcomes: Iterable[str], right: int) -> dict[str, int]:
 
 
 class RulesRun:
-    """The rules judge and its editor over rows, with rule families turned off on demand."""
+    """The rules judge and its proposers (a ``Reviser``) over rows, with rule families turned
+    off on demand."""
 
-    def __init__(self, judge: Any, editor: Any) -> None:
-        self.judge, self.editor = judge, editor
-        gate = judge.gate
+    def __init__(self, reviser: Any) -> None:
+        self.reviser = reviser
+        self.judge = reviser.judge
+        gate = self.judge.gate
         while hasattr(gate, "inner"):  # the NLI gate inside the question and reader wrappers
             gate = gate.inner
         self.gate = gate
@@ -95,7 +97,7 @@ class RulesRun:
 
     def judge_row(self, row: dict[str, Any]) -> dict[str, Any]:
         """The gate's rule and the applied sentence (None: unchanged) of one row."""
-        from editor.text.words import keep_spacing
+        from editor.revision.reviser import Target
         from editor.types import Evidence
 
         ev = Evidence(row["document"], row["evidence"], "", "given", None, row["sentence"], 1.0)
@@ -105,12 +107,9 @@ class RulesRun:
         if not f.opens or f.span is None:
             return out
         a, b = f.span
-        sentence = text[a:b]
-        new = keep_spacing(sentence, self.editor.edit(sentence, [ev], context).text)
-        if new.strip() == sentence.strip():
-            return out
-        d = self.judge.accept(text, text[:a] + new + text[b:], f, (a, a + len(new)), context)
-        out["applied"] = new if d.accepted else None
+        (step,) = self.reviser.settle(text, [Target(f.span, f, [ev], row["sentence"], ev)], context)
+        if step.accepted:
+            out["applied"] = step.after[a : len(step.after) - (len(text) - b)]
         return out
 
 
@@ -184,7 +183,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         raise ValueError(f"no rows of {sorted(wanted)} in {path}")
     cfg = load_config(args.config, [*args.overrides, "judge.type=rules"])
     reviser = Pipeline(Components(cfg)).editor
-    run = RulesRun(reviser.judge, reviser.editor)
+    run = RulesRun(reviser)
     found = ablate(run, rows, lambda xs, d: tqdm(xs, desc=d, unit="row"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -159,7 +159,11 @@ def train(args: argparse.Namespace) -> dict:
         state.update(
             step=step,
             rows_read=pos,
-            settings={k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+            settings={
+                k: str(v) if isinstance(v, Path) else v
+                for k, v in vars(args).items()
+                if isinstance(v, (str, int, float, bool, Path, type(None)))  # not the handler
+            },
         )
         (tmp / STATE).write_text(json.dumps(state, indent=1) + "\n")
         shutil.rmtree(out, ignore_errors=True)

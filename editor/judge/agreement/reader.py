@@ -91,7 +91,9 @@ class ReaderAgreement(FromBatch):
             return verdicts
         assert context is not None
         todo = [
-            i for i, v in enumerate(verdicts) if not v.opens or (v.rule == "question" and not v.flags)
+            i
+            for i, v in enumerate(verdicts)
+            if not v.opens or (v.rule == "question" and not v.flags)
         ]
         if not todo:
             return verdicts

@@ -15,8 +15,8 @@ decides *how* to fix.
   the fix"), applied as a span replacement, so the LLM cannot rewrite what it was not asked to.
 - ``fid`` (``fid.py``) and ``causal`` (``causal.py``): trained seq2seq / causal editors.
 
-Contract: ``base.py``; one editor per file; ``fallback.py`` chains two editors. Built-in
-editors are registered here.
+Contract: ``base.py``; one editor per file; the revision loop asks several in turn
+(``editor.revision.proposers``). Built-in editors are registered here.
 """
 
 from __future__ import annotations

@@ -17,12 +17,33 @@ CONTEXT = (
 
 
 def test_read_squad_keeps_matching_answers_and_unanswerables(tmp_path):
-    data = {"data": [{"title": "Dairy", "paragraphs": [{"context": CONTEXT, "qas": [
-        {"question": "How many people does it employ?",
-         "answers": [{"text": "340", "answer_start": CONTEXT.index("340")}]},
-        {"question": "When was it founded?", "answers": [{"text": "1952", "answer_start": 0}]},
-        {"question": "Who owns the group?", "answers": [], "is_impossible": True},
-    ]}]}]}
+    data = {
+        "data": [
+            {
+                "title": "Dairy",
+                "paragraphs": [
+                    {
+                        "context": CONTEXT,
+                        "qas": [
+                            {
+                                "question": "How many people does it employ?",
+                                "answers": [{"text": "340", "answer_start": CONTEXT.index("340")}],
+                            },
+                            {
+                                "question": "When was it founded?",
+                                "answers": [{"text": "1952", "answer_start": 0}],
+                            },
+                            {
+                                "question": "Who owns the group?",
+                                "answers": [],
+                                "is_impossible": True,
+                            },
+                        ],
+                    }
+                ],
+            }
+        ]
+    }
     path = tmp_path / "tiny.json.gz"
     with gzip.open(path, "wt", encoding="utf-8") as f:
         json.dump(data, f)

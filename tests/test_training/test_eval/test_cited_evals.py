@@ -219,8 +219,16 @@ def test_factuality_agreement_on_a_tiny_labelled_set(tmp_path, checker):
     (data / "nli-extra" / "qags.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "fact"
     sets = load_dev_sets(data, ["qags"])
-    m = run_factuality(checker.judge.gate.attribution, sets, out)["qags"]
+    from editor.reader import shared_reader
+
+    reader = shared_reader()
+    forms = ("mafe_reader", "mafe_cloze")
+    m = run_factuality(checker.judge.gate.attribution, sets, out, reader=reader, forms=forms)[
+        "qags"
+    ]
     assert m["rows"] == 6 and m["mafe"]["roc_auc"] == 1.0
+    assert m["mafe_reader"]["roc_auc"] == 1.0, m  # the reader answers 1889 from the report
+    assert set(m) >= {"mafe_cloze", "verifier"}
     assert (out / "factuality.png").is_file()
     assert (out / "results.jsonl").read_text().count("\n") == 6
     r = run_purr(

@@ -37,8 +37,19 @@ def test_scores_count_each_kind_apart():
 
 def test_eval_reader_runs_on_xquad(dev_data, tmp_path):
     out = tmp_path / "eval"
-    cmd = [sys.executable, "-m", "serve.cli", "eval", "reader", "--data", str(dev_data),
-           "--limit", "24", "--out", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "serve.cli",
+        "eval",
+        "reader",
+        "--data",
+        str(dev_data),
+        "--limit",
+        "24",
+        "--out",
+        str(out),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     report = json.loads((out / "metrics.json").read_text())

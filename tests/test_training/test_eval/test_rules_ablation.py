@@ -45,7 +45,7 @@ def test_a_rule_family_off_changes_only_what_it_decides(tmp_path):
     while hasattr(gate, "inner"):  # under the question and reader wrappers
         gate = gate.inner
     assert gate.off == {"slot"}  # the config reaches the gate
-    run = rules.RulesRun(pipeline.editor.judge, pipeline.editor.editor)
+    run = rules.RulesRun(pipeline.editor)
     found = rules.ablate(run, ROWS)
     base = found["settings"]["none"]
     assert base[0]["rule"] == "slot" and base[0]["applied"] == ROWS[0]["fix"]

@@ -1,0 +1,91 @@
+"""Proposers: what writes candidate revisions of a sentence the judge found wrong. Editors
+propose, the judge decides (``Judge.choose``); no proposer decides whether its revision stands.
+
+``propose_batch([(sentence, finding, evidence)], context) -> [[Candidate]]``. Two kinds:
+
+- ``OwnProposal``: the revision the judge's signal wrote with its finding (the reader's answer
+  spliced in, the span judge's copied evidence words): ``finding.proposal``;
+- ``EditorProposer``: any editor (``answer``, ``substitute``, ``causal``, ``prompted``,
+  ``fid``): its revision of the sentence with the evidence.
+
+The revision loop asks them in order, each only for the sentences the judge has applied no
+candidate of yet, so the LLM editor (seconds a call on a CPU) runs only where the cheap ones
+did not settle it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from editor.judge.base import Candidate, Finding
+from editor.revision.editors.base import Editor, edits
+from editor.types import Evidence
+
+Item = tuple[str, Finding, Sequence[Evidence]]
+"""A sentence, the finding on it and the evidence to revise it with (the finding's first)."""
+
+
+class Proposer(Protocol):
+    """Writes candidate revisions of the sentences the judge found wrong."""
+
+    name: str
+
+    def propose_batch(
+        self, items: Sequence[Item], context: str | None = None
+    ) -> list[list[Candidate]]: ...
+
+
+class OwnProposal:
+    """The revision the judge's signal proposed with its finding (see the module doc).
+
+    >>> from editor.judge.base import Decision, Proposal
+    >>> f = Finding("contradicted", "", (0, 9), rule="reader", opens=True,
+    ...             proposal=Proposal("Built 1889", "the evidence's answer", Decision("safe", "")))
+    >>> OwnProposal().propose_batch([("Built 1887", f, [])])
+    [[Candidate(text='Built 1889', reason="the evidence's answer", source='reader')]]
+    """
+
+    name = "judge"
+
+    def propose_batch(
+        self, items: Sequence[Item], context: str | None = None
+    ) -> list[list[Candidate]]:
+        out = []
+        for _, f, _ in items:
+            p = f.proposal
+            out.append([Candidate(p.text, p.reason, f.rule or self.name)] if p else [])
+        return out
+
+
+class EditorProposer:
+    """An editor's revision of each sentence as its one candidate (none where it leaves the
+    sentence as it was)."""
+
+    def __init__(self, editor: Editor) -> None:
+        self.editor = editor
+        self.name = editor.name
+
+    def load(self) -> None:
+        load = getattr(self.editor, "load", None)
+        if callable(load):
+            load()
+
+    def propose_batch(
+        self, items: Sequence[Item], context: str | None = None
+    ) -> list[list[Candidate]]:
+        revs = self.editor.edit_batch([(s, ev) for s, _, ev in items], context)
+        return [
+            [Candidate(r.text, r.reason, r.editor or self.name)]
+            if r.text.strip() != s.strip()
+            else []
+            for r, (s, _, _) in zip(revs, items, strict=True)
+        ]
+
+
+def proposers_of(editors: Editor | Sequence[Editor], own: bool = True) -> list[Proposer]:
+    """The judge's own proposal (``own``) and then each editor that can change a text, in
+    order."""
+    listed = [editors] if not isinstance(editors, Sequence) else list(editors)
+    out: list[Proposer] = [OwnProposal()] if own else []
+    return out + [EditorProposer(e) for e in listed if edits(e)]

@@ -237,18 +237,18 @@ def ask(
     max_questions: int = MAX_QUESTIONS,
     reader: Any = None,
     form: str = "question",
-    min_probability: float = 0.3,
+    policy: Any = None,
 ) -> list[Question]:
     """Questions from ``text``'s spans, answered from ``other``: by the sentence-matching rule
     above, or by an extractive ``reader`` (``editor.reader``) asked each span as a ``form``
-    question, its best answer kept from ``min_probability``."""
+    question, its answer taken as the judge takes it (``policy``: ``judge.reader``)."""
     nlp = nlp or get_nlp()
     asked: list[tuple[Any, _Span]] = []
     for qdoc in nlp.pipe(split(text) or [text]):
         asked += [(qdoc, span) for span in _spans(qdoc)]
     asked = asked[:max_questions]
     if reader is not None:
-        return _read(asked, other, reader, form, min_probability)
+        return _read(asked, other, reader, form, policy)
     answers = _Reader(other, nlp)
     out: list[Question] = []
     for qdoc, span in asked:
@@ -262,15 +262,18 @@ def ask(
 
 
 def _read(
-    asked: Sequence[tuple[Any, _Span]], other: str, reader: Any, form: str, min_p: float
+    asked: Sequence[tuple[Any, _Span]], other: str, reader: Any, form: str, policy: Any
 ) -> list[Question]:
-    from editor.judge.agreement.reader import same_answer
+    from editor.config.revision import ReaderPolicy
+    from editor.judge.agreement.reader import answered, same_answer
+
+    policy = policy or ReaderPolicy()
 
     questions = [as_question(qdoc.text, sp.slot, sp.kind, form) for qdoc, sp in asked]
     readings = reader.read_batch([(q, other) for q in questions]) if questions else []
     out = []
     for q, (_, sp), r in zip(questions, asked, readings, strict=True):
-        best = r.best if r.best is not None and r.best.probability >= min_p else None
+        best = answered(r, policy)
         found = best.text if best is not None else None
         same = found is not None and sp.kind != "np" and same_answer(sp.slot.text, found)
         f1 = token_f1(sp.slot.text, found) if found else 0.0
@@ -285,6 +288,7 @@ def mafe(
     nlp: Any = None,
     reader: Any = None,
     form: str = "question",
+    policy: Any = None,
 ) -> Mafe:
     """MAFE precision of ``output`` against ``sources`` and, with a ``reference``, its recall;
     answered by the sentence-matching rule, or by ``reader`` asked ``form`` questions.
@@ -296,10 +300,10 @@ def mafe(
     """
     nlp = nlp or get_nlp()
     src = sources if isinstance(sources, str) else "\n".join(sources)
-    pq = ask(output, src, nlp, reader=reader, form=form)
+    pq = ask(output, src, nlp, reader=reader, form=form, policy=policy)
     precision = sum(q.score for q in pq) / len(pq) if pq else None
     recall, rq = None, []
     if reference is not None:
-        rq = ask(reference, output, nlp, reader=reader, form=form)
+        rq = ask(reference, output, nlp, reader=reader, form=form, policy=policy)
         recall = sum(q.score for q in rq) / len(rq) if rq else None
     return Mafe(precision, recall, tuple(pq), tuple(rq))

@@ -87,7 +87,12 @@ READER_FORMS = {
 
 
 def score_rows(
-    model: AttributionModel, rows: Sequence[Any], batch: int = 8, reader: Any = None, forms=()
+    model: AttributionModel,
+    rows: Sequence[Any],
+    batch: int = 8,
+    reader: Any = None,
+    forms: Sequence[str] = (),
+    policy: Any = None,
 ) -> list[dict[str, Any]]:
     """MAFE precision (and, with a ``reader``, the reader's for each of ``forms``) and the
     verifier's P(supported) of each (document, summary) row."""
@@ -106,7 +111,9 @@ def score_rows(
             }
             for col in forms:
                 form = "cloze" if col == "mafe_cloze" else "question"
-                res[col] = mafe(r.hypothesis, r.premise, reader=reader, form=form).precision
+                res[col] = mafe(
+                    r.hypothesis, r.premise, reader=reader, form=form, policy=policy
+                ).precision
             out.append(res)
     return out
 
@@ -186,6 +193,7 @@ def run(
     stop: Any = None,
     reader: Any = None,
     forms: Sequence[str] = (),
+    policy: Any = None,
 ) -> dict[str, Any]:
     from contextlib import nullcontext
 
@@ -202,7 +210,7 @@ def run(
             if stop.requested:
                 break
             chunk = todo[i : i + 8]
-            scored = score_rows(model, chunk, reader=reader, forms=forms)
+            scored = score_rows(model, chunk, reader=reader, forms=forms, policy=policy)
             for r, res in zip(chunk, scored, strict=True):
                 journal.write({**res, "id": key[id(r)]})
             bar.update(len(chunk))
@@ -256,11 +264,10 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     model = build(cfg.attribution)
     model.load()
     forms = READER_FORMS.get(getattr(args, "reader", "none"), ())
-    reader = None
+    reader, policy = None, cfg.judge.reader
     if forms:
         from editor.reader import shared_reader
 
-        policy = cfg.judge.reader
         reader = shared_reader(policy.model, policy.quantize)
     with GracefulStop() as stop:
         metrics = run(model, sets, Path(args.out), cfg.attribution.threshold, stop, reader, forms)

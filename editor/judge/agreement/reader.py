@@ -122,7 +122,7 @@ class ReaderAgreement(FromBatch):
         said, best = mine.best, theirs.best
         if said is None or best is None or said.probability < p.min_text:
             return None
-        if best.probability < p.min_evidence or theirs.no_answer > p.max_no_answer:
+        if answered(theirs, p) is None:
             return None
         hedged = approximate(text[: said.start]) or bool(_HEDGE.match(said.text))
         after = text[said.end :]
@@ -136,6 +136,16 @@ class ReaderAgreement(FromBatch):
         if sentence is None or (verdict.span is not None and verdict.span != sentence):
             return None  # another query's sentence: its own finding names it
         return _finding(text, question, sentence, said, best, verdict, p.apply_min)
+
+
+def answered(reading: Reading, policy: Any) -> Answer | None:
+    """The evidence's answer where the judge takes the reader to have found one (its best
+    answer from ``policy.min_evidence``, "no answer" under ``policy.max_no_answer``), else None:
+    the one reading of an evidence's answer, for the gate and for MAFE (``editor.citations``)."""
+    best = reading.best
+    if best is None or best.probability < policy.min_evidence:
+        return None
+    return best if reading.no_answer <= policy.max_no_answer else None
 
 
 def _finding(

@@ -34,6 +34,7 @@ from typing import Any
 
 from editor.attribution.slot_values import states_same
 from editor.attribution.slots import Slot, family, typed_spans
+from editor.judge.agreement.reader import as_question
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words
 from retrieval.sentences import split
@@ -208,26 +209,6 @@ class _Reader:
         pick = max(candidates, key=fit_score)
         same = span.kind != "np" and states_same(qdoc, span.slot, doc, pick.slot)
         return pick.slot.text, same
-
-
-WH = {"name": "who", "date": "when", "number": "how many", "ordinal": "which", "place": "where"}
-"""The question word a span's kind asks with (``form="question"``); anything else: "what"."""
-
-
-def as_question(sentence: str, slot: Slot, kind: str, form: str = "cloze") -> str:
-    """The sentence asking for ``slot``: blanked (``cloze``) or with the question word of its
-    kind in its place (``question``: a declarative question, the form a reader trained on
-    SQuAD-style questions reads best).
-
-    >>> s = "The tower was completed in 1887."
-    >>> as_question(s, Slot(27, 31, "1887", "date"), "date"), as_question(
-    ...     s, Slot(27, 31, "1887", "date"), "date", "question")
-    ('The tower was completed in ___.', 'The tower was completed in when?')
-    """
-    if form == "cloze":
-        return sentence[: slot.start] + "___" + sentence[slot.end :]
-    asked = sentence[: slot.start] + WH.get(kind, "what") + sentence[slot.end :]
-    return asked.rstrip().rstrip(".!;:") + "?"
 
 
 def ask(

@@ -61,6 +61,17 @@ class ReaderPolicy(_Cfg):
         description="the evidence's answer is applied (safe) from this probability on, both "
         "readings this sure; below it the fix is suggested.",
     )
+    statements: bool = Field(
+        False,
+        description="without a question, ask each name, number and date of a sentence as a "
+        "cloze (the sentence with it blanked) of the evidence too.",
+    )
+    cloze_min: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="statements: the evidence's answer to a cloze must be at least this likely.",
+    )
 
 
 class JudgeConfig(_Cfg):

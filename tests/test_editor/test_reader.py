@@ -124,6 +124,18 @@ def test_without_a_question_the_reader_is_not_asked():
     assert not _check(gate, context=None).opens and reader.calls == 0
 
 
+def test_a_statement_s_values_are_asked_as_clozes_where_the_policy_says_so(reader):
+    policy = ReaderPolicy(statements=True)
+    gate = ReaderAgreement(Silent(), reader, policy)
+    ev = Evidence("e1", VELA, "", "given", None, CLAIM, 1.0)
+    (f,) = gate.check_batch([(CLAIM, CLAIM, ev)], None)  # the Vela X2's weight, not the X1's
+    assert f.opens and f.rule == "reader" and "'The Vela X1 weighs ___.'" in f.reason, f.reason
+    assert [(CLAIM[x.start : x.end], x.fix) for x in f.flags] == [("4.2 kg", "2.8 kg")]
+    right = "The Vela X1 weighs 2.8 kg."
+    (g,) = gate.check_batch([(right, right, ev)], None)
+    assert not g.opens  # the evidence's answer is the statement's
+
+
 def test_mafe_asks_the_reader_each_span_as_a_question():
     from editor.citations.mafe import mafe
     from editor.reader import shared_reader

@@ -74,47 +74,31 @@ def test_nli_agreement_verdicts_and_span(nli):
 def test_proposers_are_asked_in_turn_until_the_judge_applies_one(nli):
     from editor.revision.editors.base import Revision
 
-    class Same:  # a first editor that leaves the text as it was
-        name = "same"
+    def editor(name, write):  # an editor that writes ``write(text)``
+        class Written:
+            def edit_batch(self, items, context=None):
+                return [Revision(write(t), name) for t, _ in items]
 
-        def edit_batch(self, items, context=None):
-            return [Revision(t, "nothing to change") for t, _ in items]
-
-    class Rewriter:  # a first editor that rewrites far more than the limits allow
-        name = "rewriter"
-
-        def edit_batch(self, items, context=None):
-            return [
-                Revision(t + " And much, much more was said about it.", "rewrite") for t, _ in items
-            ]
-
-    class Doubler:  # a first editor whose edit puts one name into two slots
-        name = "doubler"
-
-        def edit_batch(self, items, context=None):
-            return [Revision(t.replace("250 metres", "Eiffel Tower metres"), "x") for t, _ in items]
-
-    class Never:  # asked only where nothing earlier was applied
-        name = "never"
-
-        def edit_batch(self, items, context=None):
-            raise AssertionError("asked after an applied edit")
+        e = Written()
+        e.name = name
+        return e
 
     text = "The Eiffel Tower is 250 metres tall."
     fixed = "The Eiffel Tower is 330 metres tall."
     judge = RulesJudge(NLIAgreement(nli), EditAcceptance(nli))
     cfg = RevisionConfig(max_edit_chars=20)
     for first, why in [
-        (Same(), "same: no change"),
-        (Rewriter(), "exceeds the limit"),
-        (Doubler(), "doubles the name"),
+        (editor("same", lambda t: t), "same: no change"),  # leaves the text as it was
+        (editor("long", lambda t: t + " And much, much more was said."), "exceeds the limit"),
+        (editor("doubler", lambda t: t.replace("250", "Eiffel Tower")), "doubles the name"),
     ]:
         revised, (step,) = Reviser([first, SubstituteEditor(nli)], judge, cfg).revise(
             text, [_q(TOWER, text)]
         )
-        assert revised == fixed, step.reason
-        assert step.editor == "substitute" and why in step.reason, step.reason
-    revised, (step,) = Reviser([SubstituteEditor(nli), Never()], judge, cfg).revise(
+        assert revised == fixed and step.editor == "substitute", step.reason
+        assert why in step.reason, step.reason
+    never = editor("never", lambda t: pytest.fail("asked after an applied edit"))
+    revised, (step,) = Reviser([SubstituteEditor(nli), never], judge, cfg).revise(
         text, [_q(TOWER, text)]
     )
     assert revised == fixed and step.editor == "substitute"

@@ -19,7 +19,7 @@ from typing import Any
 
 from editor.attribution.answers import asked_of
 from editor.attribution.slot_values import bare_name
-from editor.attribution.slots import approximate, date_range, quantity
+from editor.attribution.slots import Slot, approximate, date_range, family, quantity, typed_spans
 from editor.judge.agreement.base import AgreementModel, FromBatch
 from editor.judge.base import Decision, Finding, Proposal
 from editor.reader.base import Answer, Reading
@@ -74,6 +74,26 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     return False
 
 
+WH = {"name": "who", "date": "when", "number": "how many", "ordinal": "which", "place": "where"}
+"""The question word a span's kind asks with (``form="question"``); anything else: "what"."""
+
+
+def as_question(sentence: str, slot: Slot, kind: str, form: str = "cloze") -> str:
+    """The sentence asking for ``slot``: blanked (``cloze``) or with the question word of its
+    kind in its place (``question``: a declarative question, the form a reader trained on
+    SQuAD-style questions reads best).
+
+    >>> s = "The tower was completed in 1887."
+    >>> as_question(s, Slot(27, 31, "1887", "date"), "date"), as_question(
+    ...     s, Slot(27, 31, "1887", "date"), "date", "question")
+    ('The tower was completed in ___.', 'The tower was completed in when?')
+    """
+    if form == "cloze":
+        return sentence[: slot.start] + "___" + sentence[slot.end :]
+    asked = sentence[: slot.start] + WH.get(kind, "what") + sentence[slot.end :]
+    return asked.rstrip().rstrip(".!;:") + "?"
+
+
 class ReaderAgreement(FromBatch):
     """``inner``'s verdicts, and with a question as context the reader's (see the module doc).
     ``reader`` is an ``editor.reader.Reader``; ``policy`` a ``ReaderPolicy``."""
@@ -88,7 +108,7 @@ class ReaderAgreement(FromBatch):
     ) -> list[Finding]:
         verdicts = self.inner.check_batch(items, context)
         if not is_question(context):
-            return verdicts
+            return self._clozes(items, verdicts) if self.policy.statements else verdicts
         assert context is not None
         todo = [
             i
@@ -115,6 +135,53 @@ class ReaderAgreement(FromBatch):
                 out[i] = found
         return out
 
+    def _clozes(
+        self, items: Sequence[tuple[str, str, Evidence]], verdicts: list[Finding]
+    ) -> list[Finding]:
+        """Without a question: each name, number and date of a judged sentence the gate lets
+        stand, asked of the evidence as a cloze; the evidence's confident answer of the same
+        kind that differs is a finding, as with a question."""
+        from editor.text.nlp import get_nlp
+
+        nlp = get_nlp()
+        asked: list[tuple[int, Slot, str]] = []  # (item, the slot in the text, the cloze)
+        for i, (text, _, _) in enumerate(items):
+            v = verdicts[i]
+            if v.opens or v.span is None:
+                continue
+            a, b = v.span
+            sentence = text[a:b]
+            for slot in _checkable(nlp(sentence)):
+                cloze = as_question(sentence, slot, family(slot.kind))
+                at = Slot(a + slot.start, a + slot.end, slot.text, slot.kind)
+                asked.append((i, at, cloze))
+        if not asked:
+            return verdicts
+        readings = self.reader.read_batch([(c, evidence_text(items[i][2])) for i, _, c in asked])
+        kinds: dict[str, list[Slot]] = {}
+        out = list(verdicts)
+        for (i, slot, cloze), r in zip(asked, readings, strict=True):
+            if out[i].opens:  # one finding a sentence: the first
+                continue
+            text, _, e = items[i]
+            ev = evidence_text(e)
+            best = answered(r, self.policy)
+            if best is None or best.probability < self.policy.cloze_min:
+                continue
+            if ev not in kinds:
+                kinds[ev] = _checkable(nlp(ev))
+            if not any(  # the answer is a value of the slot's kind in the evidence
+                family(k.kind) == family(slot.kind) and k.start <= best.start and best.end <= k.end
+                for k in kinds[ev]
+            ):
+                continue
+            said = Answer(slot.text, slot.start, slot.end, 1.0)
+            reading = Reading(cloze, (said,), 0.0)
+            found = self._differ(text, cloze, reading, r, out[i])
+            if found is not None:
+                out[i] = found
+        return out
+
     def _differ(
         self, text: str, question: str, mine: Reading, theirs: Reading, verdict: Finding
     ) -> Finding | None:
@@ -136,6 +203,16 @@ class ReaderAgreement(FromBatch):
         if sentence is None or (verdict.span is not None and verdict.span != sentence):
             return None  # another query's sentence: its own finding names it
         return _finding(text, question, sentence, said, best, verdict, p.apply_min)
+
+
+def _checkable(doc: Any) -> list[Slot]:
+    """The names, numbers, dates, places and ordinals of a parsed text, outermost only."""
+    slots = [s for s in typed_spans(doc) if family(s.kind) in WH]
+    return [
+        s
+        for s in slots
+        if not any(o is not s and o.start <= s.start and s.end <= o.end for o in slots)
+    ]
 
 
 def answered(reading: Reading, policy: Any) -> Answer | None:

@@ -314,6 +314,11 @@ def build_reviser(
         return Reviser(IdentityEditor(), judge, cfg.revision)
     if not editors:
         return Reviser(IdentityEditor(), None, cfg.revision.model_copy(update={"gate": False}))
+    causal = [e for e in editors if e.name == "causal"]
+    if causal and cfg.judge.reader.rewrite:  # a sentence that gives no answer, rewritten
+        from editor.revision.proposers import AnswerRewrite
+
+        return Reviser([AnswerRewrite(causal[0]), *editors], judge, cfg.revision)
     return Reviser(editors, judge, cfg.revision)
 
 

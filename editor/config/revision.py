@@ -61,6 +61,11 @@ class ReaderPolicy(_Cfg):
         description="the evidence's answer is applied (safe) from this probability on, both "
         "readings this sure; below it the fix is suggested.",
     )
+    rewrite: bool = Field(
+        True,
+        description="where the text gives no answer the reader finds and the evidence surely "
+        "does (from apply_min), the causal editor proposes a rewrite stating it.",
+    )
     statements: bool = Field(
         False,
         description="without a question, ask each name, number and date of a sentence as a "

@@ -16,6 +16,7 @@ did not settle it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Protocol
 
 from editor.judge.base import Candidate, Finding
@@ -81,6 +82,48 @@ class EditorProposer:
             else []
             for r, (s, _, _) in zip(revs, items, strict=True)
         ]
+
+
+class AnswerRewrite:
+    """A rewrite that states the evidence's answer, where the finding names a whole sentence
+    that gives none (the reader's ``not_supported`` flag, the answer as its fix): ``editor``
+    (the causal editor) is asked with the question and that answer as its context and the
+    evidence sentence that holds the answer as its evidence, so it keeps the sentence's words
+    where it can. None for any other finding."""
+
+    def __init__(self, editor: Editor) -> None:
+        self.editor = editor
+        self.name = f"{editor.name} (answer rewrite)"
+
+    def propose_batch(
+        self, items: Sequence[Item], context: str | None = None
+    ) -> list[list[Candidate]]:
+        from retrieval.sentences import split
+
+        out: list[list[Candidate]] = [[] for _ in items]
+        asked, at = [], []
+        for i, (sentence, f, ev) in enumerate(items):
+            fix = _whole_fix(f)
+            if fix is None or not ev:
+                continue
+            held = [s for s in split(f.evidence_text or "") if fix in s] or [fix]
+            source = replace(ev[0], text=held[0])
+            asked.append(((sentence, [source]), f"{context or ''} Answer: {fix}".strip()))
+            at.append(i)
+        for i, (item, ctx) in zip(at, asked, strict=True):
+            (rev,) = self.editor.edit_batch([item], ctx)
+            if rev.text.strip() != items[i][0].strip():
+                out[i] = [Candidate(rev.text, rev.reason, self.name)]
+        return out
+
+
+def _whole_fix(f: Finding) -> str | None:
+    """The fix of a finding that names its whole sentence as giving no answer, else None."""
+    if f.rule != "reader" or len(f.flags) != 1 or f.span is None:
+        return None
+    flag = f.flags[0]
+    whole = (flag.start, flag.end) == f.span and flag.kind == "not_supported"
+    return flag.fix if whole else None
 
 
 def proposers_of(editors: Editor | Sequence[Editor], own: bool = True) -> list[Proposer]:

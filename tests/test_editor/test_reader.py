@@ -4,6 +4,8 @@ confident different answers name the text's words and propose the evidence's."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from editor.config.revision import ReaderPolicy
@@ -146,3 +148,43 @@ def test_mafe_asks_the_reader_each_span_as_a_question():
     asked = {q.expected: q for q in wrong.precision_questions}
     assert asked["4.2 kg"].question == "The Vela X1 weighs how many?"
     assert asked["4.2 kg"].score == 0.0 and right.precision > wrong.precision, asked
+
+
+def test_a_sentence_that_gives_no_answer_is_named_whole_and_rewritten_by_a_proposer():
+    from editor.revision.editors.base import Revision
+    from editor.revision.proposers import AnswerRewrite
+
+    vague = "It is light enough to carry."
+    gate = ReaderAgreement(
+        Silent(),
+        Fixed(
+            {
+                vague: Reading(QUESTION, (), 0.99),
+                "The X1 is 2.8 kg.": Reading(QUESTION, (), 0.99),
+                VELA: _reading("2.8 kg", VELA, 0.9),
+            }
+        ),
+        ReaderPolicy(),
+    )
+    ev = Evidence("e1", VELA, "", "given", None, QUESTION, 1.0)
+    (f,) = gate.check_batch([(vague, vague, ev)], QUESTION)
+    assert f.opens and f.verdict == "not_stated" and f.proposal is None
+    assert [(x.start, x.end, x.kind, x.fix) for x in f.flags] == [
+        (0, 28, "not_supported", "2.8 kg")
+    ]
+
+    class Asked:  # records what the rewriting editor is given
+        name, seen = "causal", []
+
+        def edit_batch(self, items, context=None):
+            self.seen.append((items, context))
+            return [Revision("It weighs 2.8 kg, light enough to carry.", "x") for _ in items]
+
+    ed = Asked()
+    [[c]] = AnswerRewrite(ed).propose_batch([(vague, replace(f, evidence=ev), [ev])], QUESTION)
+    assert c.text == "It weighs 2.8 kg, light enough to carry."
+    [(([(_, [held])]), ctx)] = ed.seen
+    assert held.text.startswith("The Vela X1 weighs 2.8 kg") and "4.2" not in held.text
+    assert ctx == f"{QUESTION} Answer: 2.8 kg"
+    stated = gate.check_batch([("The X1 is 2.8 kg.", "q", ev)], QUESTION)[0]
+    assert not stated.opens  # a text that states the answer is not named for want of one

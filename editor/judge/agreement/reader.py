@@ -187,7 +187,9 @@ class ReaderAgreement(FromBatch):
     ) -> Finding | None:
         p = self.policy
         said, best = mine.best, theirs.best
-        if said is None or best is None or said.probability < p.min_text:
+        if said is None or mine.no_answer > p.max_no_answer:  # the text gives no answer
+            return _unanswered(text, question, answered(theirs, p), verdict, p.apply_min)
+        if best is None or said.probability < p.min_text:
             return None
         if answered(theirs, p) is None:
             return None
@@ -223,6 +225,34 @@ def answered(reading: Reading, policy: Any) -> Answer | None:
     if best is None or best.probability < policy.min_evidence:
         return None
     return best if reading.no_answer <= policy.max_no_answer else None
+
+
+def _unanswered(
+    text: str, question: str, best: Answer | None, verdict: Finding, sure: float
+) -> Finding | None:
+    """The judged sentence, where the text gives no answer the reader can find but the evidence
+    surely does and the text never states it: named whole, the evidence's answer as its fix
+    (a rewrite that states it is for the proposers to write; ``not_stated``, not proven wrong)."""
+    if best is None or best.probability < sure or verdict.span is None:
+        return None
+    if f" {bare_name(best.text)} " in f" {bare_name(text)} ":
+        return None
+    a, b = verdict.span
+    reason = (
+        f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}); "
+        "the text states no answer to it"
+    )
+    flag = Flag(a, b, "not_supported", fix=best.text)
+    return Finding(
+        "not_stated",
+        reason,
+        verdict.span,
+        verdict.supported,
+        verdict.contradicted,
+        rule="reader",
+        flags=(flag,),
+        opens=True,
+    )
 
 
 def _finding(

@@ -10,7 +10,8 @@ propose, the judge decides (``Judge.choose``); no proposer decides whether its r
 
 The revision loop asks them in order, each only for the sentences the judge has applied no
 candidate of yet, so the LLM editor (seconds a call on a CPU) runs only where the cheap ones
-did not settle it.
+did not settle it; a proposer that ``settles`` (the judge's own fix, the question's answer)
+closes its sentence once it writes a candidate, applied or not.
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ Item = tuple[str, Finding, Sequence[Evidence]]
 
 
 class Proposer(Protocol):
-    """Writes candidate revisions of the sentences the judge found wrong."""
+    """Writes candidate revisions of the sentences the judge found wrong. ``settles``: where it
+    writes a candidate, no later proposer is asked for that sentence (the judge's own fix and
+    the question's answer: the judge chooses among those alone, so a doubted answer is
+    suggested rather than another value written in)."""
 
     name: str
+    settles: bool
 
     def propose_batch(
         self, items: Sequence[Item], context: str | None = None
@@ -48,6 +53,7 @@ class OwnProposal:
     """
 
     name = "judge"
+    settles = True
 
     def propose_batch(
         self, items: Sequence[Item], context: str | None = None
@@ -63,9 +69,10 @@ class EditorProposer:
     """An editor's revision of each sentence as its one candidate (none where it leaves the
     sentence as it was)."""
 
-    def __init__(self, editor: Editor) -> None:
+    def __init__(self, editor: Editor, settles: bool = False) -> None:
         self.editor = editor
         self.name = editor.name
+        self.settles = settles
 
     def load(self) -> None:
         load = getattr(self.editor, "load", None)
@@ -90,6 +97,8 @@ class AnswerRewrite:
     (the causal editor) is asked with the question and that answer as its context and the
     evidence sentence that holds the answer as its evidence, so it keeps the sentence's words
     where it can. None for any other finding."""
+
+    settles = True
 
     def __init__(self, editor: Editor) -> None:
         self.editor = editor
@@ -131,4 +140,4 @@ def proposers_of(editors: Editor | Sequence[Editor], own: bool = True) -> list[P
     order."""
     listed = [editors] if not isinstance(editors, Sequence) else list(editors)
     out: list[Proposer] = [OwnProposal()] if own else []
-    return out + [EditorProposer(e) for e in listed if edits(e)]
+    return out + [EditorProposer(e, getattr(e, "settles", False)) for e in listed if edits(e)]

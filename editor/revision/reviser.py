@@ -10,7 +10,8 @@ ways the papers run it.
 
 Editors propose, the judge decides: the proposers (``editor.revision.proposers``: the judge's
 own signal's proposal first, then the configured editors in order) write candidates, each asked
-only where the judge has applied none of the earlier ones; the judge's ``choose`` picks the
+only where the judge has applied none of the earlier ones and no settling proposer (the judge's
+own fix, the question's answer) has written one; the judge's ``choose`` picks the
 candidate applied (``safe``), suggested (``unsafe``: the text stays, unless ``apply_unsure``)
 or none. With ``scope=sentence`` a candidate covers only the sentence the judge assessed,
 spliced back, so nothing else in the passage can change; every candidate must first pass RARR's
@@ -88,8 +89,13 @@ class Reviser:
         known: list[tuple[Decision, ...]] = [() for _ in targets]
         notes: list[list[str]] = [[] for _ in targets]
         choices: list[Choice | None] = [None for _ in targets]
+        settled: set[int] = set()
         for p in self.proposers:
-            open_ = [i for i, c in enumerate(choices) if c is None or not c.decision.accepted]
+            open_ = [
+                i
+                for i, c in enumerate(choices)
+                if i not in settled and (c is None or not c.decision.accepted)
+            ]
             if not open_:
                 break
             items = [
@@ -99,6 +105,8 @@ class Reviser:
             for i, written in zip(open_, p.propose_batch(items, context), strict=True):
                 if not written and not isinstance(p, OwnProposal):
                     notes[i].append(f"{p.name}: no change")
+                if written and getattr(p, "settles", False):
+                    settled.add(i)
                 for c in written:
                     ok, why = self._limits(text, targets[i].span, c)
                     if ok:

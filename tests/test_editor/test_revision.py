@@ -102,6 +102,10 @@ def test_proposers_are_asked_in_turn_until_the_judge_applies_one(nli):
         text, [_q(TOWER, text)]
     )
     assert revised == fixed and step.editor == "substitute"
+    settler = editor("answer", lambda t: t.replace("250", "Eiffel Tower"))
+    settler.settles = True  # the question's answer: refused, it still closes the sentence
+    revised, (step,) = Reviser([settler, never], judge, cfg).revise(text, [_q(TOWER, text)])
+    assert revised == text and not step.accepted and "doubles the name" in step.reason
 
 
 def test_substitute_editor_swaps_in_the_evidence_span(nli):

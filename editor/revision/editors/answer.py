@@ -44,6 +44,8 @@ class AnswerEditor(OneByOne):
         self.min_gain = min_gain
         self._nlp = nlp
         self.name = inner.name
+        self.settles = True
+        """a proposer of the question's answer: where it writes one, no other editor is asked"""
 
     @property
     def nlp(self) -> Any:

@@ -156,6 +156,21 @@ class Judge(Protocol):
         ...
 
 
+class FirstSure:
+    """``choose`` read from the judge's own ``accept`` (``first_sure``), for judges to inherit."""
+
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """The first candidate this judge is sure of, else the first it is unsure of."""
+        return first_sure(self, before, finding, candidates, context, known)  # type: ignore[arg-type]
+
+
 def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[int, int]]:
     """``before`` with ``text`` in place of ``before[span]`` (its spacing kept) and the new
     text's span.

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from editor.judge.base import Candidate, Choice, Decision, Finding, Judge, Proposal, first_sure
+from editor.judge.base import Candidate, Decision, Finding, FirstSure, Judge, Proposal
 from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signals
 from editor.result import Flag
 from editor.text.words import changed_run, keep_spacing
@@ -52,7 +52,7 @@ class Assessed:
         return self.text[s[0] : s[1]] if s else ""
 
 
-class CombinedJudge:
+class CombinedJudge(FirstSure):
     """The rules and span judges read together (see the module doc)."""
 
     def __init__(
@@ -153,17 +153,6 @@ class CombinedJudge:
         if p is not None and after[span_after[0] : span_after[1]].strip() == p.text.strip():
             return p.decision
         return Decision("display", "rejected: not the revision the judge proposed")
-
-    def choose(
-        self,
-        before: str,
-        finding: Finding,
-        candidates: Sequence[Candidate],
-        context: str | None = None,
-        known: Sequence[Decision] = (),
-    ) -> Choice:
-        """The first candidate this judge is sure of, else the first it is unsure of."""
-        return first_sure(self, before, finding, candidates, context, known)
 
     # -- decisions --------------------------------------------------------------------------
 

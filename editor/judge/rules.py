@@ -14,11 +14,11 @@ from dataclasses import replace
 
 from editor.judge.acceptance import EditAcceptance
 from editor.judge.agreement.base import AgreementModel
-from editor.judge.base import Candidate, Choice, Decision, Finding, first_sure
+from editor.judge.base import Decision, Finding, FirstSure
 from editor.types import Evidence
 
 
-class RulesJudge:
+class RulesJudge(FirstSure):
     """An agreement gate and an edit acceptance behind the ``Judge`` interface."""
 
     name = "rules"
@@ -57,14 +57,3 @@ class RulesJudge:
         if j.accepted:
             return Decision("safe", j.reason, j.proof)
         return Decision("unsafe" if j.unsure else "display", j.reason)
-
-    def choose(
-        self,
-        before: str,
-        finding: Finding,
-        candidates: Sequence[Candidate],
-        context: str | None = None,
-        known: Sequence[Decision] = (),
-    ) -> Choice:
-        """The first candidate this judge is sure of, else the first it is unsure of."""
-        return first_sure(self, before, finding, candidates, context, known)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from editor.judge.base import Candidate, Choice, Decision, Finding, Proposal, first_sure
+from editor.judge.base import Decision, Finding, FirstSure, Proposal
 from editor.judge.span_fix import SpanFixer, asked, windows
 from editor.result import Flag
 from editor.text.document import TextParser
@@ -22,7 +22,7 @@ from editor.text.words import answering_sentences, changed_run
 from editor.types import Evidence, evidence_text
 
 
-class SpanJudgeOfFixes:
+class SpanJudgeOfFixes(FirstSure):
     """A ``SpanFixer`` behind the ``Judge`` interface (see the module doc)."""
 
     name = "span"
@@ -113,19 +113,8 @@ class SpanJudgeOfFixes:
         a, _, c = changed_run(old, new)
         return self.fixer.accept(new, wins[0], (a, c), wins, asked(context))
 
-    def choose(
-        self,
-        before: str,
-        finding: Finding,
-        candidates: Sequence[Candidate],
-        context: str | None = None,
-        known: Sequence[Decision] = (),
-    ) -> Choice:
-        """The first candidate this judge is sure of, else the first it is unsure of."""
-        return first_sure(self, before, finding, candidates, context, known)
 
-
-class AskedToo:
+class AskedToo(FirstSure):
     """The span judge with a question's answer compared too (``editor.answers``): where the
     span judge asks for no edit and the text answers the question the context asks otherwise
     than the evidence does (``QuestionAgreement``), the finding asks for an edit (the answer
@@ -153,17 +142,6 @@ class AskedToo:
             else f
             for (_, _, ev), f, q in zip(items, found, asked_too, strict=True)
         ]
-
-    def choose(
-        self,
-        before: str,
-        finding: Finding,
-        candidates: Sequence[Candidate],
-        context: str | None = None,
-        known: Sequence[Decision] = (),
-    ) -> Choice:
-        """The first candidate the span judge is sure of, else the first it is unsure of."""
-        return first_sure(self, before, finding, candidates, context, known)
 
 
 class _Given:

@@ -90,6 +90,7 @@ class Reviser:
         notes: list[list[str]] = [[] for _ in targets]
         choices: list[Choice | None] = [None for _ in targets]
         settled: set[int] = set()
+        tried: list[str | None] = [None for _ in targets]  # the last proposer asked
         for p in self.proposers:
             open_ = [
                 i
@@ -105,7 +106,8 @@ class Reviser:
             for i, written in zip(open_, p.propose_batch(items, context), strict=True):
                 if not written and not isinstance(p, OwnProposal):
                     notes[i].append(f"{p.name}: no change")
-                if written and getattr(p, "settles", False):
+                    tried[i] = p.name
+                if written and p.settles:
                     settled.add(i)
                 for c in written:
                     ok, why = self._limits(text, targets[i].span, c)
@@ -113,6 +115,7 @@ class Reviser:
                         cands[i].append(replace(c, reason=f"{c.reason}; {why}"))
                     else:
                         notes[i].append(f"{c.source}: {why}")
+                        tried[i] = c.source
                 if cands[i] and len(cands[i]) > len(known[i]) and self.judge is not None:
                     choices[i] = self.judge.choose(
                         text,
@@ -124,7 +127,10 @@ class Reviser:
                     known[i] = choices[i].decisions  # type: ignore[union-attr]
                 elif cands[i] and self.judge is None:
                     choices[i] = Choice(0, Decision("safe", ""))
-        return [self._step(text, t, cands[i], choices[i], notes[i]) for i, t in enumerate(targets)]
+        return [
+            self._step(text, t, cands[i], choices[i], notes[i], tried[i])
+            for i, t in enumerate(targets)
+        ]
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -179,6 +185,7 @@ class Reviser:
         cands: list[Candidate],
         choice: Choice | None,
         notes: list[str],
+        tried: str | None = None,
     ) -> Step:
         """The step of a target: ``after`` is ``current`` with the chosen candidate in when the
         judge applies it (or is unsure of it, with ``apply_unsure``), else ``current``, an
@@ -186,7 +193,7 @@ class Reviser:
         f = t.finding
         reason = "; ".join([f.reason, *notes])
         if choice is None or choice.index is None:
-            editor = cands[0].source if cands else (notes[-1].split(":")[0] if notes else None)
+            editor = cands[0].source if cands else tried
             return Step(
                 t.query,
                 t.lead.id,

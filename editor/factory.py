@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from editor.config import PipelineConfig
+from editor.installed import skipped
 from editor.research.researcher import Researcher
 from editor.text.document import TextParser, share
 from retrieval.backends import open_index
@@ -93,6 +94,7 @@ def first_use_work(
         )
     # the span judge writes its own revisions and asks no editor
     editors = {cfg.editor.type, cfg.editor.fallback} if cfg.judge.type != "span" else set()
+    editors -= {cfg.editor.fallback} if skipped(cfg) else set()  # this install leaves it out
     refs = []
     if "causal" in editors:
         refs.append(cfg.editor.model or cfg.llm.model)
@@ -340,7 +342,7 @@ def rules_editors(
         from editor.revision.editors.answer import AnswerEditor
 
         out.insert(0, AnswerEditor(IdentityEditor(), attribution(), cfg.editor.min_gain))
-    if cfg.editor.fallback:
+    if cfg.editor.fallback and not skipped(cfg):
         second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
         out.append(build_editor(second, attribution, llm, cfg.llm))
     return out

@@ -33,6 +33,7 @@ from editor.factory import (
     first_use_work,
 )
 from editor.inputs import InputError, check_input, given_sources
+from editor.installed import skipped
 from editor.report.builder import Reporter
 from editor.report.findings import findings
 from editor.research.given import assign_queries, given_evidence
@@ -181,7 +182,7 @@ class Pipeline:
         refused = self._refused(text, context, self.cfg.citations.research, timings)
         if refused is not None:
             return refused
-        notes: list[str] = []
+        notes: list[str] = skipped(self.cfg)
         if self.cfg.research.set_aside_instructions:
             sources = set_aside_instructions(sources, notes)
         found = tuple(s.evidence("given") for s in sources)
@@ -267,11 +268,9 @@ class Pipeline:
         try:  # the one parse every stage reads (components.parser hands it on)
             self.components.parser.parse(text, context)
         except Exception as e:  # noqa: BLE001
-            return self._degraded(
-                text, context, f"parsing the text failed: {e}", timings, t, "parse"
-            )
+            return self._degraded(text, context, f"parsing failed: {e}", timings, t, "parse")
         timings["parse"] = (time.perf_counter() - t) * 1000
-        warnings: list[str] = []
+        warnings: list[str] = skipped(self.cfg)  # what this install leaves out
         queries: list[Query] = []
         found: list[Evidence] = []
         t = time.perf_counter()

@@ -126,6 +126,13 @@ class SentenceTransformerEncoder(_BatchEncoder):
     @property
     def model(self):
         if self._model is None:
+            from retrieval.extras import require
+
+            require(
+                "hub",
+                f"the sentence-transformers encoder {self.load_id!r}",
+                ("torch", "transformers", "sentence_transformers"),
+            )
             from sentence_transformers import SentenceTransformer
 
             try:

@@ -127,6 +127,9 @@ class HFCrossEncoder:
         with self._lock:
             if self._model is not None:
                 return
+            from retrieval.extras import require
+
+            require("hub", f"the PyTorch reranker {self.load_id!r}")
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
             try:

@@ -23,6 +23,7 @@ from editor.attribution.nli import LABELS, ChunkedNLI, canonical_label, infer_la
 from editor.llm.partial import MANIFEST, is_partial_folder, load_partial
 from retrieval.assets import AssetNotFoundError, resolve
 from retrieval.collector import collector_paused
+from retrieval.extras import require
 
 
 class _HFModel(ChunkedNLI):
@@ -58,9 +59,12 @@ class _HFModel(ChunkedNLI):
                     self._load()
 
     def _from_pretrained(self, model_class: Any, quantize: bool = True) -> tuple[Any, Any]:
+        resolved = resolve(self.model_ref)
+        require(
+            "hub", f"the PyTorch model {self.model_ref!r} (a hub id, or attribution.runtime: torch)"
+        )
         from transformers import AutoTokenizer
 
-        resolved = resolve(self.model_ref)
         local = resolved.source != "hub" or self.local_files_only
         try:
             tokenizer = AutoTokenizer.from_pretrained(resolved.load_id, local_files_only=local)

@@ -2,8 +2,9 @@
 ``transformers`` once its graph is in the cache (``attribution.runtime: onnx``, the default).
 
 The graph is built once per model folder into ``<cache_dir>/models/nli-onnx/KEY`` (KEY: a digest
-of the folder's config and weights, its base, and the recipe): the PyTorch model loaded as
-``HFSequenceClassificationNLI`` loads it, exported at fp32 (batch and length dynamic); with
+of the folder's config and weights, its base, and the recipe): a BERT folder's weights written as a
+graph directly (``bert_graph``: numpy and ``onnx``, no torch), any other model loaded as
+``HFSequenceClassificationNLI`` loads it and exported by torch, at fp32 (batch and length dynamic); with
 ``quantize: int8`` the linear layers are then stored as block-wise 8-bit weights (the span
 judge's recipe, ``editor.attribution.span_onnx.quantize``). Later processes open the graph and
 the folder's ``tokenizer.json`` only. Tokenisation is the same library the ``transformers`` fast
@@ -31,7 +32,7 @@ from editor.attribution.nli import ChunkedNLI
 
 log = logging.getLogger(__name__)
 
-RECIPE = {"format": 1, "opset": 17}
+RECIPE = {"format": 2, "opset": 17}  # format 2: a BERT folder's graph written by bert_graph
 MODEL_FILE = "model.onnx"
 LABELS_FILE = "labels.json"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -47,9 +48,10 @@ def _weight_files(folder: Path) -> list[Path]:
 
 def cache_key(folder: Path, quantize: str) -> str:
     """A digest of what the graph is built from (see the module doc)."""
-    from editor.attribution import span_onnx
+    from editor.attribution import bert_graph, span_onnx
 
     h = hashlib.sha256(json.dumps({**RECIPE, "quantize": quantize}, sort_keys=True).encode())
+    h.update(Path(bert_graph.__file__).read_bytes())
     if quantize == "int8":
         h.update(json.dumps(span_onnx.RECIPE, sort_keys=True).encode())
     span_onnx.hash_files(h, _weight_files(folder), _WHOLE_HASH_MAX)
@@ -65,28 +67,54 @@ def export_fp32(model: Any, out: Path) -> None:
 
 
 def build(model: Any, target: Path, quantize: str, source: str) -> None:
-    """The graph of ``model`` with its labels, written whole into the folder ``target``."""
+    """The graph of ``model`` with its labels, written whole into the folder ``target``.
+    ``model``: a ``transformers`` sequence classifier, or ``(config, weights)`` of a BERT folder
+    (``bert_weights.folder_weights``), written directly by ``bert_graph`` without torch."""
     import shutil
     import tempfile
 
     from editor.attribution import span_onnx
     from retrieval.files.atomic import atomic_dir
 
-    with atomic_dir(target) as tmp, tempfile.TemporaryDirectory(dir=tmp) as work:
-        if quantize == "int8":
-            fp32 = Path(work) / "fp32.onnx"
-            export_fp32(model, fp32)
-            span_onnx.quantize(fp32, tmp / MODEL_FILE)
+    def write(out: Path) -> None:
+        if isinstance(model, tuple):
+            from editor.attribution.bert_graph import save_graph
+
+            save_graph(model[0], model[1], "sequence", out)
         else:
-            export_fp32(model, tmp / MODEL_FILE)
-        shutil.rmtree(work, ignore_errors=True)
+            export_fp32(model, out)
+
+    if isinstance(model, tuple):
+        config = model[0]
+        id2label = {str(k): v for k, v in config.get("id2label", {"0": "LABEL_0"}).items()}
+        labels = {"id2label": id2label, "num_labels": len(id2label)}
+    else:
         labels = {
             "id2label": {str(k): v for k, v in model.config.id2label.items()},
             "num_labels": model.config.num_labels,
         }
+    with atomic_dir(target) as tmp, tempfile.TemporaryDirectory(dir=tmp) as work:
+        if quantize == "int8":
+            fp32 = Path(work) / "fp32.onnx"
+            write(fp32)
+            span_onnx.quantize(fp32, tmp / MODEL_FILE)
+        else:
+            write(tmp / MODEL_FILE)
+        shutil.rmtree(work, ignore_errors=True)
         (tmp / LABELS_FILE).write_text(json.dumps(labels, indent=2) + "\n", "utf-8")
         meta = {"source": source, "quantize": quantize, **RECIPE}
         (tmp / "build.json").write_text(json.dumps(meta, indent=2) + "\n", "utf-8")
+
+
+def source_network(folder: Path, torch_network: Any) -> Any:
+    """What the graph of ``folder`` is built from: its BERT weights read without torch, or
+    (another architecture, an adapter folder) ``torch_network()``."""
+    from editor.attribution.bert_weights import UnsupportedModel, folder_weights
+
+    try:
+        return folder_weights(folder)
+    except UnsupportedModel:
+        return torch_network()
 
 
 def graph_folder(folder: Path, cache_dir: Path, quantize: str) -> Path:
@@ -164,7 +192,8 @@ class OnnxSequenceClassificationNLI(LabelMapped, ChunkedNLI):
             "preparing: the ONNX graph of %s in %s (first use only)", self.folder.name, target
         )
         started = time.perf_counter()
-        model = self.torch_model.torch_network()  # before the lock: its base converts under its own
+        # before the lock: a base converts under its own
+        model = source_network(self.folder, self.torch_model.torch_network)
         target.parent.mkdir(parents=True, exist_ok=True)
         with _exclusive(target.parent):
             if not (target / MODEL_FILE).is_file():

@@ -225,17 +225,14 @@ def bert_config(weights: dict[str, np.ndarray], labels: list[str]) -> dict:
 
 def save_bert(onnx_path: Path, folder: Path) -> dict[str, object]:
     """Write the dequantised encoder as a ``transformers`` folder (config, fp32 safetensors)."""
-    import torch
-    from safetensors.torch import save_file
+    from safetensors.numpy import save_file
 
     weights = dequantize(read_quantized(onnx_path))
     weights = {k: v for k, v in weights.items() if not k.startswith("classifier.")}  # task's own
     folder.mkdir(parents=True, exist_ok=True)
     config = bert_config(weights, ["LABEL_0"])
     (folder / "config.json").write_text(json.dumps(config, indent=1), "utf-8")
-    save_file(
-        {k: torch.from_numpy(v) for k, v in weights.items()}, str(folder / "model.safetensors")
-    )
+    save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
     return {"source": str(onnx_path), "tensors": len(weights)}
 
 

@@ -29,6 +29,7 @@ from editor.attribution.span_model import (
     layout,
     marked,
     pad,
+    run,
 )
 from editor.llm.partial import MANIFEST
 from editor.types import EntailmentScores
@@ -216,23 +217,16 @@ class SpanJudge(ChunkedNLI):
     def _forward(self, firsts: list[str], evidences: list[str], pointers: bool = False):
         """Pair probabilities (n, 3), token probabilities, the pointer's spans (only when
         ``pointers``: a search over every start) and encodings of the pairs."""
-        import torch
-
         self.load()
         with self.tokenizer_lock:
             encs = encode_batch(self._tokenizer, firsts, evidences, self.max_length)
         pair_p, tok_p, ptr = [], [], []
         for i in range(0, len(encs), self.batch_size):
             chunk = encs[i : i + self.batch_size]
-            ids, mask, types = (
-                torch.from_numpy(a).to(self.device)
-                for a in pad([np.array(e.ids) for e in chunk], [layout(e)[0] for e in chunk])
-            )
-            with torch.inference_mode():
-                pair, tok, start, end = self._model(ids, mask, types)
-            pair_p.append(torch.softmax(pair.float(), -1).cpu().numpy())
-            tp = torch.softmax(tok.float(), -1).cpu().numpy()
-            starts, ends = start.float().cpu().numpy(), end.float().cpu().numpy()
+            arrays = pad([np.array(e.ids) for e in chunk], [layout(e)[0] for e in chunk])
+            pair, tok, starts, ends = run(self._model, *arrays)
+            pair_p.append(_softmax(pair))
+            tp = _softmax(tok)
             for k in range(len(chunk)):
                 tok_p.append(tp[k])
                 ptr.append(best_span(starts[k], ends[k]) if pointers else (0, 0))
@@ -287,6 +281,12 @@ class SpanJudge(ChunkedNLI):
         return out
 
 
+def _softmax(x: np.ndarray) -> np.ndarray:
+    """Along the last axis, in float32 like ``torch.softmax`` of the float logits."""
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
 def load_network(path: Path, device: str = "cpu", quantize: str = "none"):
     """The span network in ``path`` (the judge's, or a reader trained from it) and its
     tokenizer: the int8 ONNX graph (built into the cache on first use) or the torch one."""
@@ -303,7 +303,7 @@ def _load_int8(path: Path):
 
     if not (path / MANIFEST).is_file():
         _load(path, "cpu")  # its error names what is missing
-    model_file = cached_model(path, Settings().cache_dir, lambda: _load(path, "cpu")[0])
+    model_file = cached_model(path, Settings().cache_dir)
     network = OnnxSpanNetwork(model_file)
     return network, Tokenizer.from_file(str(path / "tokenizer.json"))
 

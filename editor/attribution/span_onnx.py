@@ -12,8 +12,11 @@ Built once per judge folder from its own weights, into ``<cache_dir>/models/span
    int8 with the activations quantised per block as well, which is what keeps the outputs near
    fp32 where per-tensor dynamic quantisation does not (on 192 WiCE and SummEdits dev pairs:
    mean largest probability shift 0.006 against 0.031, pair label kept 99.5% against 98.4%);
-3. run by onnxruntime's CPU provider. The network answers torch tensors, like the torch one,
-   so every caller reads it the same way.
+3. run by onnxruntime's CPU provider, arrays in and out (``span_model.run`` calls the torch
+   network the same way).
+
+Step 1 writes the graph from the judge's weights directly (``bert_graph``, no torch); the torch
+export stays for a network handed in.
 
 The word embeddings stay fp32 (onnxruntime quantises a ``Gather`` to 4 bits only).
 """
@@ -53,10 +56,11 @@ def cache_key(folder: Path) -> str:
     """A digest of what the graph is built from: the judge's weights (``_files``), the name of
     its base (where the frozen word embeddings come from), the network's code and the recipe;
     not its card, metrics or tokenizer."""
-    from editor.attribution import span_model
+    from editor.attribution import bert_graph, span_model
 
     h = hashlib.sha256(json.dumps(RECIPE, sort_keys=True).encode())
     h.update(Path(span_model.__file__).read_bytes())
+    h.update(Path(bert_graph.__file__).read_bytes())
     hash_files(h, _files(folder))
     return h.hexdigest()[:16]
 
@@ -134,13 +138,19 @@ def quantize(fp32: Path, out: Path) -> None:
 
 
 def build(model: Any, folder: Path, target: Path) -> Path:
-    """The int8 graph of ``model`` (the torch network of the judge in ``folder``), written
-    whole into ``target`` (a folder)."""
+    """The int8 graph of ``model`` (the torch network of the judge in ``folder``, or its
+    ``(config, weights)`` from ``bert_weights.folder_weights``, written by ``bert_graph``
+    without torch), whole into ``target`` (a folder)."""
     from retrieval.files.atomic import atomic_dir
 
     with atomic_dir(target) as tmp, tempfile.TemporaryDirectory(dir=tmp) as work:
         fp32 = Path(work) / "fp32.onnx"
-        export_fp32(model, fp32)
+        if isinstance(model, tuple):
+            from editor.attribution.bert_graph import save_graph
+
+            save_graph(model[0], model[1], "span", fp32)
+        else:
+            export_fp32(model, fp32)
         quantize(fp32, tmp / MODEL_FILE)
         shutil.rmtree(work, ignore_errors=True)
         meta = {"source": str(folder), **RECIPE}
@@ -148,16 +158,18 @@ def build(model: Any, folder: Path, target: Path) -> Path:
     return target / MODEL_FILE
 
 
-def cached_model(folder: Path, cache_dir: Path, load: Callable[[], Any]) -> Path:
-    """The int8 graph for the judge in ``folder``, built on first use from the torch network
-    ``load()`` returns (one process at a time; other graphs in the cache are left alone)."""
+def cached_model(folder: Path, cache_dir: Path, load: Callable[[], Any] | None = None) -> Path:
+    """The int8 graph for the judge in ``folder``, built on first use from its weights (or, when
+    given, the torch network ``load()`` returns), one process at a time; other graphs in the
+    cache are left alone."""
     from editor.llm.model_files import _exclusive
 
     target = Path(cache_dir).expanduser() / "models" / "span-int8" / cache_key(folder)
     if (target / MODEL_FILE).is_file():
         return target / MODEL_FILE
-    # loaded before the lock: a first load converts the base into the cache under its own lock
-    model = load()
+    from editor.attribution.bert_weights import folder_weights
+
+    model = load() if load is not None else folder_weights(folder)
     target.parent.mkdir(parents=True, exist_ok=True)
     with _exclusive(target.parent):
         if (target / MODEL_FILE).is_file():  # built by another process while this one waited
@@ -172,9 +184,9 @@ def cached_model(folder: Path, cache_dir: Path, load: Callable[[], Any]) -> Path
 
 
 class OnnxSpanNetwork:
-    """The span network run by onnxruntime: called like the torch one (ids, attention mask,
-    token types; torch tensors or arrays in), it answers (pair, tokens, start, end) as torch
-    tensors."""
+    """The span network run by onnxruntime: called with (ids, attention mask, token types) as
+    int64 arrays, it answers (pair, tokens, start, end) as float32 arrays
+    (``span_model.run`` calls it and the torch network alike)."""
 
     def __init__(self, model_file: Path, threads: int | None = None) -> None:
         import onnxruntime as ort
@@ -190,10 +202,8 @@ class OnnxSpanNetwork:
         self.path = model_file
 
     def __call__(self, input_ids: Any, attention_mask: Any, token_type_ids: Any):
-        import torch
-
         feed = {
-            name: np.ascontiguousarray(np.asarray(a.cpu() if hasattr(a, "cpu") else a), np.int64)
+            name: np.ascontiguousarray(np.asarray(a), np.int64)
             for name, a in zip(INPUTS, (input_ids, attention_mask, token_type_ids), strict=True)
         }
-        return tuple(torch.from_numpy(o) for o in self.session.run(list(OUTPUTS), feed))
+        return tuple(self.session.run(list(OUTPUTS), feed))

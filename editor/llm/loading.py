@@ -8,6 +8,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from retrieval.extras import require
 from retrieval.settings import Settings
 
 
@@ -21,6 +22,7 @@ def load_causal(
     """Tokenizer and causal LM (packaged GGUF models converted once into the cache), with a
     LoRA adapter merged in when given (the merge is cached too). ``inference``: read the
     tokenizer with ``RawTokenizer`` where the files allow (2 s faster for Gemma 3)."""
+    require("llm", f"a causal LM on local weights ({ref})")
     from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
     from editor.llm.fast_tokenizer import RawTokenizer

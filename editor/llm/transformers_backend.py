@@ -18,6 +18,7 @@ from typing import Any
 from editor.config import LLMConfig
 from editor.llm.base import BackendBase, ChatMessage, LLMError, Sampling, apply_stop
 from editor.llm.model_files import ModelLocation, locate_model
+from retrieval.extras import require
 from retrieval.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -99,6 +100,7 @@ class TransformersBackend(BackendBase):
                 self._load()
 
     def _load(self) -> None:
+        require("llm", f"the transformers LLM backend ({self.model_ref})")
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         started = time.perf_counter()

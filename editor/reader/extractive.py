@@ -112,18 +112,13 @@ class ExtractiveReader:
 
     def logits(self, encs: Sequence[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
         """The pointer's (start, end) logits of each window (masked outside the evidence)."""
-        import torch
-
-        from editor.attribution.span_model import layout, pad
+        from editor.attribution.span_model import layout, pad, run
 
         out = []
         for i in range(0, len(encs), self.batch_size):
             chunk = encs[i : i + self.batch_size]
             arrays = pad([np.array(e.ids) for e in chunk], [layout(e)[0] for e in chunk])
-            ids, mask, types = (torch.from_numpy(a).to(self.device) for a in arrays)
-            with torch.inference_mode():
-                _, _, start, end = self._network(ids, mask, types)
-            starts, ends = start.float().cpu().numpy(), end.float().cpu().numpy()
+            _, _, starts, ends = run(self._network, *arrays)
             for k, e in enumerate(chunk):
                 n = len(e.ids)
                 out.append((starts[k, :n], ends[k, :n]))

@@ -37,6 +37,11 @@ class Proposer(Protocol):
     name: str
     settles: bool
 
+    def applies(self, item: Item, context: str | None) -> bool:
+        """Whether it would be asked to write for ``item`` at all (one that does not apply and
+        writes nothing leaves no note in the step's reason)."""
+        ...
+
     def propose_batch(
         self, items: Sequence[Item], context: str | None = None
     ) -> list[list[Candidate]]: ...
@@ -54,6 +59,9 @@ class OwnProposal:
 
     name = "judge"
     settles = True
+
+    def applies(self, item: Item, context: str | None) -> bool:
+        return item[1].proposal is not None
 
     def propose_batch(
         self, items: Sequence[Item], context: str | None = None
@@ -79,6 +87,12 @@ class EditorProposer:
         if callable(load):
             load()
 
+    def applies(self, item: Item, context: str | None) -> bool:
+        """The editor's own ``applies(text, context)`` where it has one (the answer editor
+        applies to a question's answer only), else True."""
+        applies = getattr(self.editor, "applies", None)
+        return bool(applies(item[0], context)) if callable(applies) else True
+
     def propose_batch(
         self, items: Sequence[Item], context: str | None = None
     ) -> list[list[Candidate]]:
@@ -103,6 +117,9 @@ class AnswerRewrite:
     def __init__(self, editor: Editor) -> None:
         self.editor = editor
         self.name = f"{editor.name} (answer rewrite)"
+
+    def applies(self, item: Item, context: str | None) -> bool:
+        return _whole_fix(item[1]) is not None
 
     def propose_batch(
         self, items: Sequence[Item], context: str | None = None

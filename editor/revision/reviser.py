@@ -103,8 +103,9 @@ class Reviser:
                 (text[t.span[0] : t.span[1]], t.finding, t.evidence)
                 for t in (targets[i] for i in open_)
             ]
-            for i, written in zip(open_, p.propose_batch(items, context), strict=True):
-                if not written and not isinstance(p, OwnProposal):
+            written_all = p.propose_batch(items, context)
+            for i, item, written in zip(open_, items, written_all, strict=True):
+                if not written and p.applies(item, context):
                     notes[i].append(f"{p.name}: no change")
                     tried[i] = p.name
                 if written and p.settles:

@@ -86,6 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     except USER_ERRORS as e:
         print(f"purr {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as e:  # a feature of an extra the core install leaves out
+        from retrieval.extras import extra_of, message
+
+        extra = extra_of(e.name or "")
+        if extra is None:
+            raise
+        what = message(extra, f"purr {args.command}", [e.name])
+        print(f"purr {args.command}: error: {what}", file=sys.stderr)
+        return 2
     except OSError as e:  # a full disk, a file-size limit, a read-only or forbidden path
         from retrieval.files.errors import WRITE_ERRNOS, output_error
 

@@ -128,8 +128,10 @@ def limit_threads() -> None:
 
     threads = Settings().threads
     if threads:
-        import torch
-
+        try:
+            import torch
+        except ImportError:  # the core install: ONNX Runtime only
+            return
         torch.set_num_threads(threads)
         torch.set_num_interop_threads(threads)
 

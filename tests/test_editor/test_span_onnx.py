@@ -1,5 +1,5 @@
-"""The span judge as its 8-bit ONNX graph (``quantize: int8``): built from the torch network,
-run by onnxruntime, close to fp32; built once into the cache and chosen by the config."""
+"""The span judge as its 8-bit ONNX graph (``quantize: int8``): written from the network's
+weights (``bert_graph``, no torch) or exported from the torch network, run by onnxruntime, close to fp32; built once into the cache and chosen by the config."""
 
 from __future__ import annotations
 
@@ -34,25 +34,28 @@ def _batch(lengths: list[int], seed: int = 0):
     return ids * mask, mask, types
 
 
-def test_the_int8_graph_answers_like_the_torch_network_at_any_batch_and_length(tmp_path):
+@pytest.mark.parametrize("source", ["weights", "torch export"])
+def test_the_int8_graph_answers_like_the_torch_network_at_any_batch_and_length(tmp_path, source):
     import onnx
 
     torch.manual_seed(0)
     model = build_model(TINY).eval()
     for p in model.parameters():  # weights far from zero: outputs that differ, row to row
         p.data.mul_(2)
-    path = build(model, tmp_path, tmp_path / "int8")
+    weights = {k: v.numpy() for k, v in model.state_dict().items() if "position_ids" not in k}
+    given = (model.config.to_dict(), weights) if source == "weights" else model
+    path = build(given, tmp_path, tmp_path / "int8")
     assert path.name == MODEL_FILE and (tmp_path / "int8" / "build.json").is_file()
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temporaries
     ops = [n.op_type for n in onnx.load(str(path)).graph.node]
     assert ops.count("MatMulNBits") == 2 * 6 + 2  # 6 per layer, the token and pointer heads
     net = OnnxSpanNetwork(path, threads=1)
-    alone = net(*_batch([12], seed=1))
+    alone = net(*(a.numpy() for a in _batch([12], seed=1)))
     for lengths in ([12], [30, 12, 5]):  # the export's own shape was 2 x 24
         args = _batch(lengths, seed=1)
         with torch.inference_mode():
             ref = model(*args)
-        got = net(*args)
+        got = [torch.from_numpy(o) for o in net(*(a.numpy() for a in args))]
         assert [tuple(t.shape) for t in got] == [tuple(t.shape) for t in ref]
         assert np.abs(ref[0].numpy() - got[0].numpy()).max() < 0.02 * ref[0].abs().max()
         real = args[1] == 1
@@ -66,7 +69,7 @@ def test_the_int8_graph_answers_like_the_torch_network_at_any_batch_and_length(t
         )
     # a row padded in a batch answers as it does alone
     args = _batch([12, 30], seed=1)  # row 0: the same 12 tokens as ``alone``, then padding
-    assert np.allclose(net(*args)[1][0, :12], alone[1][0], atol=1e-3)
+    assert np.allclose(net(*(a.numpy() for a in args))[1][0, :12], alone[1][0], atol=1e-3)
 
 
 def test_the_cache_key_follows_the_weights_not_the_card_or_the_metrics(tmp_path):

@@ -23,7 +23,7 @@ from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
 from editor.attribution.slot_values import bare_name, is_year_range
 from editor.attribution.slots import Slot
-from editor.revision.editors.base import Editor, OneByOne, Revision
+from editor.revision.editors.base import Editor, OneByOne, Revision, edits
 from editor.revision.editors.substitute import swap_in
 from editor.text.words import is_question, question_type
 from editor.types import Evidence, evidence_text
@@ -59,6 +59,10 @@ class AnswerEditor(OneByOne):
         load = getattr(self.inner, "load", None)
         if callable(load):
             load()
+
+    def applies(self, text: str, context: str | None) -> bool:
+        """Whether it edits at all: a question's answer, or its inner editor."""
+        return is_question(context) or edits(self.inner)
 
     def edit(self, text: str, evidence: Sequence[Evidence], context: str | None = None) -> Revision:
         if not is_question(context) or not evidence or not text.strip():

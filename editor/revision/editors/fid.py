@@ -100,6 +100,9 @@ def fid_loss(
 
 def load_seq2seq(ref: str, adapter: str | None, device: str, offline: bool = True) -> tuple:
     """Tokenizer and T5-family model from a packaged:/path/hub reference, with a LoRA adapter."""
+    from retrieval.extras import require
+
+    require("llm", f"the fusion-in-decoder editor ({ref})")
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
     from retrieval.assets import resolve

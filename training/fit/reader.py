@@ -99,6 +99,28 @@ def tune_score(model: Any, tokenizer: Any, rows: list[QARow]) -> dict[str, float
     return score_readings(rows, readings)
 
 
+def plot_curve(curve: list[dict], path: Path) -> None:
+    """The learning curve (tuning F1 and train loss by step) as a PNG at ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    steps = [p["step"] for p in curve]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot(steps, [p["f1"] for p in curve], marker="o", label="tuning F1")
+    ax.set_xlabel("step (batch 16)")
+    ax.set_ylabel("F1")
+    loss = ax.twinx()
+    loss.plot(steps, [p["loss"] for p in curve], color="tab:red", alpha=0.6, label="train loss")
+    loss.set_ylabel("loss")
+    handles = ax.get_legend_handles_labels()[0] + loss.get_legend_handles_labels()[0]
+    ax.legend(handles, [h.get_label() for h in handles], loc="center right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def load_start(path: Path) -> tuple[Any, Any]:
     """The torch span network in ``path`` (a span judge or reader folder) and its tokenizer,
     read with ``bert_weights`` (numpy and safetensors: it also runs in the device kit)."""
@@ -185,6 +207,11 @@ def train(args: argparse.Namespace) -> dict:
             },
         )
         (tmp / STATE).write_text(json.dumps(state, indent=1) + "\n")
+        if state["curve"]:
+            try:
+                plot_curve(state["curve"], tmp / "curve.png")
+            except ImportError:  # no matplotlib (the device kit): the curve is in state.json
+                pass
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)
 

@@ -211,8 +211,8 @@ def test_the_trained_folder_loads_over_its_packaged_base_and_scores_as_the_train
     mine = np.array([[s.supported, s.contradicted, s.not_supported] for s in scores])
     probs = np.load(out / "probs.npz")["dev"].astype(np.float32)
     np.testing.assert_allclose(mine, probs, atol=5e-3)  # fp16 shards over the same base
-    base = Path(settings.cache_dir) / "models" / "ms-marco-minilm-l12-bert"
-    assert (base / "model.safetensors").is_file()  # dequantised once, then reused
+    # its graph is written from the shards and the packaged base read directly (no torch)
+    assert list((Path(settings.cache_dir) / "models" / "nli-onnx").glob("*/model.onnx"))
 
 
 def test_the_shipped_medium_verifier_loads_by_name_over_its_packaged_base():

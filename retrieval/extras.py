@@ -11,6 +11,7 @@ needs one it lacks raises ``MissingExtraError``, whose message names the command
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 
 EXTRAS: dict[str, tuple[str, ...]] = {
@@ -27,17 +28,18 @@ class MissingExtraError(ImportError):
     """An optional dependency is missing; the message names the pip command that adds it."""
 
 
+@functools.lru_cache(maxsize=64)
+def _absent(module: str) -> bool:
+    """Whether ``module`` cannot be imported here (looked up once a process: every edit asks)."""
+    try:
+        return importlib.util.find_spec(module) is None
+    except (ImportError, ValueError):
+        return True
+
+
 def missing(extra: str, modules: tuple[str, ...] = ()) -> list[str]:
     """The modules of ``extra`` (or only ``modules`` of it) that cannot be imported here."""
-    out = []
-    for module in modules or EXTRAS[extra]:
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except (ImportError, ValueError):
-            found = False
-        if not found:
-            out.append(module)
-    return out
+    return [m for m in modules or EXTRAS[extra] if _absent(m)]
 
 
 def hint(extra: str) -> str:

@@ -136,14 +136,10 @@ def build(out: Path, start: Path, data: Path, total_steps: int) -> dict:
     missing = [str(raw / f) for f in DATA if not (raw / f).is_file()]
     if missing:
         raise ValueError(f"missing kit inputs: {', '.join(missing)}; see ../shared/data/README.md")
+    from training.fit.span_kit import copy_modules
+
     shutil.rmtree(out, ignore_errors=True)
-    for rel in [str(Path(*m.split("."))) + ".py" for m in MODULES]:
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / rel, target)
-        for parent in Path(rel).parents:
-            if str(parent) != "." and not (out / parent / "__init__.py").exists():
-                (out / parent / "__init__.py").write_text("")
+    copy_modules(out, MODULES)
     base = _start(start, out / "d" / "start")
     frozen = json.loads((out / "d" / "start" / "purr_base.json").read_text())["frozen"]
     _base(base, frozen, out / "d" / "base.npz")

@@ -48,19 +48,25 @@ MODULES = (
 FILES = ("editor/attribution/places.json",)
 
 
-def build(out: Path, data: dict[str, Path]) -> dict:
-    """Write the kit to ``out`` (replaced); ``data`` maps a file name in ``d/`` to its source."""
-    missing = [str(p) for p in data.values() if not p.is_file()]
-    if missing:
-        raise ValueError(f"missing kit inputs: {', '.join(missing)}; make them first (module doc)")
-    shutil.rmtree(out, ignore_errors=True)
-    for rel in [str(Path(*m.split("."))) + ".py" for m in MODULES] + list(FILES):
+def copy_modules(out: Path, modules: tuple[str, ...], files: tuple[str, ...] = ()) -> None:
+    """Copy ``modules`` (and ``files``) of the repository into ``out`` under empty package
+    ``__init__`` files (purr's own import pydantic and spaCy)."""
+    for rel in [str(Path(*m.split("."))) + ".py" for m in modules] + list(files):
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / rel, target)
         for parent in Path(rel).parents:
             if str(parent) != "." and not (out / parent / "__init__.py").exists():
                 (out / parent / "__init__.py").write_text("")
+
+
+def build(out: Path, data: dict[str, Path]) -> dict:
+    """Write the kit to ``out`` (replaced); ``data`` maps a file name in ``d/`` to its source."""
+    missing = [str(p) for p in data.values() if not p.is_file()]
+    if missing:
+        raise ValueError(f"missing kit inputs: {', '.join(missing)}; make them first (module doc)")
+    shutil.rmtree(out, ignore_errors=True)
+    copy_modules(out, MODULES, FILES)
     (out / "d").mkdir()
     for name, src in data.items():
         shutil.copy(src, out / "d" / name)

@@ -292,10 +292,10 @@ def build_reviser(
     so an editor without an LLM never loads one; ``parser``: the pipeline's, shared by the
     judge.
 
-    Which proposers each judge reads: ``rules`` the question's answer (``editor.answers``),
-    ``editor.type`` and ``editor.fallback``, in that order; ``span`` the question's answer;
-    ``union`` and ``learned`` their own (the span judge's copy and the rules editors' edit,
-    both weighed by the head)."""
+    Which proposers each judge reads, after its own signal's proposal: ``rules``, ``union``
+    and ``learned`` the question's answer (``editor.answers``), ``editor.type`` and
+    ``editor.fallback``, in that order (the combined judges weigh the span judge's copy against
+    the rules judge's pick of those); ``span`` the question's answer."""
     from editor.judge import build as build_judge
     from editor.revision.editors.identity import IdentityEditor
     from editor.revision.reviser import Reviser
@@ -303,7 +303,7 @@ def build_reviser(
     parser = parser or TextParser()
     attribution = _as_trained(attribution)  # edits are decided by the verifier as measured
     editors = rules_editors(cfg, attribution, llm)
-    judge = build_judge(cfg, attribution, llm, parser, editors)
+    judge = build_judge(cfg, attribution, llm, parser)
     if cfg.judge.type == "span":
         if not cfg.editor.answers:
             return Reviser(IdentityEditor(), judge, cfg.revision)
@@ -312,8 +312,13 @@ def build_reviser(
 
         asked = AskedToo(judge)  # type: ignore[arg-type]
         return Reviser(AnswerEditor(IdentityEditor(), attribution()), asked, cfg.revision)
-    if cfg.judge.type != "rules":  # the combined judges weigh their own candidates
-        return Reviser(IdentityEditor(), judge, cfg.revision)
+    if cfg.judge.type != "rules":  # the combined judges weigh the rules editors' candidates
+        if not editors:
+            raise ValueError(
+                f"judge.type={cfg.judge.type} weighs the rules editors' edits, and "
+                f"editor.type={cfg.editor.type} writes none: set editor.type=substitute"
+            )
+        return Reviser(editors, judge, cfg.revision)
     if not editors:
         return Reviser(IdentityEditor(), None, cfg.revision.model_copy(update={"gate": False}))
     causal = [e for e in editors if e.name == "causal"]

@@ -95,15 +95,13 @@ def _span(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:
 
 
 def _combined(learned: bool):
-    def make(cfg: Any, attribution: Any, llm: Any, parser: Any, editors: Any = None) -> Judge:
+    def make(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:
         from editor.judge.learned import CombinedJudge
         from editor.judge.signals import Head, default_head
 
-        if not editors:
-            raise ValueError(f"judge.type={'learned' if learned else 'union'} needs an editor")
         head = Head.load(cfg.judge.head or default_head()) if learned else None
         rules = _rules(cfg, attribution, llm, parser)
-        return CombinedJudge(rules, editors, _span(cfg, attribution, llm, parser), head)
+        return CombinedJudge(rules, _span(cfg, attribution, llm, parser), head)
 
     return make
 

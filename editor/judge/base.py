@@ -55,6 +55,8 @@ class Finding:
     opens: bool = False
     proposal: Proposal | None = None
     evidence: Evidence | None = None
+    parts: tuple[Finding, ...] = ()
+    """the findings a combined judge read this one from (rules, span), for its ``choose``"""
 
     @property
     def agrees(self) -> bool | None:
@@ -110,12 +112,16 @@ class Candidate:
 @dataclass(frozen=True)
 class Choice:
     """The judge's ``choose``: the candidate it picked (``index``; None: none), its decision
-    (``safe``: applied; ``unsafe``: suggested; ``display``: rejected) and the decision on every
-    candidate it read, in order (passed back as ``known`` when more candidates come)."""
+    (``safe``: applied; ``unsafe``: suggested; ``display``: rejected), the decision on every
+    candidate it read, in order (passed back as ``known`` when more candidates come), the
+    finding as the candidates leave it (None: the one chosen for stands) and whether later
+    proposers are still asked (``more``; None: until a candidate is applied)."""
 
     index: int | None
     decision: Decision
     decisions: tuple[Decision, ...] = ()
+    finding: Finding | None = None
+    more: bool | None = None
 
 
 class Judge(Protocol):
@@ -152,7 +158,8 @@ class Judge(Protocol):
     ) -> Choice:
         """Which of ``candidates`` (revisions of ``before[finding.span]``, in the proposers'
         order) is applied, suggested or none; ``known``: decisions already made on the first
-        candidates."""
+        candidates. Called again as each proposer adds candidates, and once with none where no
+        proposer wrote any."""
         ...
 
 
@@ -318,9 +325,8 @@ JudgeFactory = Callable[..., Judge]
 _JUDGES: Registry[JudgeFactory] = Registry("judge", "judge.type")
 
 register = _JUDGES.register
-"""Make ``factory(cfg, attribution=..., llm=..., parser=..., editors=...)`` buildable as
-``judge.type=name`` (``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders;
-``editors``: the rules editors, in the order they are asked, for a judge that weighs them)."""
+"""Make ``factory(cfg, attribution=..., llm=..., parser=...)`` buildable as
+``judge.type=name`` (``cfg``: the whole ``PipelineConfig``; ``attribution``/``llm`` are loaders)."""
 
 available = _JUDGES.available
 
@@ -330,8 +336,7 @@ def build(
     attribution: Callable[[], Any],
     llm: Callable[[], Any],
     parser: Any,
-    editors: Sequence[Any] = (),
 ) -> Judge:
     """The judge of ``cfg.judge.type``; its models load on first use."""
     factory = _JUDGES.get(cfg.judge.type)
-    return factory(cfg, attribution=attribution, llm=llm, parser=parser, editors=editors)
+    return factory(cfg, attribution=attribution, llm=llm, parser=parser)

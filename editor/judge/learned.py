@@ -2,8 +2,10 @@
 edit, and one decision is made from all of it.
 
 For a (text, query, evidence): the rules judge's gate and the span judge assess the sentence;
-the span judge's own revision is one candidate, the rules editors' revision (asked in order
-where the rules gate finds a contradiction, the rules judge choosing among them) another.
+the span judge's own revision is one candidate, the rules editors' revision another. The judge
+asks no editor: the revision loop's proposers write the rules editors' candidates, in order,
+where the rules gate finds a contradiction in the sentence, and ``choose`` has the rules judge
+pick among them (the first it applies) before the union or the head decides between the two.
 
 - ``union`` (the baseline): the span judge's edit where it makes one (it accepts it), else the
   rules judge's where that one accepts it; each judge's own decision stands.
@@ -23,9 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
-from editor.judge.base import Candidate, Decision, Finding, FirstSure, Judge, Proposal
+from editor.judge.base import (
+    Candidate,
+    Choice,
+    Decision,
+    Finding,
+    FirstSure,
+    Judge,
+    Proposal,
+    first_sure,
+)
 from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signals
 from editor.result import Flag
 from editor.text.words import changed_run, keep_spacing
@@ -53,13 +63,12 @@ class Assessed:
 
 
 class CombinedJudge(FirstSure):
-    """The rules and span judges read together (see the module doc)."""
+    """The rules and span judges read together (see the module doc). It calls no editor: the
+    rules editors' candidates come from the revision loop's proposers, and ``choose`` weighs
+    them with the span judge's own."""
 
-    def __init__(
-        self, rules: Judge, editors: Sequence[Any], span: Judge, head: Head | None = None
-    ) -> None:
+    def __init__(self, rules: Judge, span: Judge, head: Head | None = None) -> None:
         self.rules = rules
-        self.editors = list(editors or ())
         self.span = span
         self.head = head
         self.name = "learned" if head is not None else "union"
@@ -69,48 +78,95 @@ class CombinedJudge(FirstSure):
 
     # -- both judges and their candidates ---------------------------------------------------
 
-    def candidates_batch(
+    def pairs_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
     ) -> list[Assessed]:
-        """Both findings and the candidate edits of each item's sentence."""
+        """Both judges' findings on each item, before any candidate is written."""
         rules = self.rules.assess_batch(items, context)
         spans = self.span.assess_batch(items, context)
-        out = []
-        for (text, _, ev), r, s in zip(items, rules, spans, strict=True):
-            cands: list[DecidedEdit] = []
-            if s.proposal is not None and s.span is not None:
-                p = s.proposal
-                cands.append(DecidedEdit("span", p.text, p.reason, p.decision))
-            if r.opens and r.span is not None and (s.span is None or s.span == r.span):
-                c = self._rules_edit(text, replace(r, evidence=ev), context)
-                if c is not None:
-                    cands.append(c)
-            if self.cross:
-                cands = [self._cross(c, text, r, s, context) for c in cands]
-            out.append(Assessed(text, ev, r, s, tuple(cands)))
-        return out
+        return [
+            Assessed(text, ev, r, s, ())
+            for (text, _, ev), r, s in zip(items, rules, spans, strict=True)
+        ]
 
-    def _rules_edit(self, text: str, r: Finding, context: str | None) -> DecidedEdit | None:
-        """The rules editors' edit of ``r``'s sentence, asked in order until the rules judge
-        applies one, with the rules judge's choice among them."""
-        assert r.span is not None
-        a, b = r.span
-        sentence = text[a:b]
-        cands: list[Candidate] = []
-        choice = None
-        for ed in self.editors:
-            rev = ed.edit(sentence, [r.evidence], context)
-            new = keep_spacing(sentence, rev.text)
-            if new.strip() != sentence.strip():
-                cands.append(Candidate(new, rev.reason, rev.editor or ed.name))
-                known = choice.decisions if choice else ()
-                choice = self.rules.choose(text, r, cands, context, known)
-                if choice.decision.accepted:
-                    break
-        if choice is None or choice.index is None:
-            return None
-        c = cands[choice.index]
-        return DecidedEdit("rules", c.text, c.reason, choice.decision)
+    def weigh(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> tuple[Assessed, Choice]:
+        """The item of ``finding`` (one ``assess_batch`` opened) with ``candidates`` decided,
+        and the choice among them. The first candidate is the span judge's where it writes the
+        span judge's proposal; the rest are the rules editors', which the rules judge reads in
+        order (``first_sure``) where its gate opened the same sentence; each judge's pick is
+        one candidate of the union's or the head's decision. ``Choice.more``: whether later
+        proposers can still change it (the rules judge has applied none of theirs yet)."""
+        r, s = finding.parts
+        ev = finding.evidence
+        assert ev is not None and finding.span is not None
+        sentence = before[finding.span[0] : finding.span[1]]
+        picked: list[tuple[int, DecidedEdit]] = []
+        decisions: list[Decision] = []
+        k = 0
+        p = s.proposal if s.span is not None else None
+        if p is not None and candidates and candidates[0].text.strip() == p.text.strip():
+            picked.append((0, DecidedEdit("span", p.text, p.reason, p.decision)))
+            decisions.append(p.decision)
+            k = 1
+        done = not _rules_open(r, s)
+        rest = candidates[k:]
+        if rest and not done:
+            ch = first_sure(self.rules, before, replace(r, evidence=ev), rest, context, known[k:])
+            decisions += ch.decisions
+            if ch.index is not None:
+                c = rest[ch.index]
+                new = keep_spacing(sentence, c.text)
+                picked.append((k + ch.index, DecidedEdit("rules", new, c.reason, ch.decision)))
+            done = ch.decision.accepted
+        if self.cross:
+            picked = [(i, self._cross(c, before, r, s, context)) for i, c in picked]
+        a = Assessed(before, ev, r, s, tuple(c for _, c in picked))
+        f, chosen = self._decided(a)
+        if chosen is None or f.proposal is None:
+            return a, Choice(None, Decision("display", "rejected: no candidate"), (), f, False)
+        index = next(i for i, c in picked if c is chosen)
+        d = f.proposal.decision
+        more = not done and (self.head is not None or not d.accepted)
+        return a, Choice(index, d, tuple(decisions), f, more)
+
+    def choose(
+        self,
+        before: str,
+        finding: Finding,
+        candidates: Sequence[Candidate],
+        context: str | None = None,
+        known: Sequence[Decision] = (),
+    ) -> Choice:
+        """``weigh``'s choice; a finding this judge did not open (no parts) is chosen from its
+        own ``accept``."""
+        if len(finding.parts) != 2:
+            return super().choose(before, finding, candidates, context, known)
+        return self.weigh(before, finding, candidates, context, known)[1]
+
+    def opened(self, a: Assessed) -> Finding:
+        """The finding of an item before its candidates: the decision without any where no
+        candidate can come, else one that asks for them (with the span judge's proposal, and
+        both findings as its parts for ``choose``)."""
+        decided = self.decide(a)
+        proposes = a.span.proposal is not None and a.span.span is not None
+        if not proposes and not _rules_open(a.rules, a.span):
+            return decided
+        return replace(
+            decided,
+            span=a.sentence_span,
+            rule="span" if proposes else decided.rule,
+            opens=True,
+            proposal=a.span.proposal if proposes else None,
+            evidence=a.evidence,
+            parts=(a.rules, a.span),
+        )
 
     def _cross(
         self, c: DecidedEdit, text: str, r: Finding, s: Finding, context: str | None
@@ -133,10 +189,13 @@ class CombinedJudge(FirstSure):
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
     ) -> list[Finding]:
-        return [self.decide(a) for a in self.candidates_batch(items, context)]
+        return [self.opened(a) for a in self.pairs_batch(items, context)]
 
     def decide(self, a: Assessed) -> Finding:
         """The finding on an assessed item: the union's or the head's (see the module doc)."""
+        return self._decided(a)[0]
+
+    def _decided(self, a: Assessed) -> tuple[Finding, DecidedEdit | None]:
         if self.head is None:
             return self._union(a)
         return self._learned(a, self.head)
@@ -156,7 +215,7 @@ class CombinedJudge(FirstSure):
 
     # -- decisions --------------------------------------------------------------------------
 
-    def _union(self, a: Assessed) -> Finding:
+    def _union(self, a: Assessed) -> tuple[Finding, DecidedEdit | None]:
         by = {c.source: c for c in a.candidates}
         chosen = next(
             (by[s] for s in ("span", "rules") if s in by and by[s].decision.accepted), None
@@ -164,11 +223,11 @@ class CombinedJudge(FirstSure):
         chosen = chosen or by.get("span") or by.get("rules")
         base = a.span if a.span.opens or not a.rules.opens else a.rules
         if chosen is None:
-            return replace(base, evidence=a.evidence)
+            return replace(base, evidence=a.evidence), None
         first = a.span if chosen.source == "span" else a.rules
-        return self._finding(a, first, chosen, chosen.decision)
+        return self._finding(a, first, chosen, chosen.decision), chosen
 
-    def _learned(self, a: Assessed, head: Head) -> Finding:
+    def _learned(self, a: Assessed, head: Head) -> tuple[Finding, DecidedEdit | None]:
         sig = sentence_signals(a.rules, a.span)
         p_wrong = head.wrong(sig)
         scored = [
@@ -192,7 +251,7 @@ class CombinedJudge(FirstSure):
                 flags=_named(found.flags, a.evidence),
                 opens=False,
                 evidence=a.evidence,
-            )
+            ), None
         p_right, best = max(scored, key=lambda x: x[0])
         why = f"P(edit right) {p_right:.2f}"
         if p_right >= head.apply_min:
@@ -204,7 +263,8 @@ class CombinedJudge(FirstSure):
         first = a.span if best.source == "span" else a.rules
         f = self._finding(a, first, best, d)
         verdict = "contradicted" if p_wrong >= head.wrong_min or d.accepted else said
-        return replace(f, verdict=verdict, reason=f"{f.reason} (P(wrong) {p_wrong:.2f})", **probs)
+        why = f"{f.reason} (P(wrong) {p_wrong:.2f})"
+        return replace(f, verdict=verdict, reason=why, **probs), best
 
     def _finding(self, a: Assessed, first: Finding, c: DecidedEdit, d: Decision) -> Finding:
         """The finding of ``first`` (the judge that wrote ``c``) with ``c`` as its proposal and
@@ -224,6 +284,12 @@ class CombinedJudge(FirstSure):
             proposal=Proposal(c.text, f"{c.source}: {c.reason}", d),
             evidence=a.evidence,
         )
+
+
+def _rules_open(r: Finding, s: Finding) -> bool:
+    """Whether the rules editors write candidates for the item: the rules gate asks for an edit
+    of the sentence the span judge read (or the span judge read none)."""
+    return r.opens and r.span is not None and (s.span is None or s.span == r.span)
 
 
 def _named(flags: tuple[Flag, ...], evidence: Evidence | None = None) -> tuple[Flag, ...]:

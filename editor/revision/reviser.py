@@ -92,11 +92,7 @@ class Reviser:
         settled: set[int] = set()
         tried: list[str | None] = [None for _ in targets]  # the last proposer asked
         for p in self.proposers:
-            open_ = [
-                i
-                for i, c in enumerate(choices)
-                if i not in settled and (c is None or not c.decision.accepted)
-            ]
+            open_ = [i for i, c in enumerate(choices) if _asks(c, i in settled)]
             if not open_:
                 break
             items = [
@@ -128,6 +124,11 @@ class Reviser:
                     known[i] = choices[i].decisions  # type: ignore[union-attr]
                 elif cands[i] and self.judge is None:
                     choices[i] = Choice(0, Decision("safe", ""))
+        for i, t in enumerate(targets):  # the judge's say where no candidate came
+            if choices[i] is None and self.judge is not None:
+                choices[i] = self.judge.choose(
+                    text, replace(t.finding, span=t.span), [], context, ()
+                )
         return [
             self._step(text, t, cands[i], choices[i], notes[i], tried[i])
             for i, t in enumerate(targets)
@@ -191,7 +192,7 @@ class Reviser:
         """The step of a target: ``after`` is ``current`` with the chosen candidate in when the
         judge applies it (or is unsure of it, with ``apply_unsure``), else ``current``, an
         unsure candidate kept as ``suggested``."""
-        f = t.finding
+        f = choice.finding if choice is not None and choice.finding is not None else t.finding
         reason = "; ".join([f.reason, *notes])
         if choice is None or choice.index is None:
             editor = cands[0].source if cands else tried
@@ -318,6 +319,14 @@ class Reviser:
                 step = replace(step, suggested=None if step.accepted else revised)
             steps.append(replace(step, before=before, after=current))
         return current, steps
+
+
+def _asks(choice: Choice | None, settled: bool) -> bool:
+    """Whether the next proposer is asked for a target: while the judge's last choice says so
+    (``Choice.more``), else until a settling proposer wrote or a candidate was applied."""
+    if choice is not None and choice.more is not None:
+        return choice.more
+    return not settled and (choice is None or not choice.decision.accepted)
 
 
 def _changed_words(before: str, after: str) -> set[str]:

@@ -88,14 +88,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
     if not 0.0 < args.precision <= 1.0:
         raise ValueError(f"--precision must be in (0, 1], got {args.precision}")
     args.overrides = [*args.overrides, "judge.type=union"]
-    judge = Pipeline(Components(config_from(args))).editor.judge
-    judge.cross = True  # the other judge's decision on each edit is one of the signals
+    reviser = Pipeline(Components(config_from(args))).editor
+    reviser.judge.cross = True  # the other judge's decision on each edit is one of the signals
     out = Path(args.out)
     found = {}
     for split in ("train", "dev", "test"):
         rows = _read(Path(args.rows) / f"{split}.jsonl", args.limit)
         bar = lambda xs, s=split: tqdm(xs, desc=f"signals ({s})", unit="row")  # noqa: E731
-        found[split] = collect(judge, rows, out / f"signals-{split}.jsonl", bar)
+        found[split] = collect(reviser, rows, out / f"signals-{split}.jsonl", bar)
     head, curve, held_out = fit_head(found["train"], found["dev"], args.precision)
     metrics = {
         "rows": {k: len(v) for k, v in found.items()},

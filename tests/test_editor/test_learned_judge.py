@@ -43,7 +43,7 @@ def _head(right_bias: float, apply_min: float = 0.9, suggest_min: float = 0.5) -
 
 
 def test_the_union_takes_the_span_judges_edit_where_it_makes_one_else_the_rules_judges():
-    union = CombinedJudge(None, None, None)
+    union = CombinedJudge(None, None)
     f = union.decide(_assessed("safe", "safe"))
     assert f.proposal.text == WRONG and f.proposal.decision.accepted and f.rule == "span"
     f = union.decide(_assessed("display", "safe"))
@@ -55,7 +55,7 @@ def test_the_union_takes_the_span_judges_edit_where_it_makes_one_else_the_rules_
 
 @pytest.mark.parametrize("bias, applicability", [(5.0, "safe"), (0.4, "unsafe"), (-3.0, "display")])
 def test_the_learned_head_applies_suggests_or_names_by_its_operating_points(bias, applicability):
-    learned = CombinedJudge(None, None, None, _head(bias))
+    learned = CombinedJudge(None, None, _head(bias))
     f = learned.decide(_assessed("safe", "display"))
     assert f.proposal.text == RIGHT  # the head prefers the rules edit, whatever its own judge said
     assert f.proposal.decision.applicability == applicability
@@ -88,7 +88,7 @@ def test_the_signals_name_what_each_judge_said_and_what_the_edit_does():
 
 
 def test_the_learned_judge_names_words_against_the_evidence_not_words_it_only_does_not_state():
-    learned = CombinedJudge(None, None, None, _head(0.0))
+    learned = CombinedJudge(None, None, _head(0.0))
     unstated = Flag(34, 44, "not_supported", None)
     rules = Finding("not_stated", "the evidence does not state it", SPAN, 0.2, 0.9)
     span = Finding("not_stated", "not stated", SPAN, 0.2, 0.5, flags=(unstated,))
@@ -101,3 +101,76 @@ def test_the_learned_judge_names_words_against_the_evidence_not_words_it_only_do
     given = Evidence("given-0", EV.text, "", "given", None, "", 1.0)  # the text's own source
     span = Finding("not_stated", "not stated", SPAN, 0.2, 0.5, flags=(unstated,))
     assert learned.decide(Assessed(TEXT, given, rules, span, ())).flags == (unstated,)
+
+
+class _Judge:
+    """A judge that finds ``found`` and applies an edit writing ``sure``."""
+
+    def __init__(self, found: Finding, sure: str) -> None:
+        self.found, self.sure = found, sure
+
+    def assess_batch(self, items, context=None):
+        return [self.found for _ in items]
+
+    def accept(self, before, after, finding, span_after, context=None):
+        ok = self.sure in after[span_after[0] : span_after[1]]
+        return Decision("safe" if ok else "display", "sure" if ok else "not sure")
+
+
+class _Writes:
+    """An editor that writes ``text`` (counting how often it is asked)."""
+
+    name = "substitute"
+
+    def __init__(self, text: str) -> None:
+        self.text, self.asked = text, 0
+
+    def edit_batch(self, items, context=None):
+        from editor.revision.editors.base import Revision
+
+        self.asked += len(items)
+        return [Revision(self.text, "swapped", "substitute") for _ in items]
+
+
+def _pair(rules_open: bool) -> tuple[Finding, Finding]:
+    rules = Finding("contradicted", "slot: '250' vs '330'", SPAN, 0.1, 0.9, "slot",
+                    opens=rules_open)  # fmt: skip
+    flag = Flag(34, 37, "contradicted", "300")
+    p = Proposal(WRONG, "copied", Decision("display", "not sure of it"))
+    span = Finding("contradicted", "'250'", SPAN, 0.0, 0.9, "span", (flag,), True, p)
+    return rules, span
+
+
+def test_the_union_calls_no_editor_it_weighs_the_candidates_the_revision_loop_brings():
+    from editor.judge.base import Candidate
+    from editor.revision.reviser import Reviser
+
+    rules, span = _pair(rules_open=True)
+    union = CombinedJudge(_Judge(rules, "330"), _Judge(span, "300"))
+    (f,) = union.assess_batch([(TEXT, SENTENCE, EV)])
+    assert f.opens and f.parts == (rules, span) and f.proposal.text == WRONG
+    first = union.choose(TEXT, f, [Candidate(WRONG, "copied", "span")])
+    assert (first.index, first.decision.applicability, first.more) == (0, "display", True)
+    both = [Candidate(WRONG, "copied", "span"), Candidate(RIGHT, "swapped", "substitute")]
+    second = union.choose(TEXT, f, both, known=first.decisions)
+    assert (second.index, second.decision.accepted, second.more) == (1, True, False)
+    assert second.finding.rule == "slot" and second.finding.proposal.text == RIGHT
+    editor = _Writes(RIGHT)
+    revised, (step,) = Reviser([editor], union).revise(TEXT, [EV])
+    assert revised == TEXT.replace("250", "330") and step.accepted and step.editor == "substitute"
+    assert editor.asked == 1 and step.verdict == "contradicted"
+
+
+def test_where_the_rules_gate_opens_nothing_the_editors_are_not_asked():
+    from editor.revision.reviser import Reviser
+
+    rules, span = _pair(rules_open=False)
+    union = CombinedJudge(_Judge(rules, "330"), _Judge(span, "300"))
+    editor = _Writes(RIGHT)
+    revised, (step,) = Reviser([editor], union).revise(TEXT, [EV])
+    assert revised == TEXT and editor.asked == 0 and not step.accepted
+    assert step.suggested is None and step.flags == (Flag(34, 37, "contradicted", "300"),)
+    quiet = Finding("not_stated", "not stated", SPAN, 0.3, 0.1)
+    union = CombinedJudge(_Judge(rules, "330"), _Judge(quiet, "300"))
+    (f,) = union.assess_batch([(TEXT, SENTENCE, EV)])
+    assert not f.opens and f.parts == ()  # no candidate can come: decided as it is

@@ -1,10 +1,11 @@
 """Both judges' signals on labelled sentences (``training.data.judge_rows``), and what each way
 of deciding would have done with them: the rows a judge head is trained and measured on.
 
-For each row the rules and span judges assess the sentence against its evidence and propose
-their edits (``CombinedJudge.candidates_batch``, as in an edit); each candidate is labelled
-right when it writes the row's fix (whitespace aside). Written as JSON lines, one per row, and
-read back on a rerun (a killed run resumes where it stopped).
+For each row the rules and span judges assess the sentence against its evidence, and the
+revision loop's proposers write candidates that the judge weighs (``CombinedJudge.weigh``), as
+in an edit; each candidate is labelled right when it writes the row's fix (whitespace aside).
+Written as JSON lines, one per row, and read back on a rerun (a killed run resumes where it
+stopped).
 """
 
 from __future__ import annotations
@@ -12,11 +13,15 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from editor.judge.base import Candidate, Decision
 from editor.judge.learned import Assessed, CombinedJudge
 from editor.judge.signals import edit_signals, sentence_signals
 from editor.types import Evidence
+
+if TYPE_CHECKING:
+    from editor.revision.reviser import Reviser
 
 
 def same(a: str | None, b: str | None) -> bool:
@@ -78,8 +83,33 @@ def record(row: dict[str, Any], a: Assessed) -> dict[str, Any]:
     }
 
 
+def assessed(
+    reviser: Reviser, text: str, sentence: str, ev: Evidence, context: str | None
+) -> Assessed:
+    """Both judges' findings on ``text`` against ``ev`` and the candidates the judge weighed:
+    the reviser's proposers asked in order while the judge asks for more (``Choice.more``)."""
+    judge = reviser.judge
+    assert isinstance(judge, CombinedJudge)
+    (a,) = judge.pairs_batch([(text, sentence, ev)], context)
+    f = judge.opened(a)
+    if len(f.parts) != 2 or f.span is None:  # no candidate can come
+        return a
+    cands: list[Candidate] = []
+    known: tuple[Decision, ...] = ()
+    for p in reviser.proposers:
+        (written,) = p.propose_batch([(text[f.span[0] : f.span[1]], f, [ev])], context)
+        if not written:
+            continue
+        cands += written
+        a, choice = judge.weigh(text, f, cands, context, known)
+        known = choice.decisions
+        if not choice.more:
+            break
+    return a
+
+
 def collect(
-    judge: CombinedJudge,
+    reviser: Reviser,
     rows: Sequence[dict[str, Any]],
     out: Path,
     progress: Callable[[Iterable], Iterable] = lambda x: x,
@@ -96,7 +126,7 @@ def collect(
     with out.open("a", encoding="utf-8") as f:
         for row in progress(todo):
             ev = Evidence(row["document"], row["evidence"], "", "given", None, row["sentence"], 1.0)
-            (a,) = judge.candidates_batch([(row["text"], row["sentence"], ev)], row.get("context"))
+            a = assessed(reviser, row["text"], row["sentence"], ev, row.get("context"))
             rec = record(row, a)
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
             f.flush()

@@ -61,6 +61,12 @@ class ReaderPolicy(_Cfg):
         description="the evidence's answer is applied (safe) from this probability on, both "
         "readings this sure; below it the fix is suggested.",
     )
+    proves: bool = Field(
+        True,
+        description="a sure reader (from apply_min) proves its own fix where the verifier "
+        "only fails to (support too low, no better, no sentence stating it); a refutation or "
+        "a form problem still rejects it.",
+    )
     rewrite: bool = Field(
         True,
         description="where the text gives no answer the reader finds and the evidence surely "

@@ -82,7 +82,8 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
             parser=parser,
             off=frozenset(cfg.judge.rules_off) & set(ACCEPTANCE_RULES),
         )
-    return RulesJudge(gate, acceptance)
+    policy = cfg.judge.reader
+    return RulesJudge(gate, acceptance, policy.enabled and policy.proves)
 
 
 def _span(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:

@@ -87,7 +87,7 @@ class Decision:
     """The judge's say on an edit: ``applicability`` ``safe`` (applied), ``unsafe`` (the judge
     is not sure: suggested, applied only with ``revision.apply_unsure``) or ``display`` (not a
     fix: the words stay named, nothing is suggested); why; and the judges that proved an
-    accepted revision (``proof``: ``nli``, ``slot``, ``statement`` joined by ``+``)."""
+    accepted revision (``proof``: ``nli``, ``slot``, ``statement`` joined by ``+``, or ``reader``)."""
 
     applicability: Applicability
     reason: str

@@ -4,7 +4,10 @@ proposes, and ``EditAcceptance`` (the verifier, the form rules and the proofs) a
 Any agreement model (``agreement.type``: ``nli``, ``llm``, with a question the answer
 comparison too) serves as its gate and says its ``Finding``. An edit the
 acceptance rejects only for want of proof is ``unsafe`` (suggested); one it refutes, or whose
-form it refuses, is ``display`` (the words stay named).
+form it refuses, is ``display`` (the words stay named). With ``reader_proves``
+(``judge.reader.proves``), the reader's own fix, where the reader is sure of it, is proved by
+the reader where the verifier only lacks proof: the verifier reads word overlap, and a wrong
+value that stands elsewhere in the evidence keeps the original as well supported as the fix.
 """
 
 from __future__ import annotations
@@ -24,10 +27,14 @@ class RulesJudge(FirstSure):
     name = "rules"
 
     def __init__(
-        self, gate: AgreementModel | None, acceptance: EditAcceptance | None = None
+        self,
+        gate: AgreementModel | None,
+        acceptance: EditAcceptance | None = None,
+        reader_proves: bool = False,
     ) -> None:
         self.gate = gate
         self.acceptance = acceptance
+        self.reader_proves = reader_proves
 
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -51,9 +58,18 @@ class RulesJudge(FirstSure):
         j = self.acceptance.judge(
             before, after, span, span_after, finding.evidence_text, context, finding.rule
         )
-        if j.accepted and finding.rule == "reader" and finding.proposal is not None:
-            if not finding.proposal.decision.accepted:  # the reader is not sure enough
-                return Decision("unsafe", f"{j.reason}; {finding.proposal.decision.reason}")
+        p = finding.proposal if finding.rule == "reader" else None
+        if j.accepted and p is not None and not p.decision.accepted:  # the reader is unsure
+            return Decision("unsafe", f"{j.reason}; {p.decision.reason}")
         if j.accepted:
             return Decision("safe", j.reason, j.proof)
+        new = after[span_after[0] : span_after[1]]
+        if (
+            self.reader_proves
+            and j.unsure
+            and p is not None
+            and p.decision.accepted
+            and new.strip() == p.text.strip()
+        ):  # the verifier lacks proof; the sure reader's own fix is proved by the reader
+            return Decision("safe", f"{j.reason}; proved by the reader instead", "reader")
         return Decision("unsafe" if j.unsure else "display", j.reason)

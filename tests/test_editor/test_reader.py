@@ -192,3 +192,41 @@ def test_a_sentence_that_gives_no_answer_is_named_whole_and_rewritten_by_a_propo
     assert ctx == f"{QUESTION} Answer: 2.8 kg"
     stated = gate.check_batch([("The X1 is 2.8 kg.", "q", ev)], QUESTION)[0]
     assert not stated.opens  # a text that states the answer is not named for want of one
+
+
+class _Unproved:
+    """An acceptance that finds no proof for any edit (``refutes``: it refutes every edit)."""
+
+    def __init__(self, refutes: bool = False) -> None:
+        self.refutes = refutes
+
+    def judge(self, *args, **kwargs):
+        from editor.judge.acceptance import Judgement
+
+        if self.refutes:
+            return Judgement(False, "rejected: the evidence contradicts the revision too")
+        return Judgement(False, "rejected: the revision is no better supported", unsure=True)
+
+
+@pytest.mark.parametrize(
+    "proves, refutes, after, applicability",
+    [
+        (True, False, "The Vela X1 weighs 2.8 kg.", "safe"),  # the sure reader proves its fix
+        (False, False, "The Vela X1 weighs 2.8 kg.", "unsafe"),  # judge.reader.proves off
+        (True, False, "The Vela X1 weighs 3.1 kg.", "unsafe"),  # not the reader's fix
+        (True, True, "The Vela X1 weighs 2.8 kg.", "display"),  # a refutation still rejects
+    ],
+)
+def test_a_sure_reader_proves_its_own_fix_where_the_verifier_only_lacks_proof(
+    proves, refutes, after, applicability
+):
+    from editor.judge.rules import RulesJudge
+
+    f = _check(_gate()[0])
+    judge = RulesJudge(None, _Unproved(refutes), reader_proves=proves)  # type: ignore[arg-type]
+    d = judge.accept(CLAIM, after, f, (0, len(after)))
+    assert d.applicability == applicability
+    assert (d.proof == "reader") == (applicability == "safe")
+    unsure = replace(f, proposal=replace(f.proposal, decision=replace(f.proposal.decision,
+                     applicability="unsafe")))  # fmt: skip
+    assert judge.accept(CLAIM, after, unsure, (0, len(after))).applicability != "safe"

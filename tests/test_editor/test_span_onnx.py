@@ -1,5 +1,6 @@
 """The span judge as its 8-bit ONNX graph (``quantize: int8``): written from the network's
-weights (``bert_graph``, no torch) or exported from the torch network, run by onnxruntime, close to fp32; built once into the cache and chosen by the config."""
+weights (``bert_graph``, no torch) or exported from the torch network, run by onnxruntime,
+close to fp32; built once into the cache and chosen by the config."""
 
 from __future__ import annotations
 

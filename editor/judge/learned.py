@@ -130,7 +130,8 @@ class CombinedJudge(FirstSure):
         a = Assessed(before, ev, r, s, tuple(c for _, c in picked))
         f, chosen = self._decided(a)
         if chosen is None or f.proposal is None:
-            return a, Choice(None, Decision("display", "rejected: no candidate"), (), f, False)
+            none = Decision("display", "rejected: no candidate")
+            return a, Choice(None, none, tuple(decisions), f, not done)
         index = next(i for i, c in picked if c is chosen)
         d = f.proposal.decision
         more = not done and (self.head is not None or not d.accepted)

@@ -113,7 +113,8 @@ class Reviser:
                     else:
                         notes[i].append(f"{c.source}: {why}")
                         tried[i] = c.source
-                if cands[i] and len(cands[i]) > len(known[i]) and self.judge is not None:
+                added = len(cands[i]) > len(known[i])
+                if self.judge is not None and (added or (written and choices[i] is None)):
                     choices[i] = self.judge.choose(
                         text,
                         replace(targets[i].finding, span=targets[i].span),
@@ -122,7 +123,7 @@ class Reviser:
                         known[i],
                     )
                     known[i] = choices[i].decisions  # type: ignore[union-attr]
-                elif cands[i] and self.judge is None:
+                elif cands[i] and self.judge is None:  # gate off: the first candidate
                     choices[i] = Choice(0, Decision("safe", ""))
         for i, t in enumerate(targets):  # the judge's say where no candidate came
             if choices[i] is None and self.judge is not None:

@@ -1,6 +1,8 @@
 """``purr eval reader``: the extractive reader on XQuAD English (answer F1 and exact match, the
 SQuAD way) and on SQuAD 2.0 dev's unanswerable questions (no-answer accuracy; the first 1,500
-by default), without the passages XQuAD holds. Draws the learning curve of the reader's own ``state.json``.
+by default), without the passages XQuAD holds. Also sweeps the "no answer" operating point
+(``SWEEP``: F1 against no-answer accuracy, ``tradeoff.png``) and draws the learning curve of
+the reader's own ``state.json``.
 """
 
 from __future__ import annotations
@@ -120,6 +122,31 @@ def plot_curve(curve: list[dict[str, Any]], png: Path) -> None:
     plt.close(fig)
 
 
+SWEEP = (0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5, 1.0, 2.0)
+"""The "no answer" operating points ``purr eval reader`` reports: no-answer as likely as this
+share of the best span (1.0: the more likely of the two)."""
+
+
+def plot_tradeoff(sweep: list[dict[str, Any]], png: Path) -> None:
+    """XQuAD F1 against SQuAD 2.0 no-answer accuracy, one point per null ratio."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4.8, 3.4))
+    xs = [100 * p["no_answer_accuracy"] for p in sweep]
+    ax.plot(xs, [p["xquad_f1"] for p in sweep], marker="o")
+    for p, x in zip(sweep, xs, strict=True):
+        ax.annotate(f"{p['null_ratio']:g}", (x, p["xquad_f1"]), fontsize=7)
+    ax.set_xlabel("SQuAD 2.0 no-answer accuracy (%)")
+    ax.set_ylabel("XQuAD English F1")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval reader``'s arguments."""
     p.add_argument("--reader", default=None, help="a reader folder (default: the shipped one)")
@@ -157,15 +184,26 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.limit:
         xquad = xquad[: args.limit]
     report: dict[str, Any] = {"reader": str(reader.path)}
+    read: dict[str, tuple[list[Any], list[Any]]] = {}
     for name, rows in (("xquad", xquad), ("squad2_dev", squad2)):
         readings = []
         for i in tqdm(range(0, len(rows), 64), desc=name):
             readings += reader.read_batch([(r.question, r.context) for r in rows[i : i + 64]])
+        read[name] = (rows, readings)
         report[name] = score_readings(rows, readings, args.null_ratio)
     report["xquad_f1"] = report["xquad"]["f1"]
     report["squad2_no_answer_accuracy"] = report["squad2_dev"]["no_answer_accuracy"]
+    report["sweep"] = [
+        {
+            "null_ratio": ratio,
+            "xquad_f1": score_readings(*read["xquad"], ratio)["f1"],
+            "no_answer_accuracy": score_readings(*read["squad2_dev"], ratio)["no_answer_accuracy"],
+        }
+        for ratio in SWEEP
+    ]
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    plot_tradeoff(report["sweep"], out / "tradeoff.png")
     (out / "metrics.json").write_text(json.dumps(report, indent=2) + "\n", "utf-8")
     state = reader.path / "state.json"
     if state.is_file():

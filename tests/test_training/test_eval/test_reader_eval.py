@@ -56,3 +56,6 @@ def test_eval_reader_runs_on_xquad(dev_data, tmp_path):
     assert report["xquad"]["answerable"] == 24 and report["squad2_dev"]["unanswerable"] == 24
     assert report["xquad_f1"] > 40  # a trained reader, not a random pointer
     assert (out / "reader.png").stat().st_size > 1000
+    sweep = report["sweep"]  # a lower null ratio calls more questions unanswered
+    nulls = [p["no_answer_accuracy"] for p in sweep]
+    assert nulls == sorted(nulls, reverse=True) and (out / "tradeoff.png").stat().st_size > 1000

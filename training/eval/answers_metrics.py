@@ -116,6 +116,11 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         fixes = [f.get("suggestion") or f.get("fix") or "" for f in r.get("findings") or []]
         return named(r) and any(gives_gold(x, r["answers"], r.get("source")) for x in fixes)
 
+    def names_value(r: dict[str, Any]) -> bool:  # ... and a finding covers the wrong value
+        at = r["original"].find(r["wrong_value"])
+        end = at + len(r["wrong_value"])
+        return named(r) and any(f["start"] < end and at < f["end"] for f in r["findings"])
+
     def called_supported(r: dict[str, Any]) -> bool:
         verdicts = [s.get("verdict") for s in (r.get("report") or {}).get("sentences", [])]
         return bool(verdicts) and all(v == "supported" for v in verdicts if v)
@@ -125,6 +130,13 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     broken = sum(edited(r) and not _gold(r) for r in right)
     right_edited = sum(edited(r) for r in right)
     edits = sum(edited(r) for r in rows)
+    valued = [  # wrong rows left unfixed whose wrong words are known and in the text
+        r
+        for r in wrong
+        if not (edited(r) and _gold(r))
+        and r.get("wrong_value")
+        and r["wrong_value"] in r["original"]
+    ]
     return {
         "wrong_answers": len(wrong),
         "fixed": share(fixed, len(wrong)),
@@ -137,6 +149,8 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "harmful_edits": wrong_edits + broken,
         "wrong_named_not_fixed": sum(named(r) for r in wrong),
         "wrong_suggested_gold": sum(suggests(r) for r in wrong),
+        "unfixed_with_value": len(valued),
+        "unfixed_value_named": sum(names_value(r) for r in valued),
         "wrong_called_supported": sum(
             called_supported(r) and not (edited(r) and _gold(r)) for r in wrong
         ),

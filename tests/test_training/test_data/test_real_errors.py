@@ -95,6 +95,19 @@ def test_answer_scores_count_fixes_harm_and_untouched_right_answers():
     assert s["by_qtype"]["place"]["wrong_answers"] == 3
 
 
+def test_a_finding_names_the_wrong_value_only_where_it_covers_its_words():
+    def row(findings):
+        return {"original": "It is in Rome, near Ostia.", "revised": "It is in Rome, near Ostia.",
+                "answers": ["Paris"], "wrong": True, "wrong_value": "Rome", "model": "m",
+                "form": "short", "qtype": "place", "source": "s", "findings": findings}  # fmt: skip
+
+    on_value = {"start": 9, "end": 13, "text": "Rome"}
+    elsewhere = {"start": 20, "end": 25, "text": "Ostia"}
+    s = answer_scores([row([on_value]), row([elsewhere]), row([])])
+    assert s["unfixed_with_value"] == 3 and s["unfixed_value_named"] == 1
+    assert s["wrong_named_not_fixed"] == 2  # any finding at all
+
+
 def test_accepted_edits_are_counted_by_the_rule_and_the_editor_behind_them():
     slot = (
         "the evidence contradicts 'It is in Rome.': 'Rome' vs 'Paris'; causal editor revision; ok"

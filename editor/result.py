@@ -1,4 +1,5 @@
-"""The result contract of ``Pipeline.edit`` (DESIGN.md), serialised identically by CLI and API."""
+"""The result contract of ``Pipeline.edit`` (docs: how-to/http.md), serialised identically by the
+CLI and the HTTP API."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ containment settles the question without it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -175,32 +175,6 @@ def refutes(
     if slot is not None and slot.less_specific:
         return False  # a coarser statement of the same slot: nothing to correct
     return scores.contradicted >= min_contradicted and scores.contradicted > scores.supported
-
-
-def combine_parts(
-    scores: Sequence[EntailmentScores], slots: Sequence[SlotVerdict | None]
-) -> tuple[EntailmentScores, SlotVerdict | None, int]:
-    """One verdict for a claim made of parts (``editor.text.parts``): supported when every
-    part is (the smallest P(supported)), contradicted when any part is (the largest
-    P(contradicted), at most 1 - P(supported)); with the slot verdict and index of the part
-    that decides it (the first refuted part, else the weakest).
-
-    >>> s, _, i = combine_parts([EntailmentScores(0.9, 0.05, 0.05),
-    ...                          EntailmentScores(0.2, 0.1, 0.7)], [None, None])
-    >>> (s.supported, s.contradicted, i)
-    (0.2, 0.1, 1)
-    """
-    if not scores:
-        raise ValueError("combine_parts needs the scores of at least one part")
-    refuted = [i for i, (s, sl) in enumerate(zip(scores, slots, strict=True)) if refutes(s, sl)]
-    weakest = min(range(len(scores)), key=lambda i: scores[i].supported)
-    pick = refuted[0] if refuted else weakest
-    if len(scores) == 1:
-        return scores[0], slots[0], 0
-    sup = scores[weakest].supported
-    con = min(max(s.contradicted for s in scores), 1.0 - sup)
-    combined = replace(scores[pick], supported=sup, contradicted=con)
-    return combined, slots[pick], pick
 
 
 def _at_least_supported(p: np.ndarray, floor: float) -> np.ndarray:

@@ -1,6 +1,6 @@
 """Request and response models of ``/v1/edit``, ``/v1/edit/batch`` and ``/v1/score``.
 
-The response of ``/v1/edit`` is the result contract of DESIGN.md, field for field what
+The response of ``/v1/edit`` is the result contract (``editor.result``), field for field what
 ``purr edit --json`` prints.
 """
 

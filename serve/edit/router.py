@@ -39,7 +39,7 @@ NOT_READY = documented(
     responses=NOT_READY,
 )
 async def edit(body: EditRequest, svc: Service) -> dict[str, Any]:
-    """The result contract of DESIGN.md. A failing stage or the deadline gives status
+    """The result contract (docs: how-to/http.md). A failing stage or the deadline gives status
     `degraded` with the original text and the reason, never an error."""
     return await svc.edit(body)
 

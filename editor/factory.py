@@ -1,6 +1,6 @@
 """The builder: everything a ``Pipeline`` composes, made from a ``PipelineConfig``. The research
 components are built once, lazily, and shared; ``build_reviser`` makes the revision stage (the
-agreement gate and the editor, with its fallback), ``build_repairer`` citation repair;
+judge and the proposers it chooses among), ``build_repairer`` citation repair;
 ``first_use_work`` lists the one-time work a
 machine still needs."""
 

@@ -23,8 +23,10 @@ RuleFamily = Literal[
     "better",
     "statement",
     "reader",
+    "question",
 ]
-"""The rules judge's rule families (``GATE_RULES`` and ``ACCEPTANCE_RULES`` together)."""
+"""The rules judge's rule families (``GATE_RULES`` and ``ACCEPTANCE_RULES`` together, the
+reader's signal and the question's answer comparison)."""
 
 
 class ReaderPolicy(_Cfg):
@@ -104,7 +106,8 @@ class JudgeConfig(_Cfg):
         default_factory=list,
         description="rules: rule families not asked, for ablations (`purr eval rules`): the "
         "gate's slot, role, negation, nli; the acceptance's form, negated, type, value, "
-        "refuted, support, better, statement.",
+        "refuted, support, better, statement; the reader's signal (reader) and the "
+        "question's answer comparison (question).",
     )
     model: str | None = Field(
         None, description="span: the span judge folder; None = the shipped purr-span-judge."

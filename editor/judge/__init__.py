@@ -64,7 +64,7 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
         share(parser, gate)
         if isinstance(gate, NLIAgreement):
             gate.off = frozenset(cfg.judge.rules_off) & set(GATE_RULES)
-        if cfg.editor.answers:
+        if cfg.editor.answers and "question" not in cfg.judge.rules_off:
             from editor.judge.agreement.question import QuestionAgreement
 
             gate = QuestionAgreement(gate)

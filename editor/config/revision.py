@@ -65,9 +65,16 @@ class ReaderPolicy(_Cfg):
     )
     proves: bool = Field(
         True,
-        description="a sure reader (from apply_min) proves its own fix where the verifier "
-        "only fails to (support too low, no better, no sentence stating it); a refutation or "
+        description="a sure reader proves its own fix where the verifier only fails to "
+        "(support too low, no better, no sentence stating it), from prove_min; a refutation or "
         "a form problem still rejects it.",
+    )
+    prove_min: float = Field(
+        0.6,
+        ge=0,
+        le=1,
+        description="proves: the evidence's answer must be at least this likely for the "
+        "reader alone to prove its fix.",
     )
     rewrite: bool = Field(
         True,

@@ -82,8 +82,7 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
             parser=parser,
             off=frozenset(cfg.judge.rules_off) & set(ACCEPTANCE_RULES),
         )
-    policy = cfg.judge.reader
-    return RulesJudge(gate, acceptance, policy.enabled and policy.proves)
+    return RulesJudge(gate, acceptance)
 
 
 def _span(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge:

@@ -4,10 +4,11 @@ proposes, and ``EditAcceptance`` (the verifier, the form rules and the proofs) a
 Any agreement model (``agreement.type``: ``nli``, ``llm``, with a question the answer
 comparison too) serves as its gate and says its ``Finding``. An edit the
 acceptance rejects only for want of proof is ``unsafe`` (suggested); one it refutes, or whose
-form it refuses, is ``display`` (the words stay named). With ``reader_proves``
-(``judge.reader.proves``), the reader's own fix, where the reader is sure of it, is proved by
-the reader where the verifier only lacks proof: the verifier reads word overlap, and a wrong
-value that stands elsewhere in the evidence keeps the original as well supported as the fix.
+form it refuses, is ``display`` (the words stay named). The reader's own fix, where the
+reader's policy lets it prove it (the decision's proof ``reader``: ``judge.reader.proves``,
+``prove_min``), stands where the verifier only lacks proof: the verifier reads word overlap,
+and a wrong value that stands elsewhere in the evidence keeps the original as well supported
+as the fix.
 """
 
 from __future__ import annotations
@@ -27,14 +28,10 @@ class RulesJudge(FirstSure):
     name = "rules"
 
     def __init__(
-        self,
-        gate: AgreementModel | None,
-        acceptance: EditAcceptance | None = None,
-        reader_proves: bool = False,
+        self, gate: AgreementModel | None, acceptance: EditAcceptance | None = None
     ) -> None:
         self.gate = gate
         self.acceptance = acceptance
-        self.reader_proves = reader_proves
 
     def assess_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -65,10 +62,10 @@ class RulesJudge(FirstSure):
             return Decision("safe", j.reason, j.proof)
         new = after[span_after[0] : span_after[1]]
         if (
-            self.reader_proves
-            and j.unsure
+            j.unsure
             and p is not None
             and p.decision.accepted
+            and p.decision.proof == "reader"
             and new.strip() == p.text.strip()
         ):  # the verifier lacks proof; the sure reader's own fix is proved by the reader
             return Decision("safe", f"{j.reason}; proved by the reader instead", "reader")

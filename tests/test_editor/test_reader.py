@@ -209,24 +209,24 @@ class _Unproved:
 
 
 @pytest.mark.parametrize(
-    "proves, refutes, after, applicability",
+    "policy, refutes, after, applicability",
     [
-        (True, False, "The Vela X1 weighs 2.8 kg.", "safe"),  # the sure reader proves its fix
-        (False, False, "The Vela X1 weighs 2.8 kg.", "unsafe"),  # judge.reader.proves off
-        (True, False, "The Vela X1 weighs 3.1 kg.", "unsafe"),  # not the reader's fix
-        (True, True, "The Vela X1 weighs 2.8 kg.", "display"),  # a refutation still rejects
+        ({}, False, "The Vela X1 weighs 2.8 kg.", "safe"),  # the sure reader proves its fix
+        ({"proves": False}, False, "The Vela X1 weighs 2.8 kg.", "unsafe"),  # switched off
+        ({"prove_min": 0.95}, False, "The Vela X1 weighs 2.8 kg.", "unsafe"),  # not sure enough
+        ({}, False, "The Vela X1 weighs 3.1 kg.", "unsafe"),  # not the reader's fix
+        ({}, True, "The Vela X1 weighs 2.8 kg.", "display"),  # a refutation still rejects
     ],
 )
 def test_a_sure_reader_proves_its_own_fix_where_the_verifier_only_lacks_proof(
-    proves, refutes, after, applicability
+    policy, refutes, after, applicability
 ):
     from editor.judge.rules import RulesJudge
 
-    f = _check(_gate()[0])
-    judge = RulesJudge(None, _Unproved(refutes), reader_proves=proves)  # type: ignore[arg-type]
+    gate, _ = _gate()
+    gate.policy = ReaderPolicy(**policy)
+    f = _check(gate)
+    judge = RulesJudge(None, _Unproved(refutes))  # type: ignore[arg-type]
     d = judge.accept(CLAIM, after, f, (0, len(after)))
     assert d.applicability == applicability
     assert (d.proof == "reader") == (applicability == "safe")
-    unsure = replace(f, proposal=replace(f.proposal, decision=replace(f.proposal.decision,
-                     applicability="unsafe")))  # fmt: skip
-    assert judge.accept(CLAIM, after, unsure, (0, len(after))).applicability != "safe"

@@ -204,7 +204,7 @@ class ReaderAgreement(FromBatch):
         sentence = next(((a, b) for a, b in split_spans(text) if a <= said.start < b), None)
         if sentence is None or (verdict.span is not None and verdict.span != sentence):
             return None  # another query's sentence: its own finding names it
-        return _finding(text, question, sentence, said, best, verdict, p.apply_min)
+        return _finding(text, question, sentence, said, best, verdict, p)
 
 
 def _checkable(doc: Any) -> list[Slot]:
@@ -262,14 +262,18 @@ def _finding(
     said: Answer,
     best: Answer,
     verdict: Finding,
-    apply_min: float,
+    policy: Any,
 ) -> Finding:
+    """The reader's finding: the text's answer named, the evidence's proposed in its place;
+    sure (``safe``) from ``apply_min``, and its own proof (``proof`` ``reader``: it stands where
+    the verifier only lacks proof) from ``prove_min`` with ``proves``."""
     a, b = sentence
     reason = (
         f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}), "
         f"the text with {said.text!r} (P {said.probability:.2f})"
     )
-    sure = min(best.probability, said.probability) >= apply_min
+    sure = min(best.probability, said.probability) >= policy.apply_min
+    proves = sure and policy.proves and best.probability >= policy.prove_min
     revised = text[a : said.start] + best.text + text[said.end : b]  # the evidence's words
     return Finding(
         "contradicted",
@@ -281,6 +285,10 @@ def _finding(
         flags=(Flag(said.start, said.end, "contradicted", fix=best.text),),
         opens=True,
         proposal=Proposal(
-            revised, reason, Decision("safe" if sure else "unsafe", f"reader: {reason}")
+            revised,
+            reason,
+            Decision(
+                "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
+            ),
         ),
     )

@@ -284,6 +284,8 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
         return _probe(cfg, src, Path(args.out), args.limit)
     editor = args.editor if args.editor == ORACLE else editor_name(cfg.editor)
     out = Path(args.out)
+    if not args.retry_degraded:  # which keeps the rows on purpose and redoes the degraded
+        _same_config(out, dump_config(cfg))
     out.mkdir(parents=True, exist_ok=True)
     write_text(out / "config.yaml", dump_config(cfg))
     pipeline = Pipeline(Components(cfg, index_path=args.index))
@@ -294,6 +296,20 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if stop.requested:
         metrics["stopped"] = stopped(stop, metrics["resume"]["written"])
     return metrics
+
+
+def _same_config(out: Path, config: str) -> None:
+    """Refuse to resume into ``out`` when its rows were written under another configuration
+    (a resumed run skips the rows already there, and would report them as this run's)."""
+    saved, results = out / "config.yaml", out / "results.jsonl"
+    if not (saved.is_file() and results.is_file() and results.stat().st_size):
+        return
+    if saved.read_text("utf-8") != config:
+        raise ValueError(
+            f"{out} holds rows edited under another configuration ({saved} differs), and a "
+            f"resumed run would report them as its own: give a new --out, delete {results} to "
+            "start over, or pass --retry-degraded to keep its rows and redo only the degraded"
+        )
 
 
 def render(report: dict[str, Any]) -> str:

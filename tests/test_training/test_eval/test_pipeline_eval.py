@@ -136,3 +136,8 @@ def test_eval_command_identity_and_oracle_resumable(tiny_nli, built_index, tmp_p
             "eval", str(data), "--out", str(out), "--editor", editor, *sets
         )  # resume: nothing redone
         assert len((out / "results.jsonl").read_text().splitlines()) == 2
+        r = purr(
+            "eval", str(data), "--out", str(out), "--editor", editor, *sets,
+            "--set", "revision.max_steps=3",
+        )  # fmt: skip
+        assert r.returncode != 0 and "another configuration" in r.stderr, r.stderr[-800:]

@@ -1,7 +1,7 @@
 """The span judge: the three-head network (``span_model``) loaded from a folder, as a verifier
 (``attribution.type=span``: its pair head, premises read in windows) and as what the span
-agreement, editor and acceptance ask: which words of a claim the evidence contradicts or does
-not support, and which evidence words state the right value.
+judge's fixer (``editor.judge.span_fix``) and the citation locator ask: which words of a claim
+the evidence contradicts or does not support, and which evidence words state the right value.
 
 The folder is what ``training.fit.span_train`` writes: ``config.json``, fp16 shards of every
 weight but the word embeddings, ``purr_base.json`` naming the base they come from (the

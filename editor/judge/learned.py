@@ -110,7 +110,7 @@ class CombinedJudge(FirstSure):
         picked: list[tuple[int, DecidedEdit]] = []
         decisions: list[Decision] = []
         k = 0
-        p = s.proposal if s.span is not None else None
+        p = _span_proposal(s)
         if p is not None and candidates and candidates[0].text.strip() == p.text.strip():
             picked.append((0, DecidedEdit("span", p.text, p.reason, p.decision)))
             decisions.append(p.decision)
@@ -156,15 +156,15 @@ class CombinedJudge(FirstSure):
         candidate can come, else one that asks for them (with the span judge's proposal, and
         both findings as its parts for ``choose``)."""
         decided = self.decide(a)
-        proposes = a.span.proposal is not None and a.span.span is not None
-        if not proposes and not _rules_open(a.rules, a.span):
+        proposal = _span_proposal(a.span)
+        if proposal is None and not _rules_open(a.rules, a.span):
             return decided
         return replace(
             decided,
             span=a.sentence_span,
-            rule="span" if proposes else decided.rule,
+            rule="span" if proposal is not None else decided.rule,
             opens=True,
-            proposal=a.span.proposal if proposes else None,
+            proposal=proposal,
             evidence=a.evidence,
             parts=(a.rules, a.span),
         )
@@ -285,6 +285,11 @@ class CombinedJudge(FirstSure):
             proposal=Proposal(c.text, f"{c.source}: {c.reason}", d),
             evidence=a.evidence,
         )
+
+
+def _span_proposal(s: Finding) -> Proposal | None:
+    """The span judge's own revision, where it read a sentence and wrote one."""
+    return s.proposal if s.span is not None else None
 
 
 def _rules_open(r: Finding, s: Finding) -> bool:

@@ -21,21 +21,21 @@ from typing import Any
 from editor.attribution.base import AttributionModel
 from editor.attribution.nli import in_pair_scope
 from editor.batch import BatchOutcome, edit_batch
-from editor.citations.mafe import mafe
+from editor.checking import check_citations
 from editor.citations.markers import protect, restore
 from editor.citations.results import CheckResult
-from editor.citations.sources import Source, premise_of
+from editor.citations.sources import Source
 from editor.factory import (
     Components,
     build_repairer,
     build_reviser,
-    citation_checker,
     first_use_work,
 )
 from editor.inputs import InputError, check_input, given_sources
 from editor.installed import skipped
 from editor.report.builder import Reporter
 from editor.report.findings import findings
+from editor.research.cache import TenantCache
 from editor.research.given import assign_queries, given_evidence
 from editor.research.hops import hops_of
 from editor.research.instructions import set_aside_instructions, set_aside_researched
@@ -137,10 +137,9 @@ class Pipeline:
         """``prepare`` the models, then load the editor's too rather than on first use (the
         service's warm-up: the first request must not pay for loading)."""
         self.prepare(research=False, conversions=True)
-        editor = getattr(self.editor, "editor", self.editor)  # the Reviser's editor
-        load_editor = getattr(editor, "load", None)
-        if callable(load_editor):
-            load_editor()
+        for proposer in getattr(self.editor, "proposers", [self.editor]):  # the Reviser's
+            if callable(load := getattr(getattr(proposer, "editor", proposer), "load", None)):
+                load()
 
     def check_input(self, text: Any, context: Any = None, evidence: Any = None) -> None:
         """Raise ``InputError`` saying what is wrong with the input and what to do."""
@@ -152,8 +151,11 @@ class Pipeline:
         context: str | None = None,
         evidence: Sequence[str] | None = None,
         sources: Sequence[Any] | None = None,
+        *,
+        cache: TenantCache | None = None,
     ) -> EditResult:
-        """Research (unless ``evidence`` is given), revise, and report; with ``sources`` (the
+        """Research (unless ``evidence`` is given; a query ``cache`` holds is not researched
+        again), revise, and report; with ``sources`` (the
         documents a cited text cites, ``Source``s or ``{id, text, title?, url?}``), repair its
         citations against them instead (``editor.citations.repair``). Citation markers ([1],
         [1, 3], [^1]) are taken out first and put back after their words.
@@ -167,8 +169,8 @@ class Pipeline:
             return self._repair(text, context, given_sources(sources))
         protected = protect(text)
         if not protected.has_markers:
-            return self._edit(text, context, evidence)
-        result = self._edit(protected.clean, context, evidence)
+            return self._edit(text, context, evidence, cache)
+        result = self._edit(protected.clean, context, evidence, cache)
         revised = restore(protected, result.revised)
         status: Status = result.status
         if status != "degraded":
@@ -256,7 +258,11 @@ class Pipeline:
 
     @in_pair_scope  # each model scores a pair once per edit
     def _edit(
-        self, text: str, context: str | None = None, evidence: Sequence[str] | None = None
+        self,
+        text: str,
+        context: str | None = None,
+        evidence: Sequence[str] | None = None,
+        cache: TenantCache | None = None,
     ) -> EditResult:
         self.check_input(text, context, evidence)
         lim = self.cfg.limits
@@ -283,7 +289,7 @@ class Pipeline:
             def research() -> tuple[list[Query], list[Evidence], list[Evidence]]:
                 if evidence is None:
                     with self.components.researcher.web_notes(web_notes):
-                        results = self.components.researcher.research(text, context)
+                        results = self.components.researcher.research(text, context, cache)
                     pairs = [  # one (query, evidence) step each, even for shared snippets
                         replace(e, query=qe.query.text) for qe in results for e in qe.evidence
                     ]
@@ -346,24 +352,7 @@ class Pipeline:
         recall; with ``qa``, MAFE's QA-based precision against the sources too (and its recall
         of a ``reference``). Raises ``InputError`` for bad input; a failing verifier gives
         ``degraded``."""
-        self.check_input(text)
-        if reference is not None and (not isinstance(reference, str) or not reference.strip()):
-            raise InputError("reference must be a non-empty string")
-        given = given_sources(sources)
-        try:
-            self.prepare(research=False)
-            cfg = self.cfg
-            judge = getattr(self.editor, "judge", None)
-            result = citation_checker(cfg, self.attribution, judge).check(text, given)
-            if qa or reference is not None:
-                clean = protect(text, [s.id for s in given]).clean
-                result = replace(
-                    result, mafe=mafe(clean, [premise_of(s) for s in given], reference)
-                )
-            return result
-        except Exception as e:  # noqa: BLE001 - a failing verifier degrades, never raises
-            log.warning("check failed: %s", e)
-            return CheckResult.degraded(text, given, f"checking failed: {type(e).__name__}: {e}")
+        return check_citations(self, text, sources, qa, reference)
 
     def edit_batch(
         self,

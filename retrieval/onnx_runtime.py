@@ -6,6 +6,7 @@ import os
 import threading
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,22 @@ def session(model_path: str, threads: int = 0):  # -> onnxruntime.InferenceSessi
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads or Settings().threads or (os.cpu_count() or 1)
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model_path, sess_options=opts, providers=["CPUExecutionProvider"])
+    return batched(
+        ort.InferenceSession(model_path, sess_options=opts, providers=["CPUExecutionProvider"])
+    )
+
+
+def batched(session: Any) -> Any:
+    """``session`` behind a dynamic batcher when ``PURR_BATCH`` is on (``purr serve``), else
+    itself."""
+    from retrieval.settings import Settings
+
+    s = Settings()
+    if not s.batch:
+        return session
+    from retrieval.batching import BatchedSession, BatchPolicy
+
+    return BatchedSession(session, BatchPolicy(s.batch_wait_ms, s.batch_max))
 
 
 @lru_cache(maxsize=8)

@@ -6,10 +6,11 @@ Default: the packaged ms-marco-MiniLM-L-12-v2 int8 ONNX model. Any Hugging Face 
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -218,17 +219,63 @@ class Reranker:
         self, queries: list[str], hits: list[list[Hit]], top_k: int | None = None
     ) -> list[list[Hit]]:
         """``rerank`` of each query's hits; an ONNX scorer scores every pair in one call (its
-        batches sorted by length across the queries: less padding than one call per query)."""
+        batches sorted by length across the queries: less padding than one call per query).
+
+        With ``stop_at``, each query's first ``probe`` hits are scored first, and a query whose
+        best reaches ``stop_at`` keeps those alone: its other hits are never scored. With
+        ``matching_sentences``, a window is scored on its sentences that share a word with the
+        query (the hit keeps its whole text)."""
         pair_logits = getattr(self.scorer, "pair_logits", None)
         if pair_logits is None:
             return [self.rerank(q, h, top_k) for q, h in zip(queries, hits, strict=True)]
-        pairs = [(q, h.snippet.text) for q, hs in zip(queries, hits, strict=True) for h in hs]
+        stop = self.cfg.stop_at
+        first = [hs[: self.cfg.probe] if stop is not None else hs for hs in hits]
+        rel = self._relevance(pair_logits, queries, first)
+        if stop is not None:
+            rest = [
+                hs[len(f) :] if r.size and r.max() < stop else []
+                for hs, f, r in zip(hits, first, rel, strict=True)
+            ]
+            more = self._relevance(pair_logits, queries, rest)
+            first = [f + r for f, r in zip(first, rest, strict=True)]
+            rel = [np.concatenate([a, b]) for a, b in zip(rel, more, strict=True)]
+        return [self._ranked(hs, r, top_k) if hs else [] for hs, r in zip(first, rel, strict=True)]
+
+    def _relevance(
+        self, pair_logits: Any, queries: list[str], hits: list[list[Hit]]
+    ) -> list[np.ndarray]:
+        """Calibrated relevance of each query's hits, every pair in one call."""
+        pairs = [
+            (q, self._scored_text(q, h.snippet.text))
+            for q, hs in zip(queries, hits, strict=True)
+            for h in hs
+        ]
+        if not pairs:
+            return [np.zeros(0) for _ in hits]
         rel = calibrate(pair_logits(pairs), self.cfg.calibration_scale, self.cfg.calibration_bias)
-        out, start = [], 0
-        for hs in hits:
-            out.append(self._ranked(hs, rel[start : start + len(hs)], top_k) if hs else [])
-            start += len(hs)
-        return out
+        bounds = np.cumsum([0] + [len(hs) for hs in hits])
+        return [rel[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+    def _scored_text(self, query: str, text: str) -> str:
+        return matching_sentences(query, text) if self.cfg.matching_sentences else text
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def matching_sentences(query: str, text: str) -> str:
+    """The sentences of ``text`` that share a word other than a stop word with ``query``, in
+    order (all of ``text`` when none does).
+
+    >>> matching_sentences("When did Curie win?", "Curie won in 1911. Paris is large. She won.")
+    'Curie won in 1911.'
+    """
+    from retrieval.bm25 import STOPWORDS_EN
+    from retrieval.sentences import split
+
+    words = {w for w in _WORD.findall(query.lower()) if w not in STOPWORDS_EN}
+    kept = [s for s in split(text) if words & set(_WORD.findall(s.lower()))]
+    return " ".join(kept) if kept else text
 
 
 def build_reranker(cfg: RerankConfig) -> Reranker:

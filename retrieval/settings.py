@@ -63,6 +63,19 @@ class Settings(BaseSettings):
         "0 = all cores. Set 1 when running several processes side by side (purr data make "
         "--shard), so they do not fight over the cores.",
     )
+    batch: bool = Field(
+        default=False,
+        description="Join concurrent calls of each ONNX model into shared batches "
+        "(retrieval.batching); `purr serve` turns it on unless PURR_BATCH=0.",
+    )
+    batch_wait_ms: float = Field(
+        default=0.0,
+        ge=0,
+        le=100,
+        description="Milliseconds a model call that finds the model idle waits for others to "
+        "join it (0: none; calls that arrive while the model runs join the next run anyway).",
+    )
+    batch_max: int = Field(default=32, ge=1, le=1024, description="Most rows in one joined run.")
     offline: bool = Field(
         default=True, description="Never try to download from a model hub (sets HF_HUB_OFFLINE)."
     )

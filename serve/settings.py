@@ -58,6 +58,22 @@ class ServeSettings(BaseSettings):
         description="Most model calls waiting for a worker; past it a request answers 503 "
         "(code overloaded, Retry-After) at once instead of queueing.",
     )
+    cheap_workers: int = Field(
+        1,
+        ge=0,
+        le=64,
+        description="Threads of the cheap lane: /v1/score and /v1/check (given sources, no "
+        "research) run there, never queued behind edits (0: they share the edit workers).",
+    )
+    research_cache: int = Field(
+        4096,
+        ge=0,
+        description="Queries whose evidence the service keeps, per tenant (an API key; "
+        "anonymous without one), so a repeated query is not researched again (0: no cache).",
+    )
+    research_cache_ttl_s: float = Field(
+        3600.0, gt=0, description="Seconds a cached query's evidence stays valid."
+    )
     key_per_minute: int = Field(
         600,
         ge=0,

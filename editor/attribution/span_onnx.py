@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from retrieval import onnx_runtime
+
 RECIPE = {"format": 1, "bits": 8, "block_size": 32, "accuracy_level": 4, "opset": 17}
 MODEL_FILE = "model.onnx"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -196,8 +198,8 @@ class OnnxSpanNetwork:
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or Settings().threads or (os.cpu_count() or 1)
         options.log_severity_level = 3
-        self.session = ort.InferenceSession(
-            str(model_file), options, providers=["CPUExecutionProvider"]
+        self.session = onnx_runtime.batched(
+            ort.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
         )
         self.path = model_file
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from editor.config import ResearchConfig
 from editor.research.base import ResearchRun, ResearchTimings
+from editor.research.cache import TenantCache
 from editor.research.hops import MultiHop, hop_query
 from editor.research.querygen.base import QueryGenerator
 from editor.text.words import is_question
@@ -44,9 +45,12 @@ class Researcher:
         self.cfg = cfg or ResearchConfig()
         self.search = search or SearchConfig()
 
-    def research(self, text: str, context: str | None = None) -> list[QueryEvidence]:
-        """Queries for ``text`` (and the dialogue ``context``) with their evidence."""
-        return self.research_batch([text], [context])[0]
+    def research(
+        self, text: str, context: str | None = None, cache: TenantCache | None = None
+    ) -> list[QueryEvidence]:
+        """Queries for ``text`` (and the dialogue ``context``) with their evidence; a query
+        ``cache`` holds is not researched again (``editor.research.cache``)."""
+        return self.run([text], [context], cache).results[0]
 
     def research_batch(
         self, texts: list[str], contexts: Sequence[str | None] | None = None
@@ -54,7 +58,12 @@ class Researcher:
         """``research`` for each text (with its context)."""
         return self.run(texts, contexts).results
 
-    def run(self, texts: list[str], contexts: Sequence[str | None] | None = None) -> ResearchRun:
+    def run(
+        self,
+        texts: list[str],
+        contexts: Sequence[str | None] | None = None,
+        cache: TenantCache | None = None,
+    ) -> ResearchRun:
         """``research_batch`` with the milliseconds spent generating queries, searching and
         reranking, summed over the texts."""
         ctx = list(contexts) if contexts is not None else [None] * len(texts)
@@ -68,12 +77,12 @@ class Researcher:
             for qs, c in zip(self.querygen.generate_batch(list(texts), ctx), ctx, strict=True)
         ]
         t1 = time.perf_counter()
-        found = [self._research_queries(qs) for qs in queries]
+        found = [self._research_queries(qs, cache) for qs in queries]
         if self.hops is not None:
             for i, c in enumerate(ctx):
                 if is_question(c):
                     assert c is not None
-                    hops, ms = self._hops(" ".join(c.split()))
+                    hops, ms = self._hops(" ".join(c.split()), cache)
                     found[i] = (hops + found[i][0], found[i][1] + ms)
         t2 = time.perf_counter()
         rerank_ms = sum(ms for _, ms in found)
@@ -101,8 +110,22 @@ class Researcher:
         but with the same evidence id (see :func:`unique_evidence`)."""
         return self._research_queries(queries)[0]
 
-    def _research_queries(self, queries: list[Query]) -> tuple[list[QueryEvidence], float]:
-        """The evidence of each query, and the milliseconds spent reranking."""
+    def _research_queries(
+        self, queries: list[Query], cache: TenantCache | None = None
+    ) -> tuple[list[QueryEvidence], float]:
+        """The evidence of each query (from ``cache`` where it holds the query), and the
+        milliseconds spent reranking."""
+        if cache is None:
+            return self._search(queries)
+        held = [cache.get(q) for q in queries]
+        todo = [q for q, h in zip(queries, held, strict=True) if h is None]
+        fresh, ms = self._search(todo)
+        for q, qe in zip(todo, fresh, strict=True):
+            cache.put(q, qe)
+        it = iter(fresh)
+        return [h if h is not None else next(it) for h in held], ms
+
+    def _search(self, queries: list[Query]) -> tuple[list[QueryEvidence], float]:
         if not queries:
             return [], 0.0
         first_stage = self.index.search_batch(
@@ -132,7 +155,9 @@ class Researcher:
             )
         return out, rerank_ms
 
-    def _hops(self, question: str) -> tuple[list[QueryEvidence], float]:
+    def _hops(
+        self, question: str, cache: TenantCache | None = None
+    ) -> tuple[list[QueryEvidence], float]:
         """Multi-hop research of a question that names its subject by a description
         (``editor.research.hops``): hop 2 (the question about the bridge entity) then hop 1
         (the description); for a comparison question, a query per side; nothing for other
@@ -140,17 +165,17 @@ class Researcher:
         assert self.hops is not None
         sides = self.hops.comparison(question)
         if sides:
-            return self._research_queries([Query(q, "comparison") for q in sides])
+            return self._research_queries([Query(q, "comparison") for q in sides], cache)
         b = self.hops.bridge(question)
         if b is None:
             return [], 0.0
-        (first,), ms = self._research_queries([Query(b.description, "hop 1")])
+        (first,), ms = self._research_queries([Query(b.description, "hop 1")], cache)
         entity = self.hops.entity(b, first.evidence)
         first = replace(first, query=replace(first.query, focus=entity))
         if entity is None:
             return [first], ms
         (second,), ms2 = self._research_queries(
-            [Query(hop_query(question, b, entity), "hop 2", focus=entity)]
+            [Query(hop_query(question, b, entity), "hop 2", focus=entity)], cache
         )
         return [second, first], ms + ms2
 

@@ -7,6 +7,7 @@ that the CLI and the docs read, in the order ``purr bench --help`` shows them.
 BENCHMARKS = (
     ("retrieval", "training.bench.retrieval"),
     ("research", "training.bench.research"),
+    ("evidence", "training.bench.evidence"),
     ("attribution", "training.bench.attribution"),
     ("span-judge", "training.bench.span_judge"),
     ("edit", "training.bench.edit"),

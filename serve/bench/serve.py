@@ -24,22 +24,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from retrieval.files import save_png
+from serve.bench.memory import RssSampler, memory_mb
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 if TYPE_CHECKING:
     import httpx
-
-
-def memory_mb(pid: int, field: str = "VmHWM") -> float | None:
-    """A memory figure of ``pid`` from /proc in MB: ``VmHWM`` its peak resident memory,
-    ``VmRSS`` its resident memory now."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(f"{field}:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
 
 
 async def drive(
@@ -125,48 +114,9 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
     }
 
 
-class RssSampler:
-    """The resident memory of ``pid`` every ``every_s`` seconds while in its ``with`` block:
-    ``samples`` as ``[seconds, MB]``."""
-
-    def __init__(self, pid: int, every_s: float = 5.0) -> None:
-        import threading
-
-        self.pid, self.every_s = pid, every_s
-        self.samples: list[list[float]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        t0 = time.monotonic()
-        while not self._stop.is_set():
-            mb = memory_mb(self.pid, "VmRSS")
-            if mb is not None:
-                self.samples.append([round(time.monotonic() - t0, 1), mb])
-            self._stop.wait(self.every_s)
-
-    def __enter__(self) -> RssSampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-    def second_half_growth(self) -> float | None:
-        """Growth from the middle sample to the last: a leak keeps growing, a warm-up does not.
-
-        >>> r = RssSampler(0); r.samples = [[0, 100.0], [5, 110.0], [10, 121.0]]
-        >>> r.second_half_growth()
-        0.1
-        """
-        if len(self.samples) < 3:
-            return None
-        mid, last = self.samples[len(self.samples) // 2][1], self.samples[-1][1]
-        return round(last / mid - 1, 3) if mid else None
-
-
-def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Popen, str]:
+def _start_server(
+    workers: int, args: argparse.Namespace, batching: str | None = None
+) -> tuple[subprocess.Popen, str]:
     import httpx
 
     from serve.loopback_web import free_port
@@ -185,6 +135,11 @@ def _start_server(workers: int, args: argparse.Namespace) -> tuple[subprocess.Po
         env["PURR_UPSTREAM_URL"] = args.upstream_url
     if getattr(args, "api_key", None):  # the clients send it: auth and its quota in the path
         env["PURR_API_KEYS"] = args.api_key
+    if batching is not None:  # the dynamic batcher on or off (retrieval.batching)
+        env["PURR_BATCH"] = "1" if batching == "on" else "0"
+    for pair in getattr(args, "server_env", None) or []:
+        name, _, value = pair.partition("=")
+        env[name] = value
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + args.start_timeout_s
@@ -251,8 +206,8 @@ def _bench_mix(
 
     with canned_upstream(passages[0]) as upstream:
         args.upstream_url = upstream
-        for workers in args.workers:
-            proc, url = _start_server(workers, args)
+        for workers, batching in [(w, b) for w in args.workers for b in args.batching]:
+            proc, url = _start_server(workers, args, batching)
             try:  # warm up at full concurrency: every thread's first allocations are made
                 warm = args.warmup_s if args.warmup_s is not None else args.baseline_s
                 asyncio.run(drive_mix(url, passages, args.clients, warm, timeout, args.api_key))
@@ -263,8 +218,10 @@ def _bench_mix(
                     )
                 after = memory_mb(proc.pid, "VmRSS")
                 growth = after / before - 1 if before and after else None
-                report["runs"][str(workers)] = {
+                report["runs"][f"workers={workers}, batching {batching}"] = {
                     "mix": load,
+                    "workers": workers,
+                    "batching": batching,
                     "warmup_s": warm,
                     "malloc_arenas": args.malloc_arenas,
                     "server_rss_mb_before": before,
@@ -286,14 +243,20 @@ def plot(report: dict[str, Any], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    mixes = [(name, run) for name, run in report["runs"].items() if "mix" in run]
+    for k, (name, run) in enumerate(mixes):  # --mix: p50 and p95 per kind, one colour a server
+        ops = list(run["mix"]["by_op"])
+        x = np.arange(len(ops)) + (k - (len(mixes) - 1) / 2) * 0.8 / len(mixes)
+        p50 = [run["mix"]["by_op"][op]["p50_s"] for op in ops]
+        p95 = [run["mix"]["by_op"][op]["p95_s"] for op in ops]
+        label = f"{name}: {run['mix']['throughput_rps']:.2f} req/s"
+        bars = ax.bar(x, p95, 0.8 / len(mixes), alpha=0.35, label=f"{label} (p95)")
+        ax.bar(x, p50, 0.8 / len(mixes), color=bars[0].get_facecolor()[:3], label=f"{label} (p50)")
+        ax.set_xticks(np.arange(len(ops)), ops)
+        ax.set_ylabel("latency (s)")
     for workers, run in report["runs"].items():
-        if "mix" in run:  # --mix: p50 and p99 per kind of request
-            ops = list(run["mix"]["by_op"])
-            for q, style in (("p50_s", "o-"), ("p99_s", "s--")):
-                values = [run["mix"]["by_op"][op][q] for op in ops]
-                ax.plot(ops, values, style, label=f"workers={workers}, {q[:3]}")
-            ax.set_ylabel("latency (s)")
+        if "mix" in run:
             continue
         for phase, style in (("baseline_1_client", "--"), ("load", "-")):
             lat = np.sort(run[phase]["latencies"])
@@ -301,8 +264,8 @@ def plot(report: dict[str, Any], png: Path) -> None:
                 label = f"workers={workers}, {run[phase]['clients']} client(s)"
                 ax.plot(lat, np.arange(1, len(lat) + 1) / len(lat), style, label=label)
     if any("mix" in run for run in report["runs"].values()):
-        ax.set_xlabel("request")
-        ax.set_title("mixed load on loopback: latency per kind of request")
+        ax.set_xlabel("kind of request")
+        ax.set_title("mixed load on loopback: p50 (solid) and p95 (pale) per kind")
     else:
         ax.set_xlabel("latency (s)")
         ax.set_ylabel("share of requests")
@@ -340,6 +303,17 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         "upstream); reports 5xx per kind and the server's memory before and after",
     )
     p.add_argument(
+        "--batching",
+        default="on,off",
+        help="--mix: the dynamic batcher on, off or both (a server each, in this order)",
+    )
+    p.add_argument(
+        "--server-env",
+        action="append",
+        default=[],
+        help="NAME=VALUE for every server started (repeatable), e.g. PURR_RESEARCH_CACHE=0",
+    )
+    p.add_argument(
         "--warmup-s",
         type=float,
         default=None,
@@ -368,6 +342,9 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if args.clients < 1 or args.duration <= 0 or args.baseline_s <= 0:
         raise ValueError("--clients must be >= 1 and --duration, --baseline-s > 0")
     args.workers = [int(w) for w in str(args.workers).split(",") if w.strip()]
+    args.batching = [b.strip() for b in str(args.batching).split(",") if b.strip()]
+    if not args.batching or set(args.batching) - {"on", "off"}:
+        raise ValueError(f"--batching takes on, off or on,off; got {args.batching}")
     texts = [p if isinstance(p, str) else p[0] for p in bench_passages(args.data, args.n)]
     report = bench_serve(texts, args)
     save_report(report, args.report_file, plot, indent=None)  # the file keeps every latency

@@ -164,6 +164,7 @@ def summarise_mix(records: list[dict[str, Any]], wall_s: float, clients: int) ->
             "lost": sum(1 for r in rows if "lost" in r),
             "other_status": sorted({r["http"] for r in rows if r.get("http", 200) != 200}),
             "p50_s": round(float(np.percentile(lat, 50)), 3),
+            "p95_s": round(float(np.percentile(lat, 95)), 3),
             "p99_s": round(float(np.percentile(lat, 99)), 3),
         }
     return {

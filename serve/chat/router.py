@@ -11,8 +11,10 @@ from serve.chat.protocol import ChatCompletionOut, ChatRequestIn
 from serve.chat.service import ChatService
 from serve.errors import UPSTREAM_RESPONSES
 from serve.state import from_state
+from serve.tenants import tenant_of
 
 Service = Annotated[ChatService, Depends(from_state("chat_service"))]
+Tenant = Annotated[str, Depends(tenant_of)]
 
 router = APIRouter(prefix="/v1", tags=["chat"])
 
@@ -23,10 +25,10 @@ router = APIRouter(prefix="/v1", tags=["chat"])
     response_model=ChatCompletionOut,
     responses={200: {"content": {"text/event-stream": {}}}, **UPSTREAM_RESPONSES},
 )
-async def chat_completions(body: ChatRequestIn, svc: Service):
+async def chat_completions(body: ChatRequestIn, svc: Service, tenant: Tenant):
     """OpenAI's chat completions: forwarded to PURR_UPSTREAM_URL, the reply revised with the
     conversation as context. `stream: true` streams the revised reply once it is edited."""
-    completion = await svc.complete(body)
+    completion = await svc.complete(body, tenant)
     if body.stream:
         return StreamingResponse(
             svc.stream(completion),

@@ -27,6 +27,7 @@ from serve.edit.protocol import EditOptions, EditRequest
 from serve.edit.service import EditService
 from serve.errors import ApiError
 from serve.settings import ServeSettings
+from serve.tenants import ANONYMOUS
 
 log = logging.getLogger(__name__)
 
@@ -131,17 +132,18 @@ class ChatService:
         deadline_s: float,
         deadline: float,
         sources: list[Any] | None = None,
+        tenant: str = ANONYMOUS,
     ) -> EditResult:
         request = EditRequest(
             text=reply, context=context, sources=sources, options=EditOptions(deadline_s=deadline_s)
         )
         try:
             self.edits.require_ready(request.options)
-            return await self.edits.edit_result(request, deadline)
+            return await self.edits.edit_result(request, deadline, tenant)
         except ApiError as e:  # still warming up, or over an input limit: passed on unedited
             return EditResult.untouched(reply, context, f"not edited: {e.message}")
 
-    async def complete(self, request: ChatRequestIn) -> ChatCompletionOut:
+    async def complete(self, request: ChatRequestIn, tenant: str = ANONYMOUS) -> ChatCompletionOut:
         """The upstream's completion with each reply revised and ``purr`` reports attached."""
         seconds = min(request.purr.deadline_s or self.settings.deadline_s, self.settings.deadline_s)
         deadline = time.monotonic() + seconds
@@ -177,7 +179,7 @@ class ChatService:
             else:
                 remaining = max(deadline - time.monotonic(), 0.001)
                 sources = request.purr.sources
-                result = await self._revise(reply, context, remaining, deadline, sources)
+                result = await self._revise(reply, context, remaining, deadline, sources, tenant)
             message["content"] = render_reply(result, request.purr.citations)
             report = result.to_json()
             reports.append(report)

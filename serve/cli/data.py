@@ -16,6 +16,7 @@ from serve.cli.common import add_ray_args, interrupted, ray_job
 from serve.cli.data_real import add_fava_parser, add_real_claims_parser, add_real_errors_parser
 from serve.cli.data_spans import add_spans_parser
 from serve.cli.judge import add_rows_parser
+from training.data import rerank_pairs
 from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
 
@@ -317,6 +318,7 @@ def register(sub, common) -> None:
     add_fava_parser(dsub)
     add_spans_parser(dsub)
     add_rows_parser(dsub)
+    rerank_pairs.add_parser(dsub)
 
 
 def _cmd_cited(args) -> int:

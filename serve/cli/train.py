@@ -18,7 +18,7 @@ from pathlib import Path
 from retrieval.files import GracefulStop
 from serve.cli.judge import add_train_parser
 from training.args import check_data_dir, positive_int
-from training.fit import calibration, reader
+from training.fit import calibration, reader, reranker
 from training.fit.editor import CLI_FIELDS
 
 
@@ -112,6 +112,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     _add_fusion_parser(tsub)
     calibration.add_parser(tsub, common)
     reader.add_parser(tsub, common)
+    reranker.add_parser(tsub, common)
     add_train_parser(tsub, common)
 
 

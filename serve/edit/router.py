@@ -19,8 +19,10 @@ from serve.edit.protocol import (
 from serve.edit.service import EditService
 from serve.errors import documented
 from serve.state import from_state
+from serve.tenants import tenant_of
 
 Service = Annotated[EditService, Depends(from_state("edit_service"))]
+Tenant = Annotated[str, Depends(tenant_of)]
 
 router = APIRouter(prefix="/v1", tags=["edit"])
 
@@ -38,16 +40,16 @@ NOT_READY = documented(
     response_model=EditResponse,
     responses=NOT_READY,
 )
-async def edit(body: EditRequest, svc: Service) -> dict[str, Any]:
+async def edit(body: EditRequest, svc: Service, tenant: Tenant) -> dict[str, Any]:
     """The result contract (docs: how-to/http.md). A failing stage or the deadline gives status
     `degraded` with the original text and the reason, never an error."""
-    return await svc.edit(body)
+    return await svc.edit(body, tenant)
 
 
 @router.post("/edit/batch", summary="Edit several passages", responses=NOT_READY)
-async def edit_batch(body: BatchRequest, svc: Service) -> BatchResponse:
+async def edit_batch(body: BatchRequest, svc: Service, tenant: Tenant) -> BatchResponse:
     """Each item gets its result or the error that kept it from being edited, in order."""
-    return BatchResponse(results=await svc.edit_batch(body))
+    return BatchResponse(results=await svc.edit_batch(body, tenant))
 
 
 @router.post(

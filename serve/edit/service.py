@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from editor.inputs import InputError
 from editor.pipeline import Pipeline
+from editor.research.cache import ResearchCache
 from editor.result import EditResult
 from serve.edit.protocol import (
     BatchItem,
@@ -34,6 +35,7 @@ from serve.edit.protocol import (
 from serve.errors import ApiError, error_body
 from serve.metrics import Metrics
 from serve.settings import ServeSettings
+from serve.tenants import ANONYMOUS
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,17 @@ class EditService:
         self.settings = settings
         self.metrics = metrics or Metrics()
         self._pool = ThreadPoolExecutor(settings.workers, thread_name_prefix="purr-edit")
+        # score and check with given sources never queue behind edits: a lane of their own
+        self._cheap = (
+            ThreadPoolExecutor(settings.cheap_workers, thread_name_prefix="purr-cheap")
+            if settings.cheap_workers
+            else self._pool
+        )
+        self.research_cache = (
+            ResearchCache(settings.research_cache, settings.research_cache_ttl_s)
+            if settings.research_cache
+            else None
+        )
         self._pending = 0  # model calls submitted and not finished (running or queued)
         self._pending_lock = threading.Lock()
         self._warmup: Future[None] | None = None
@@ -96,6 +109,7 @@ class EditService:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._cheap.shutdown(wait=False, cancel_futures=True)
 
     @property
     def warming(self) -> bool:
@@ -198,8 +212,9 @@ class EditService:
                 headers={"Retry-After": str(self.settings.retry_after_s)},
             )
 
-    async def _run(self, fn: Callable[[], T], deadline: float) -> T:
-        """Run ``fn`` on a worker thread; ``TimeoutError`` past the monotonic ``deadline``."""
+    async def _run(self, fn: Callable[[], T], deadline: float, cheap: bool = False) -> T:
+        """Run ``fn`` on a worker thread (the cheap lane's with ``cheap``); ``TimeoutError``
+        past the monotonic ``deadline``."""
 
         def job() -> T:
             try:
@@ -214,7 +229,8 @@ class EditService:
 
         self._admit()
         try:
-            future = asyncio.get_running_loop().run_in_executor(self._pool, job)
+            pool = self._cheap if cheap else self._pool
+            future = asyncio.get_running_loop().run_in_executor(pool, job)
         except BaseException:  # never scheduled (the pool is shutting down): not pending
             with self._pending_lock:
                 self._pending -= 1
@@ -224,11 +240,15 @@ class EditService:
         except _Late:
             raise TimeoutError from None
 
-    async def edit_result(self, req: EditRequest, deadline: float | None = None) -> EditResult:
-        """The pipeline's result; past the deadline the original text, ``degraded``."""
+    async def edit_result(
+        self, req: EditRequest, deadline: float | None = None, tenant: str = ANONYMOUS
+    ) -> EditResult:
+        """The pipeline's result; past the deadline the original text, ``degraded``. Research
+        reads and fills ``tenant``'s part of the research cache only."""
         self.check(req)
         seconds = self._deadline(req.options)
         deadline = deadline or time.monotonic() + seconds
+        cache = self.research_cache.tenant(tenant) if self.research_cache else None
         try:
             result = await self._run(
                 lambda: self.pipeline.edit(
@@ -236,6 +256,7 @@ class EditService:
                     req.context,
                     req.evidence,
                     None if req.sources is None else [s.model_dump() for s in req.sources],
+                    cache=cache,
                 ),
                 deadline,
             )
@@ -248,13 +269,13 @@ class EditService:
         self.metrics.observe_edit(result.status, result.timings_ms)
         return result
 
-    async def edit(self, req: EditRequest, deadline: float | None = None) -> dict[str, Any]:
+    async def edit(self, req: EditRequest, tenant: str = ANONYMOUS) -> dict[str, Any]:
         """The result contract as JSON (what ``purr edit --json`` prints); 503 while warming up
         unless ``options.wait_for_ready``."""
         self.require_ready(req.options)
-        return (await self.edit_result(req, deadline)).to_json()
+        return (await self.edit_result(req, tenant=tenant)).to_json()
 
-    async def edit_batch(self, req: BatchRequest) -> list[BatchItem]:
+    async def edit_batch(self, req: BatchRequest, tenant: str = ANONYMOUS) -> list[BatchItem]:
         if len(req.items) > self.settings.max_batch:
             raise ApiError(
                 413,
@@ -268,7 +289,8 @@ class EditService:
 
         async def one(i: int, item: EditRequest) -> BatchItem:
             try:
-                return BatchItem(index=i, result=await self.edit_result(item, deadline))
+                result = await self.edit_result(item, deadline, tenant)
+                return BatchItem(index=i, result=result)
             except ApiError as e:
                 info = error_body(e.status, e.message, e.code, e.param)["error"]
                 return BatchItem(index=i, error=info)
@@ -294,7 +316,9 @@ class EditService:
         deadline = time.monotonic() + self.settings.deadline_s
         try:
             result = await self._run(
-                lambda: self.pipeline.check(req.text, sources, req.qa, req.reference), deadline
+                lambda: self.pipeline.check(req.text, sources, req.qa, req.reference),
+                deadline,
+                cheap=True,
             )
         except TimeoutError:
             raise ApiError(
@@ -325,6 +349,7 @@ class EditService:
                     a.decompose,
                 ),
                 deadline,
+                cheap=True,
             )
         except TimeoutError:
             raise ApiError(

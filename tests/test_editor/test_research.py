@@ -131,3 +131,35 @@ def test_the_page_a_sentence_names_joins_the_candidates(tiny_index, reranker):
         "Marie Curie"
     ]
     assert tiny_index.named("the great wall of china") == []  # a name starts with a capital
+
+
+def test_a_research_cache_answers_a_repeated_query_and_keeps_tenants_apart(tiny_index, reranker):
+    from editor.research.cache import ResearchCache
+
+    counted = {"pairs": 0}
+    scorer = reranker.scorer
+    original = scorer.pair_logits
+
+    def pair_logits(pairs):
+        counted["pairs"] += len(pairs)
+        return original(pairs)
+
+    researcher = Researcher(tiny_index, SentenceQueryGenerator(), reranker)
+    cache = ResearchCache(max_entries=8)
+    scorer.pair_logits = pair_logits
+    try:
+        first = researcher.research(PASSAGE, cache=cache.tenant("a"))
+        scored = counted["pairs"]
+        again = researcher.research(PASSAGE, cache=cache.tenant("a"))
+        assert counted["pairs"] == scored  # every query came from the cache: nothing reranked
+        assert again == first and cache.hits == 3
+        other = researcher.research(PASSAGE, cache=cache.tenant("b"))
+        assert counted["pairs"] == 2 * scored  # another tenant never reads a's entries
+        assert other == first and len(cache) == 6
+    finally:
+        del scorer.pair_logits
+    small = ResearchCache(max_entries=2)
+    researcher.research(PASSAGE, cache=small.tenant("a"))
+    assert len(small) == 2  # bounded: the least recently used query left
+    with pytest.raises(ValueError, match="max_entries"):
+        ResearchCache(max_entries=0)

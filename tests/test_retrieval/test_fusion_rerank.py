@@ -105,3 +105,33 @@ def test_hf_cross_encoder_by_path(tmp_path):
     rr = build_reranker(RerankConfig(model=str(tmp_path / "ce")))
     rel = rr.relevance("query", ["one passage", "another passage here", "third"])
     assert rel.shape == (3,) and np.all((rel > 0) & (rel < 1))
+
+
+def test_stop_at_scores_only_the_probe_when_its_best_is_clear_and_sentences_can_be_trimmed():
+    texts = [
+        "The Eiffel Tower was designed by the company of engineer Gustave Eiffel.",
+        "Paris is the capital and most populous city of France.",
+        "Bananas are rich in potassium.",
+        "Marie Curie won the Nobel Prize in Chemistry in 1911.",
+    ]
+    hits = [[_hit(i, t) for i, t in enumerate(texts)]] * 2
+    queries = ["Who designed the Eiffel Tower?", "Which fruit is rich in potassium?"]
+    seen: list = []
+    rr = build_reranker(RerankConfig(stop_at=0.5, probe=1))
+    original = rr.scorer.pair_logits
+    rr.scorer.pair_logits = lambda pairs: seen.append(pairs) or original(pairs)
+    ranked = rr.rerank_batch(queries, hits)
+    # the first query's probe (the designer's window) is clear: its other windows are never
+    # scored; the second's is not, so all of its windows are
+    assert [len(r) for r in ranked] == [1, 4]
+    assert sum(len(p) for p in seen) == 2 + 3
+    assert ranked[0][0].snippet.doc_id == "d0" and ranked[1][0].snippet.doc_id == "d2"
+    trim = build_reranker(RerankConfig(matching_sentences=True))
+    window = "Bananas are yellow. The Eiffel Tower was designed by Gustave Eiffel's company."
+    (hit,) = trim.rerank("Who designed the Eiffel Tower?", [_hit(0, window)])
+    assert hit.snippet.text == window  # the hit keeps its whole window
+    (scored,) = trim._relevance(
+        trim.scorer.pair_logits, ["Who designed the Eiffel Tower?"], [[hit]]
+    )
+    alone = trim.relevance("Who designed the Eiffel Tower?", [window.split(". ")[1]])
+    assert abs(float(scored[0]) - float(alone[0])) < 0.05

@@ -35,8 +35,12 @@ def bench_edit(
         chosen += extra
         cfg = load_config(config, [*chosen, *overrides])
         comp = Components(cfg, index_path=index, progress=False)
-        if shared is not None:  # one index, reranker and LLM for all editors
-            for key in ("index", "reranker", "researcher", "querygen"):
+        if shared is not None:  # one index, and one research stage where theirs is the same
+            same = all(
+                getattr(shared.cfg, k) == getattr(cfg, k)
+                for k in ("rerank", "research", "querygen")
+            )
+            for key in ("index", "reranker", "researcher", "querygen") if same else ("index",):
                 if key in shared.__dict__:
                     comp.__dict__[key] = shared.__dict__[key]
         pipe = Pipeline(comp, attribution=attribution)

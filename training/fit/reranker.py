@@ -1,0 +1,276 @@
+"""``purr train reranker``: distil the 12-layer cross-encoder into a smaller one, on a CPU.
+
+The student is the teacher cut to ``--layers`` of its own (DistilBERT's init: every other layer,
+the last kept), its word embeddings frozen at the teacher's. It learns the teacher's raw logits
+(mean squared error) on the pairs ``purr data rerank-pairs`` recorded from research, and is
+scored on held-out texts by how often its best window per query is the teacher's, and by the
+correlation of the two scores. Written to ``--out``:
+
+- ``model.onnx`` (+ ``model.onnx.data``, the word embeddings): the student as an int8 graph
+  quantised as the teacher is (dynamic, per tensor), with the teacher's ``tokenizer.json``: a
+  folder ``rerank.model`` loads directly;
+- ``metrics.json``: settings, the curve, held-out scores, teacher and student pairs/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.args import positive_int
+
+log = logging.getLogger(__name__)
+TEACHER = "packaged:ms-marco-minilm-l12"
+FROZEN = "bert.embeddings.word_embeddings.weight"
+
+
+def student_weights(teacher: dict[str, np.ndarray], layers: list[int]) -> dict[str, np.ndarray]:
+    """The teacher's weights with only ``layers`` kept, renumbered from 0.
+
+    >>> w = {"bert.encoder.layer.3.x": np.ones(1), "bert.encoder.layer.5.x": np.zeros(1), "c": 1}
+    >>> sorted(student_weights(w, [5]))
+    ['bert.encoder.layer.0.x', 'c']
+    """
+    out = {k: v for k, v in teacher.items() if not k.startswith("bert.encoder.layer.")}
+    for new, old in enumerate(layers):
+        prefix = f"bert.encoder.layer.{old}."
+        for k, v in teacher.items():
+            if k.startswith(prefix):
+                out[f"bert.encoder.layer.{new}.{k[len(prefix) :]}"] = v
+    return out
+
+
+def _split(rows: list, dev_share: float, seed: int) -> tuple[list, list]:
+    """Rows split by query text, so that no held-out query is trained on."""
+    queries = sorted({r.query for r in rows})
+    random.Random(seed).shuffle(queries)
+    held = set(queries[: max(1, int(len(queries) * dev_share))])
+    return [r for r in rows if r.query not in held], [r for r in rows if r.query in held]
+
+
+def _encode(tok: Any, rows: list) -> list:
+    return tok.encode_batch([(r.query, r.passage) for r in rows])
+
+
+def _batch(encs: list, idx: np.ndarray):
+    import torch
+
+    width = max(len(encs[i].ids) for i in idx)
+    ids = np.zeros((len(idx), width), np.int64)
+    types, mask = np.zeros_like(ids), np.zeros_like(ids)
+    for j, i in enumerate(idx):
+        n = len(encs[i].ids)
+        ids[j, :n], types[j, :n], mask[j, :n] = encs[i].ids, encs[i].type_ids, 1
+    return torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)
+
+
+def predict(model: Any, encs: list, batch: int = 64) -> np.ndarray:
+    """The model's logit for every encoded pair."""
+    import torch
+
+    order = np.argsort([len(e.ids) for e in encs])
+    out = np.zeros(len(encs), np.float32)
+    model.eval()
+    with torch.inference_mode():
+        for i in range(0, len(order), batch):
+            idx = order[i : i + batch]
+            ids, mask, types = _batch(encs, idx)
+            out[idx] = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits[:, 0]
+    model.train()
+    return out
+
+
+def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str, float]:
+    """How the student ranks each query's windows against the teacher: the share of queries
+    whose best window is the teacher's (``top1``, primary), Pearson's r of the logits.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(query="q"), R(query="q"), R(query="p"), R(query="p")]
+    >>> agreement(rows, np.array([1.0, 0.0, 0.0, 2.0]), np.array([2.0, 1.0, 1.0, 0.0]))["top1"]
+    0.5
+    """
+    by: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by.setdefault(r.query, []).append(i)
+    top = [int(np.argmax(teacher[ix]) == np.argmax(student[ix])) for ix in by.values()]
+    r = float(np.corrcoef(teacher, student)[0, 1]) if len(rows) > 1 else float("nan")
+    return {"top1": float(np.mean(top)), "pearson": r, "queries": float(len(by))}
+
+
+def export(model: Any, tokenizer_dir: Path, out: Path) -> None:
+    """``model`` as an int8 ONNX cross-encoder folder (the teacher's quantisation recipe)."""
+    import onnx
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    out.mkdir(parents=True, exist_ok=True)
+    fp32 = out / "fp32.onnx"
+    model.eval()
+    dummy = (torch.ones(2, 16, dtype=torch.long),) * 3
+    dyn = {0: "batch", 1: "length"}
+    torch.onnx.export(
+        model,
+        dummy,
+        str(fp32),
+        input_names=["input_ids", "attention_mask", "token_type_ids"],
+        output_names=["logits"],
+        dynamic_axes={"input_ids": dyn, "attention_mask": dyn, "token_type_ids": dyn},
+        opset_version=17,
+        dynamo=False,
+    )
+    quantize_dynamic(str(fp32), str(out / "int8.onnx"), weight_type=QuantType.QInt8)
+    graph = onnx.load(str(out / "int8.onnx"))
+    for f in (fp32, out / "int8.onnx", out / "model.onnx", out / "model.onnx.data"):
+        f.unlink(missing_ok=True)
+    onnx.save_model(  # the embeddings apart: each file stays small
+        graph,
+        str(out / "model.onnx"),
+        save_as_external_data=True,
+        all_tensors_to_one_file=True,
+        location="model.onnx.data",
+        size_threshold=4 * 1024 * 1024,
+    )
+    shutil.copy(tokenizer_dir / "tokenizer.json", out / "tokenizer.json")
+
+
+def pairs_per_second(folder: Path, rows: list, max_length: int, runs: int = 3) -> float:
+    """Median pairs/s of the ONNX cross-encoder in ``folder`` over ``rows``."""
+    from retrieval.rerank import OnnxCrossEncoder
+
+    enc = OnnxCrossEncoder(folder, max_length, batch_size=8)
+    pairs = [(r.query, r.passage) for r in rows]
+    enc.pair_logits(pairs[:8])
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        enc.pair_logits(pairs)
+        times.append(time.perf_counter() - t)
+    return len(pairs) / float(np.median(times))
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+    from tqdm import tqdm
+    from transformers import BertConfig, BertForSequenceClassification
+
+    from editor.attribution.bert_weights import base_weights
+    from editor.attribution.onnx_bert import bert_config
+    from retrieval.assets import resolve
+    from retrieval.onnx_runtime import tokenizer
+    from training.data.rerank_pairs import read_pairs
+    from training.fit.encoder_train import load_matching
+    from training.fit.steps import warmup_linear
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    layers = [int(x) for x in args.layers.split(",")]
+    teacher_dir = resolve(TEACHER).path
+    assert teacher_dir is not None
+    weights = student_weights(base_weights(TEACHER), layers)
+    config = bert_config(weights, ["relevance"])
+    model = BertForSequenceClassification(BertConfig(**config))
+    fresh = load_matching(model, weights)
+    if fresh:
+        raise ValueError(f"the teacher's weights left these fresh: {fresh[:5]}")
+    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+
+    rows = read_pairs(Path(args.pairs))
+    if args.limit:
+        rows = random.Random(args.seed).sample(rows, min(args.limit, len(rows)))
+    train_rows, dev_rows = _split(rows, args.dev_share, args.seed)
+    tok = tokenizer(teacher_dir, args.max_length)
+    train_enc, dev_enc = _encode(tok, train_rows), _encode(tok, dev_rows)
+    target = torch.tensor([r.logit for r in train_rows], dtype=torch.float32)
+    dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
+    steps = math.ceil(len(train_rows) / args.batch_size) * args.epochs
+    opt = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=args.lr)
+    sched = warmup_linear(opt, steps)
+    curve = [{"step": 0, **agreement(dev_rows, dev_teacher, predict(model, dev_enc))}]
+    log.info("start: %s", curve[-1])
+    rng, step = np.random.default_rng(args.seed), 0
+    lengths = np.array([len(e.ids) for e in train_enc])
+    bar = tqdm(total=steps, desc="distil reranker", disable=not args.progress)
+    for _ in range(args.epochs):
+        # batches of similar length, in random order: little padding
+        order = np.argsort(lengths + rng.uniform(0, 8, len(lengths)))
+        batches = [order[i : i + args.batch_size] for i in range(0, len(order), args.batch_size)]
+        for b in rng.permutation(len(batches)):
+            idx = batches[b]
+            ids, mask, types = _batch(train_enc, idx)
+            out = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits[:, 0]
+            loss = torch.nn.functional.mse_loss(out, target[idx])
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step(), sched.step(), opt.zero_grad()
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+            if step % args.eval_every == 0 or step == steps:
+                curve.append(
+                    {"step": step, **agreement(dev_rows, dev_teacher, predict(model, dev_enc))}
+                )
+                log.info("step %d: %s", step, curve[-1])
+    bar.close()
+    out = Path(args.out)
+    export(model, teacher_dir, out)
+    student_dev = np.array([x for x in _onnx_logits(out, dev_rows, args.max_length)], np.float32)
+    metrics = {
+        "teacher": TEACHER,
+        "layers": layers,
+        "settings": {k: v for k, v in vars(args).items() if k not in ("handler", "common")},
+        "rows": {"train": len(train_rows), "dev": len(dev_rows)},
+        "curve": curve,
+        "dev_torch": curve[-1],
+        "dev_int8": agreement(dev_rows, dev_teacher, student_dev),
+        "pairs_per_s": {
+            "teacher": pairs_per_second(teacher_dir, dev_rows[:256], args.max_length),
+            "student": pairs_per_second(out, dev_rows[:256], args.max_length),
+        },
+    }
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    return metrics
+
+
+def _onnx_logits(folder: Path, rows: list, max_length: int) -> np.ndarray:
+    from retrieval.rerank import OnnxCrossEncoder
+
+    return OnnxCrossEncoder(folder, max_length).pair_logits([(r.query, r.passage) for r in rows])
+
+
+def add_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pairs", required=True, help="pairs.jsonl from purr data rerank-pairs")
+    p.add_argument("--out", required=True, help="folder for the student (rerank.model=FOLDER)")
+    p.add_argument("--layers", default="0,2,4,7,9,11", help="the teacher's layers kept, in order")
+    p.add_argument("--epochs", type=positive_int, default=2)
+    p.add_argument("--batch-size", type=positive_int, default=32)
+    p.add_argument("--lr", type=float, default=8e-5)
+    p.add_argument("--max-length", type=positive_int, default=256)
+    p.add_argument("--dev-share", type=float, default=0.05, help="queries held out for scoring")
+    p.add_argument("--limit", type=positive_int, default=None, help="train on this many pairs")
+    p.add_argument("--eval-every", type=positive_int, default=200)
+    p.add_argument("--threads", type=positive_int, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-progress", dest="progress", action="store_false")
+
+
+def add_parser(tsub: argparse._SubParsersAction, common: Any) -> None:
+    """``purr train reranker``."""
+    p = tsub.add_parser("reranker", help="distil the cross-encoder reranker into fewer layers")
+    add_args(p)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    print(json.dumps(train(args)), file=sys.stdout)
+    return 0

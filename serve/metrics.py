@@ -5,6 +5,7 @@ status and requests in flight. ``GET /metrics`` serves ``Metrics.render()``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -57,6 +58,19 @@ class Metrics:
             ["key", "limit"],
             registry=r,
         )
+
+    def watch_research_cache(self, cache: Any) -> None:
+        """Export ``cache``'s hits and misses (read when scraped), once per registry."""
+        if getattr(self, "_cache_watched", False):
+            return
+        self._cache_watched = True
+        for name, what in (("hits", "answered from"), ("misses", "not found in")):
+            gauge = Gauge(
+                f"purr_research_cache_{name}",
+                f"Queries {what} the research cache since start-up",
+                registry=self.registry,
+            )
+            gauge.set_function(lambda name=name: getattr(cache, name))
 
     def observe_request(self, route: str, status: int, seconds: float) -> None:
         self.requests.labels(route, str(status)).inc()

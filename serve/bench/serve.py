@@ -114,6 +114,22 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
     }
 
 
+def scraped(url: str, prefix: str) -> dict[str, float]:
+    """The server's /metrics samples whose names start with ``prefix`` (prefix dropped)."""
+    import httpx
+
+    try:
+        text = httpx.get(f"{url}/metrics", timeout=10).text
+    except httpx.HTTPError:
+        return {}
+    out = {}
+    for line in text.splitlines():
+        if line.startswith(prefix):
+            name, _, value = line.partition(" ")
+            out[name.removeprefix(prefix)] = float(value)
+    return out
+
+
 def _start_server(
     workers: int, args: argparse.Namespace, batching: str | None = None
 ) -> tuple[subprocess.Popen, str]:
@@ -217,6 +233,7 @@ def _bench_mix(
                         drive_mix(url, passages, args.clients, args.duration, timeout, args.api_key)
                     )
                 after = memory_mb(proc.pid, "VmRSS")
+                load["research_cache"] = scraped(url, "purr_research_cache_")
                 growth = after / before - 1 if before and after else None
                 report["runs"][f"workers={workers}, batching {batching}"] = {
                     "mix": load,

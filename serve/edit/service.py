@@ -70,6 +70,8 @@ class EditService:
             if settings.research_cache
             else None
         )
+        if self.research_cache is not None:
+            self.metrics.watch_research_cache(self.research_cache)
         self._pending = 0  # model calls submitted and not finished (running or queued)
         self._pending_lock = threading.Lock()
         self._warmup: Future[None] | None = None
@@ -248,7 +250,7 @@ class EditService:
         self.check(req)
         seconds = self._deadline(req.options)
         deadline = deadline or time.monotonic() + seconds
-        cache = self.research_cache.tenant(tenant) if self.research_cache else None
+        cache = self.research_cache.tenant(tenant) if self.research_cache is not None else None
         try:
             result = await self._run(
                 lambda: self.pipeline.edit(

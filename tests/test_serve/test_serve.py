@@ -6,6 +6,7 @@ model, deadlines), always in the one error shape, the caller's text never lost."
 from __future__ import annotations
 
 import json
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -185,8 +186,10 @@ def test_concurrent_requests_each_get_their_own_answer(url):
 
 
 def test_metrics_count_requests_and_stages(url):
-    post(f"{url}/v1/edit", json={"text": "The Eiffel Tower is in Paris."})
+    for _ in range(2):  # the second time its queries come from the research cache
+        post(f"{url}/v1/edit", json={"text": "The Eiffel Tower is in Paris."})
     text = httpx.get(f"{url}/metrics").text
+    assert float(re.search(r"^purr_research_cache_hits (\S+)", text, re.M).group(1)) >= 1
     assert 'purr_requests_total{route="/v1/edit",status="200"}' in text
     assert 'purr_stage_seconds_count{stage="research"}' in text
     assert 'purr_edits_total{status="unchanged"}' in text

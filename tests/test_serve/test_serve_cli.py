@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import httpx
@@ -90,8 +91,25 @@ def test_serve_llm_behind_purr_serve(built_index):
             )
             assert streamed == content
             assert chunks[-1]["purr"]["revised"] == RIGHT
+            _concurrent_edits_share_batches_and_get_their_own_answers(api)
         _shut_down_cleanly(server)
     _shut_down_cleanly(upstream)
+
+
+def _concurrent_edits_share_batches_and_get_their_own_answers(api: str) -> None:
+    """`purr serve` joins concurrent requests' model calls (PURR_BATCH is on there): each
+    request still gets the answer it gets alone."""
+    tower = "The Eiffel Tower in Paris was built from 1887 to 1889. It is 330 metres tall."
+
+    def call(h: int) -> str:
+        body = {"text": f"The Eiffel Tower is {h} metres tall.", "evidence": [tower]}
+        return httpx.post(f"{api}/v1/edit", json=body, timeout=120).json()["revised"]
+
+    heights = list(range(100, 106))
+    alone = [call(h) for h in heights]
+    with ThreadPoolExecutor(len(heights)) as pool:
+        assert list(pool.map(call, heights)) == alone
+    assert alone.count(RIGHT) >= len(heights) - 1  # and they are real fixes
 
 
 def _shut_down_cleanly(proc: subprocess.Popen) -> None:

@@ -66,7 +66,8 @@ class Settings(BaseSettings):
     batch: bool = Field(
         default=False,
         description="Join concurrent calls of each ONNX model into shared batches "
-        "(retrieval.batching); `purr serve` turns it on unless PURR_BATCH=0.",
+        "(retrieval.batching). Off by default: on 2 cores `purr bench serve --mix` served "
+        "3.75 requests/s with it and 4.33 without.",
     )
     batch_wait_ms: float = Field(
         default=0.0,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 
 PACKAGED_CHAT = "packaged:smollm2-135m-instruct"
 
@@ -63,9 +62,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     _check_port(args.port)
     limit_arenas(arenas_setting())  # before the thread pool allocates
-    # concurrent requests share each model's runs (retrieval.batching) unless PURR_BATCH=0;
-    # read when each ONNX session is created, so set before any is
-    os.environ.setdefault("PURR_BATCH", "1")
     logging.getLogger().setLevel(logging.INFO if not args.verbose else logging.DEBUG)
     for handler in logging.getLogger().handlers:
         handler.setLevel(logging.getLogger().level)

@@ -39,8 +39,9 @@ def _hit(i, text):
     return Hit(Snippet(f"d{i}#0", f"d{i}", "", text, 0, len(text)), 1.0 / (i + 1), i, "bm25")
 
 
-def test_packaged_cross_encoder_ranks_the_answer_first():
-    rr = build_reranker(RerankConfig())
+@pytest.mark.parametrize("model", ["packaged:ms-marco-minilm-l12", "packaged:purr-reranker-l6"])
+def test_packaged_cross_encoder_ranks_the_answer_first(model):
+    rr = build_reranker(RerankConfig(model=model))
     hits = [
         _hit(0, "Paris is the capital and most populous city of France."),
         _hit(

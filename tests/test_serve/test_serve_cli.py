@@ -69,6 +69,7 @@ def test_serve_llm_behind_purr_serve(built_index):
             "--upstream",
             f"{llm}/v1",
             ready=f"{api}/readyz",
+            env={"PURR_BATCH": "1"},  # the dynamic batcher on (off by default)
         ) as server:
             body = {"model": "smollm2-135m-instruct", "messages": ASK}
             whole = httpx.post(f"{api}/v1/chat/completions", json=body, timeout=120).json()
@@ -97,8 +98,8 @@ def test_serve_llm_behind_purr_serve(built_index):
 
 
 def _concurrent_edits_share_batches_and_get_their_own_answers(api: str) -> None:
-    """`purr serve` joins concurrent requests' model calls (PURR_BATCH is on there): each
-    request still gets the answer it gets alone."""
+    """With PURR_BATCH=1 `purr serve` joins concurrent requests' model calls: each request
+    still gets the answer it gets alone."""
     tower = "The Eiffel Tower in Paris was built from 1887 to 1889. It is 330 metres tall."
 
     def call(h: int) -> str:

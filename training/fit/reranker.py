@@ -7,8 +7,9 @@ scored on held-out texts by how often its best window per query is the teacher's
 correlation of the two scores. Written to ``--out``:
 
 - ``model.onnx`` (+ ``model.onnx.data``, the word embeddings): the student as an int8 graph
-  quantised as the teacher is (dynamic, per tensor), with the teacher's ``tokenizer.json``: a
-  folder ``rerank.model`` loads directly;
+  quantised as the teacher is (dynamic; weights per tensor, or per column with
+  ``--per-channel``), with the teacher's ``tokenizer.json``: a folder ``rerank.model`` loads
+  directly; ``fp32/``: the same network unquantised (90 MB, for measuring);
 - ``metrics.json``: settings, the curve, held-out scores, teacher and student pairs/s.
 """
 
@@ -106,8 +107,10 @@ def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str,
     return {"top1": float(np.mean(top)), "pearson": r, "queries": float(len(by))}
 
 
-def export(model: Any, tokenizer_dir: Path, out: Path) -> None:
-    """``model`` as an int8 ONNX cross-encoder folder (the teacher's quantisation recipe)."""
+def export(model: Any, tokenizer_dir: Path, out: Path, per_channel: bool = False) -> None:
+    """``model`` as an int8 ONNX cross-encoder folder (the teacher's quantisation recipe:
+    dynamic, weights per tensor; ``per_channel``: a scale per output column), and its fp32 graph
+    in ``out/fp32``."""
     import onnx
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -127,8 +130,14 @@ def export(model: Any, tokenizer_dir: Path, out: Path) -> None:
         opset_version=17,
         dynamo=False,
     )
-    quantize_dynamic(str(fp32), str(out / "int8.onnx"), weight_type=QuantType.QInt8)
+    quantize_dynamic(
+        str(fp32), str(out / "int8.onnx"), weight_type=QuantType.QInt8, per_channel=per_channel
+    )
     graph = onnx.load(str(out / "int8.onnx"))
+    keep = out / "fp32"  # the unquantised graph, for measuring (not a file to ship: 90 MB)
+    keep.mkdir(exist_ok=True)
+    onnx.save_model(onnx.load(str(fp32)), str(keep / "model.onnx"))
+    shutil.copy(tokenizer_dir / "tokenizer.json", keep / "tokenizer.json")
     for f in (fp32, out / "int8.onnx", out / "model.onnx", out / "model.onnx.data"):
         f.unlink(missing_ok=True)
     onnx.save_model(  # the embeddings apart: each file stays small
@@ -221,7 +230,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
                 log.info("step %d: %s", step, curve[-1])
     bar.close()
     out = Path(args.out)
-    export(model, teacher_dir, out)
+    export(model, teacher_dir, out, args.per_channel)
     student_dev = np.array([x for x in _onnx_logits(out, dev_rows, args.max_length)], np.float32)
     metrics = {
         "teacher": TEACHER,
@@ -258,6 +267,9 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--limit", type=positive_int, default=None, help="train on this many pairs")
     p.add_argument("--eval-every", type=positive_int, default=200)
     p.add_argument("--threads", type=positive_int, default=2)
+    p.add_argument(
+        "--per-channel", action="store_true", help="int8 weights with a scale per output column"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", dest="progress", action="store_false")
 

@@ -15,12 +15,14 @@ pytestmark = pytest.mark.integration
 def test_mixed_load_answers_every_kind_of_request_and_reports_memory(built_index, tmp_path):
     r = run_purr(
         "bench", "serve", "--mix", "--clients", "4", "--duration", "6", "--baseline-s", "3",
-        "--index", str(built_index), "--out", str(tmp_path),
+        "--batching", "off", "--index", str(built_index), "--out", str(tmp_path),
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
-    run = json.loads((tmp_path / "bench_serve.json").read_text())["runs"]["2"]
+    run = json.loads((tmp_path / "bench_serve.json").read_text())["runs"]["workers=2, batching off"]
     mix = run["mix"]
     assert mix["server_errors"] == 0 and mix["lost"] == 0, mix
+    assert mix["research_cache"]["hits"] + mix["research_cache"]["misses"] >= 1, mix
+    assert mix["by_op"]["score"]["p50_s"] <= mix["by_op"]["score"]["p95_s"]
     for op in ("edit", "check", "score", "chat"):
         assert mix["by_op"][op]["ok"] >= 1 and mix["by_op"][op]["wrong_answer"] == 0, (op, mix)
     assert run["server_rss_mb_before"] > 100 and run["server_rss_mb_after"] > 100

@@ -84,7 +84,6 @@ def make_pairs(
     n_questions: int,
     skip: int,
     depth: int,
-    batch: int = 16,
     seed: int = 0,
     progress: bool = True,
 ) -> dict[str, Any]:
@@ -103,15 +102,13 @@ def make_pairs(
     out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, int] = {}
     with (out / "pairs.jsonl").open("w", encoding="utf-8") as f:
-        for i in tqdm(range(0, len(todo), batch), desc="teacher pairs", disable=not progress):
-            chunk = todo[i : i + batch]
-            for kind, text, context in chunk:
-                sink: list[tuple[str, str, float]] = []
-                with recording(reranker, sink):
-                    researcher.run([text], [context])
-                for q, p, x in sink:
-                    f.write(json.dumps(PairRow(q, p, x, kind).__dict__) + "\n")
-                counts[kind] = counts.get(kind, 0) + len(sink)
+        for kind, text, context in tqdm(todo, desc="teacher pairs", disable=not progress):
+            sink: list[tuple[str, str, float]] = []
+            with recording(reranker, sink):
+                researcher.research(text, context)
+            for q, p, x in sink:
+                f.write(json.dumps(PairRow(q, p, x, kind).__dict__) + "\n")
+            counts[kind] = counts.get(kind, 0) + len(sink)
     summary = {"texts": len(todo), "pairs": counts, "depth": depth, "skip": skip, "seed": seed}
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
@@ -125,6 +122,8 @@ def read_pairs(path: Path) -> list[PairRow]:
 
 def add_parser(dsub: Any) -> None:
     """``purr data rerank-pairs``."""
+    from training.args import positive_int
+
     p = dsub.add_parser(
         "rerank-pairs", help="the pairs research ranks, with the teacher reranker's logits"
     )
@@ -132,15 +131,19 @@ def add_parser(dsub: Any) -> None:
     p.add_argument(
         "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
     )
-    p.add_argument("--generated", type=int, default=1000, help="corpus sentences researched")
-    p.add_argument("--questions", type=int, default=500, help="NQ-open questions researched")
+    p.add_argument(
+        "--generated", type=positive_int, default=1000, help="corpus sentences researched"
+    )
+    p.add_argument(
+        "--questions", type=positive_int, default=500, help="NQ-open questions researched"
+    )
     p.add_argument(
         "--skip",
         type=int,
         default=100,
         help="questions of each source left out first (a `purr data real-errors --n SKIP` set)",
     )
-    p.add_argument("--depth", type=int, default=16, help="windows scored per query")
+    p.add_argument("--depth", type=positive_int, default=16, help="windows scored per query")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=_run)
 

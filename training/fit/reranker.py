@@ -136,9 +136,9 @@ def export(model: Any, tokenizer_dir: Path, out: Path, per_channel: bool = False
     graph = onnx.load(str(out / "int8.onnx"))
     keep = out / "fp32"  # the unquantised graph, for measuring (not a file to ship: 90 MB)
     keep.mkdir(exist_ok=True)
-    onnx.save_model(onnx.load(str(fp32)), str(keep / "model.onnx"))
+    shutil.move(fp32, keep / "model.onnx")
     shutil.copy(tokenizer_dir / "tokenizer.json", keep / "tokenizer.json")
-    for f in (fp32, out / "int8.onnx", out / "model.onnx", out / "model.onnx.data"):
+    for f in (out / "int8.onnx", out / "model.onnx", out / "model.onnx.data"):
         f.unlink(missing_ok=True)
     onnx.save_model(  # the embeddings apart: each file stays small
         graph,
@@ -231,7 +231,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     bar.close()
     out = Path(args.out)
     export(model, teacher_dir, out, args.per_channel)
-    student_dev = np.array([x for x in _onnx_logits(out, dev_rows, args.max_length)], np.float32)
+    student_dev = _onnx_logits(out, dev_rows, args.max_length)
     metrics = {
         "teacher": TEACHER,
         "layers": layers,

@@ -306,27 +306,29 @@ def build_reviser(
     judge = build_judge(cfg, attribution, llm, parser)
     if cfg.judge.type == "span":
         if not cfg.editor.answers:
-            return Reviser(IdentityEditor(), judge, cfg.revision)
+            return Reviser(IdentityEditor(), judge, cfg.revision, cfg.judge)
         from editor.judge.span import AskedToo
         from editor.revision.editors.answer import AnswerEditor
 
         asked = AskedToo(judge)  # type: ignore[arg-type]
-        return Reviser(AnswerEditor(IdentityEditor(), attribution()), asked, cfg.revision)
+        answer = AnswerEditor(IdentityEditor(), attribution(), cfg.judge.min_gain)
+        return Reviser(answer, asked, cfg.revision, cfg.judge)
     if cfg.judge.type != "rules":  # the combined judges weigh the rules editors' candidates
         if not editors:
             raise ValueError(
                 f"judge.type={cfg.judge.type} weighs the rules editors' edits, and "
                 f"editor.type={cfg.editor.type} writes none: set editor.type=substitute"
             )
-        return Reviser(editors, judge, cfg.revision)
+        return Reviser(editors, judge, cfg.revision, cfg.judge)
     if not editors:
-        return Reviser(IdentityEditor(), None, cfg.revision.model_copy(update={"gate": False}))
+        unchecked = cfg.revision.model_copy(update={"gate": False})
+        return Reviser(IdentityEditor(), None, unchecked, cfg.judge)
     causal = [e for e in editors if e.name == "causal"]
     if causal and cfg.judge.reader.rewrite:  # a sentence that gives no answer, rewritten
         from editor.revision.proposers import AnswerRewrite
 
-        return Reviser([AnswerRewrite(causal[0]), *editors], judge, cfg.revision)
-    return Reviser(editors, judge, cfg.revision)
+        return Reviser([AnswerRewrite(causal[0]), *editors], judge, cfg.revision, cfg.judge)
+    return Reviser(editors, judge, cfg.revision, cfg.judge)
 
 
 def rules_editors(
@@ -339,17 +341,17 @@ def rules_editors(
     from editor.revision.editors.base import edits
     from editor.revision.editors.identity import IdentityEditor
 
-    main = build_editor(cfg.editor, attribution, llm, cfg.llm)
+    main = build_editor(cfg.editor, attribution, llm, cfg.llm, cfg.judge)
     if not edits(main):
         return []
     out: list[Any] = [main]
     if cfg.editor.answers:  # a question's answer span, with the evidence's
         from editor.revision.editors.answer import AnswerEditor
 
-        out.insert(0, AnswerEditor(IdentityEditor(), attribution(), cfg.editor.min_gain))
+        out.insert(0, AnswerEditor(IdentityEditor(), attribution(), cfg.judge.min_gain))
     if cfg.editor.fallback and not skipped(cfg):
         second = cfg.editor.model_copy(update={"type": cfg.editor.fallback, "fallback": None})
-        out.append(build_editor(second, attribution, llm, cfg.llm))
+        out.append(build_editor(second, attribution, llm, cfg.llm, cfg.judge))
     return out
 
 
@@ -373,7 +375,7 @@ def build_repairer(
         citation_checker(cfg, attribution, getattr(reviser, "judge", None)),
         reviser,
         cfg.citations.max_candidates,
-        cfg.citations.remove_below,
+        cfg.judge.remove_citation_below,
         researcher,
     )
 
@@ -381,14 +383,16 @@ def build_repairer(
 def citation_checker(cfg: PipelineConfig, attribution: AttributionModel, judge: Any) -> Any:
     """The checker of cited text: the pipeline's judge reads each (source, sentence) pair, as
     it reads researched evidence. With the gate off (no judge that assesses), the ``rules``
-    gate over the verifier at ``attribution.threshold``. ``citations.locate``: the span judge
+    gate over the verifier at the judge's ``contradicted_min`` and ``attributed_min``. ``citations.locate``: the span judge
     names the words of a non-supporting source where the judge names none."""
     from editor.citations.check import CitationChecker
 
     locator = span_locator(cfg.judge.quantize) if cfg.citations.locate else None
     a = cfg.attribution
     if judge is None or (hasattr(judge, "gate") and judge.gate is None):
-        return CitationChecker.with_verifier(attribution, a.threshold, a.decompose, locator)
+        return CitationChecker.with_verifier(
+            attribution, cfg.judge.contradicted_min, cfg.judge.attributed_min, a.decompose, locator
+        )
     return CitationChecker(judge, a.decompose, locator)
 
 

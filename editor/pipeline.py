@@ -373,9 +373,10 @@ class Pipeline:
             self.attribution,
             self.components.reranker,
             self.max_evidence,
-            self.cfg.attribution.threshold,
+            self.cfg.judge.attributed_min,
             self.cfg.attribution.decompose,
             self.components.parser,
+            self.cfg.judge.contradicted_min,
         )
 
     def _degraded(

@@ -1,9 +1,9 @@
-"""The attribution stage (the verifier): NLI models behind one Protocol, their registry, and
-auto-AIS over a passage.
+"""The attribution stage (the verifier): NLI models behind one Protocol and their registry
+(auto-AIS over a passage, a metric of their scores, is ``editor.report.auto_ais``).
 
 Contract: ``base.py``. Models: ``nli.py`` (``ChunkedNLI``, long premises in windows), ``hf.py``
 (``hf`` and ``t5-true``), ``minicheck.py`` (``minicheck-t5``, ``llm-check``, ``llm-check-vllm``),
-``factories.py`` (building them by name). Scoring: ``scoring.py``.
+``factories.py`` (building them by name).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from editor.attribution.nli import (
     premise_windows,
 )
 from editor.attribution.recalibration import recalibrate
-from editor.attribution.scoring import auto_ais
 from editor.types import EntailmentScores, PassageAttribution, SentenceAttribution
 
 register("hf", _hf)
@@ -51,7 +50,6 @@ __all__ = [
     "PassageAttribution",
     "SentenceAttribution",
     "T5TrueNLI",
-    "auto_ais",
     "available",
     "build",
     "canonical_label",

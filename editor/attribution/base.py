@@ -10,13 +10,6 @@ from editor.registry import Registry
 from editor.types import EntailmentScores
 from retrieval.settings import Settings
 
-CONTRADICTED_MIN = 0.7
-"""P(contradicted) a judgement needs (above P(supported) too) to count as a contradiction when
-no slot check names the span the evidence states otherwise: the agreement gate's default, the
-report's ``contradicted`` verdict and ``purr eval slots``. At 0.5 the fused verifier called
-20-22% of the supported claims of SciFact and SummEdits dev (first 120 rows each) contradicted;
-at 0.7, 2.4% and 0%."""
-
 
 @runtime_checkable
 class AttributionModel(Protocol):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from editor.attribution.base import CONTRADICTED_MIN, AttributionModel
+from editor.attribution.base import AttributionModel
 from editor.attribution.fusion import Fusion, feature_row
 from editor.attribution.slot_check import SlotChecker, SlotVerdict
 from editor.text.words import content_words
@@ -155,26 +155,6 @@ def judge_batch(
         verdicts = verify(pairs)
         return [v.scores for v in verdicts], [v.slot for v in verdicts]
     return list(model.score_batch(pairs)), [None] * len(pairs)
-
-
-def refutes(
-    scores: EntailmentScores,
-    slot: SlotVerdict | None = None,
-    min_contradicted: float = CONTRADICTED_MIN,
-) -> bool:
-    """The one contradiction rule (the agreement gate, the report, ``purr eval slots``): a slot
-    check that names the span the evidence states otherwise, or P(contradicted) at least
-    ``min_contradicted`` and above P(supported), unless the slot check found the evidence only
-    less specific than the claim.
-
-    >>> refutes(EntailmentScores(0.2, 0.75, 0.05)), refutes(EntailmentScores(0.3, 0.6, 0.1))
-    (True, False)
-    """
-    if slot is not None and slot.names_a_difference:
-        return True
-    if slot is not None and slot.less_specific:
-        return False  # a coarser statement of the same slot: nothing to correct
-    return scores.contradicted >= min_contradicted and scores.contradicted > scores.supported
 
 
 def _at_least_supported(p: np.ndarray, floor: float) -> np.ndarray:

@@ -21,11 +21,11 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import CONTRADICTED_MIN
 from editor.citations.document import CitedDocument, CitedSentence
 from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict, citation_scores
 from editor.citations.sources import Source, premise_of
 from editor.judge.base import Finding, Judge, of_parts
+from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
 from editor.text.decontext import decontextualize_sentences
 from editor.text.document import standalone_docs
 from editor.text.nlp import get_nlp, is_claim
@@ -128,17 +128,18 @@ class CitationChecker:
     def with_verifier(
         cls,
         model: AttributionModel,
-        threshold: float = 0.5,
+        contradicted_min: float = CONTRADICTED_MIN,
+        supported_min: float = ATTRIBUTED_MIN,
         decompose: bool = False,
         locator: Any = None,
     ) -> CitationChecker:
         """A checker whose judge is the ``rules`` judge's gate over ``model``: the slot check,
-        then P(contradicted) at the verifier's contradiction floor, then P(supported) at
-        ``threshold``."""
+        then P(contradicted) at ``contradicted_min``, then P(supported) at ``supported_min``
+        (the judge's policy)."""
         from editor.judge.agreement.nli import NLIAgreement
         from editor.judge.rules import RulesJudge
 
-        gate = NLIAgreement(model, CONTRADICTED_MIN, threshold, decontextualize=False)
+        gate = NLIAgreement(model, contradicted_min, supported_min, decontextualize=False)
         return cls(RulesJudge(gate), decompose, locator)
 
     def verdicts(self, pairs: Sequence[tuple[Evidence, str]]) -> list[PairVerdict]:

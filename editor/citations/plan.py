@@ -12,6 +12,7 @@ from editor.citations.check import CitationChecker, PairVerdict
 from editor.citations.document import CitedDocument
 from editor.citations.results import SentenceCheck
 from editor.citations.sources import Source
+from editor.judge.policy import removes_citation
 from editor.text.words import content_words
 from editor.types import Evidence
 
@@ -122,7 +123,7 @@ class RepairPlanner:
                     plans[i] = RepairPlan("uncited", (), "no given source supports it")
             elif (
                 c.verdicts
-                and max(v.p_supported for v in c.verdicts) < self.remove_below
+                and removes_citation(max(v.p_supported for v in c.verdicts), self.remove_below)
                 and (len(c.verdicts) == len(c.citations))
             ):
                 plans[i] = RepairPlan(

@@ -156,9 +156,6 @@ class AttributionConfig(_Cfg):
         "cover most of the claim's content words (for claims several scattered sentences "
         "support); see docs/pages/results/judgement.md.",
     )
-    threshold: float = Field(
-        0.5, ge=0, le=1, description="P(supported) at which a sentence counts as attributable."
-    )
     calibration: str | None = Field(
         None,
         description="A recalibration to one domain (JSON from `purr train calibration`): "
@@ -238,13 +235,6 @@ class CitationsConfig(_Cfg):
     )
     max_candidates: int = Field(
         5, ge=1, description="Given sources tried for a claim its citations do not support."
-    )
-    remove_below: float = Field(
-        0.02,
-        ge=0,
-        le=1,
-        description="A citation whose source gives its claim P(supported) under this, and no "
-        "source supports it, is removed.",
     )
     locate: bool = Field(
         True,

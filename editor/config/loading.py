@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,45 @@ CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 class ConfigError(ValueError):
     """A config file or override is invalid; the message says which and how to fix it."""
+
+
+MOVED = {
+    "agreement.contradiction_threshold": "judge.contradicted_min",
+    "agreement.support_threshold": "judge.supported_min",
+    "editor.min_gain": "judge.min_gain",
+    "revision.max_edit_chars": "judge.max_edit_chars",
+    "revision.max_edit_ratio": "judge.max_edit_ratio",
+    "revision.verify_edits": "judge.verify_edits",
+    "revision.accept_min_supported": "judge.accept_min_supported",
+    "revision.outranked": "judge.outranked",
+    "revision.apply_unsure": "judge.apply_unsure",
+    "attribution.threshold": "judge.attributed_min",
+    "citations.remove_below": "judge.remove_citation_below",
+}
+"""Keys that moved into the judge's policy (``judge:``): the old name still reads, with a
+warning that names the new one."""
+
+
+def moved(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with each key of ``MOVED`` under its new name (a warning says so).
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True):
+    ...     moved({"revision": {"apply_unsure": True, "mode": "iterative"}})
+    {'revision': {'mode': 'iterative'}, 'judge': {'apply_unsure': True}}
+    """
+    for old, new in MOVED.items():
+        section, key = old.split(".")
+        node = data.get(section)
+        if not isinstance(node, dict) or key not in node:
+            continue
+        value = node.pop(key)
+        to_section, to_key = new.split(".")
+        target = data.setdefault(to_section, {})
+        if isinstance(target, dict):
+            target.setdefault(to_key, value)
+        warnings.warn(f"config key {old} is now {new}; reading it as that", stacklevel=3)
+    return data
 
 
 def _parse_value(raw: str) -> Any:
@@ -46,6 +86,16 @@ def apply_overrides(data: dict[str, Any], overrides: list[str]) -> dict[str, Any
             node = child
         node[parts[-1]] = _parse_value(raw)
     return data
+
+
+def _renamed(override: str) -> str:
+    """``override`` with its key under its new name (``MOVED``; a warning says so)."""
+    key, eq, value = override.partition("=")
+    new = MOVED.get(key.strip())
+    if new is None:
+        return override
+    warnings.warn(f"config key {key.strip()} is now {new}; reading it as that", stacklevel=3)
+    return f"{new}{eq}{value}"
 
 
 def resolve_config_path(name_or_path: str) -> Path:
@@ -96,7 +146,7 @@ def load_config(
         if not isinstance(loaded, dict):
             raise ConfigError(f"{path}: top level must be a mapping of sections")
         data = loaded
-    data = apply_overrides(data, overrides or [])
+    data = apply_overrides(moved(data), [_renamed(o) for o in overrides or []])
     try:
         return PipelineConfig.model_validate(data)
     except ValidationError as e:

@@ -134,6 +134,66 @@ class JudgeConfig(_Cfg):
         default_factory=ReaderPolicy,
         description="the extractive reader's answers as a signal (with a question as context).",
     )
+    # -- the policy: every number that turns a score into a decision ------------------------
+    contradicted_min: float = Field(
+        0.7,
+        ge=0,
+        le=1,
+        description="P(contradicted) from which the evidence contradicts a sentence (and above "
+        "its P(supported)) where no slot check names the difference: the gate, the report "
+        "and the citation check (editor.judge.policy.refutes).",
+    )
+    supported_min: float = Field(
+        0.5, ge=0, le=1, description="the gate: P(supported) from which the evidence agrees."
+    )
+    verify_edits: bool = Field(
+        True,
+        description="Do no harm: accept an edit only when the verifier rates the revised "
+        "sentence supported by the same evidence (at least accept_min_supported, and more "
+        "than the original) and the sentence keeps its form (no question made of an answer, "
+        "no name doubled, nothing pasted from the user's question).",
+    )
+    accept_min_supported: float = Field(
+        0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
+    )
+    min_gain: float = Field(
+        0.2,
+        ge=0,
+        le=1,
+        description="substitute and the answer editor: how much P(supported) - P(contradicted) "
+        "must rise to keep a swap.",
+    )
+    max_edit_chars: int = Field(
+        50, ge=1, description="Reject an edit whose Levenshtein distance exceeds this (RARR: 50)."
+    )
+    max_edit_ratio: float = Field(
+        0.5, gt=0, le=1, description="Reject an edit larger than this share of the text (RARR)."
+    )
+    outranked: bool = Field(
+        False,
+        description="Set aside a contradiction (report it, edit nothing) where a more relevant "
+        "evidence supports the same sentence (editor.judge.base.outranked). Worth it with "
+        "research.j_snippets of 2 or more; at 1 it changed no statement and cost a real fix.",
+    )
+    apply_unsure: bool = Field(
+        False,
+        description="Apply the edits the judge is unsure of too (rejected for want of proof, "
+        "not refuted; otherwise reported as suggestions: `purr edit --apply-unsure`).",
+    )
+    attributed_min: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="P(supported) from which auto-AIS counts a sentence attributable, and the "
+        "report calls a sentence the judge did not assess supported.",
+    )
+    remove_citation_below: float = Field(
+        0.02,
+        ge=0,
+        le=1,
+        description="Citation repair: a citation whose source gives its claim P(supported) "
+        "under this, and no source supports it, is removed.",
+    )
 
 
 class AgreementConfig(_Cfg):
@@ -144,16 +204,6 @@ class AgreementConfig(_Cfg):
         description="The rules judge's gate. nli: question-guided NLI with the attribution "
         "model's P(contradicted) and the slot checks; llm: RARR's prompted chain-of-thought "
         "check through the LLM backend.",
-    )
-    contradiction_threshold: float = Field(
-        0.7,
-        ge=0,
-        le=1,
-        description="nli: P(contradicted) from which the evidence disagrees when no slot check "
-        "names the difference (editor.attribution.base.CONTRADICTED_MIN, as in the report).",
-    )
-    support_threshold: float = Field(
-        0.5, ge=0, le=1, description="nli: P(supported) from which the evidence agrees."
     )
     sentences_per_query: int = Field(
         1, ge=1, le=10, description="nli: sentences of the text judged per query."
@@ -210,12 +260,6 @@ class EditorConfig(_Cfg):
         "mostly repeats the claim); 0 = plain decoding.",
     )
     device: str = Field("cpu", description="fid/causal: torch device.")
-    min_gain: float = Field(
-        0.2,
-        ge=0,
-        le=1,
-        description="substitute: how much P(supported) - P(contradicted) must rise to keep a swap.",
-    )
 
 
 class RevisionConfig(_Cfg):
@@ -232,31 +276,4 @@ class RevisionConfig(_Cfg):
         description="sentence: the editor sees the sentence the agreement model judged, "
         "spliced back after; passage: the whole text.",
     )
-    max_edit_chars: int = Field(
-        50, ge=1, description="Reject an edit whose Levenshtein distance exceeds this (RARR: 50)."
-    )
-    max_edit_ratio: float = Field(
-        0.5, gt=0, le=1, description="Reject an edit larger than this share of the text (RARR)."
-    )
     max_steps: int = Field(16, ge=1, le=100, description="Cap on (query, evidence) steps.")
-    verify_edits: bool = Field(
-        True,
-        description="Do no harm: accept an edit only when the verifier rates the revised "
-        "sentence supported by the same evidence (at least accept_min_supported, and more "
-        "than the original) and the sentence keeps its form (no question made of an answer, "
-        "no name doubled, nothing pasted from the user's question).",
-    )
-    accept_min_supported: float = Field(
-        0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
-    )
-    outranked: bool = Field(
-        False,
-        description="Set aside a contradiction (report it, edit nothing) where a more relevant "
-        "evidence supports the same sentence (editor.judge.base.outranked). Worth it with "
-        "research.j_snippets of 2 or more; at 1 it changed no statement and cost a real fix.",
-    )
-    apply_unsure: bool = Field(
-        False,
-        description="Apply the edits the judge is unsure of too (rejected for want of proof, "
-        "not refuted; otherwise reported as suggestions: `purr edit --apply-unsure`).",
-    )

@@ -60,7 +60,7 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
 
     gate = None
     if cfg.revision.gate:
-        gate = build_agreement(cfg.agreement, attribution, llm)
+        gate = build_agreement(cfg.agreement, attribution, llm, cfg.judge)
         share(parser, gate)
         if isinstance(gate, NLIAgreement):
             gate.off = frozenset(cfg.judge.rules_off) & set(GATE_RULES)
@@ -75,10 +75,11 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
 
             gate = ReaderAgreement(gate, shared_reader(policy.model, policy.quantize), policy)
     acceptance = None
-    if cfg.revision.verify_edits:  # the model loads on first score
+    if cfg.judge.verify_edits:  # the model loads on first score
         acceptance = EditAcceptance(
             attribution(),
-            cfg.revision.accept_min_supported,
+            cfg.judge.accept_min_supported,
+            contradicted_min=cfg.judge.contradicted_min,
             parser=parser,
             off=frozenset(cfg.judge.rules_off) & set(ACCEPTANCE_RULES),
         )

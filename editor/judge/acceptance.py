@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import refutes
+from editor.judge.policy import CONTRADICTED_MIN, refutes
 from editor.judge.proofs import independent_proofs, proofs
 from editor.judge.values import value_problem
 from editor.text.document import TextParser
@@ -265,10 +265,12 @@ class EditAcceptance:
         decontextualize=True,
         parser: TextParser | None = None,
         off: frozenset[str] = frozenset(),
+        contradicted_min: float = CONTRADICTED_MIN,
     ) -> None:
         self.attribution = attribution
         self.parser = parser or TextParser()
         self.min_supported = min_supported
+        self.contradicted_min = contradicted_min
         self.decontextualize = decontextualize
         self.off = off
 
@@ -320,7 +322,7 @@ class EditAcceptance:
         else:
             s_old, s_new = self.attribution.score_batch(pairs)
             nli_old, nli_new, slot_new = s_old, s_new, None
-        if "refuted" in on and refutes(s_new, slot_new):
+        if "refuted" in on and refutes(s_new, slot_new, self.contradicted_min):
             why = (
                 slot_new.reason
                 if slot_new is not None and slot_new.names_a_difference

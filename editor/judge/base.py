@@ -18,8 +18,8 @@ from editor.registry import Registry
 from editor.result import Flag
 from editor.text.words import keep_spacing
 from editor.types import Evidence, evidence_text
+from editor.verdicts import Verdict
 
-Verdict = Literal["supported", "contradicted", "not_stated", "not_checkable"]
 Applicability = Literal["safe", "unsafe", "display"]
 
 
@@ -85,7 +85,7 @@ class Finding:
 @dataclass(frozen=True)
 class Decision:
     """The judge's say on an edit: ``applicability`` ``safe`` (applied), ``unsafe`` (the judge
-    is not sure: suggested, applied only with ``revision.apply_unsure``) or ``display`` (not a
+    is not sure: suggested, applied only with ``judge.apply_unsure``) or ``display`` (not a
     fix: the words stay named, nothing is suggested); why; and the judges that proved an
     accepted revision (``proof``: ``nli``, ``slot``, ``statement`` joined by ``+``, or ``reader``)."""
 
@@ -272,14 +272,14 @@ def outranked(found: Sequence[Finding]) -> list[Finding]:
     set aside
     where a more relevant evidence supports the same sentence: the sentence is wrong where a
     relevant evidence contradicts it, not where a page that only shares its words does. The
-    set-aside finding asks for no edit and says why; its verdict becomes not stated.
+    set-aside finding asks for no edit and says why first; its verdict becomes not stated.
 
     >>> ev = lambda i, r: Evidence(i, "", i, "index", None, "q", r)
     >>> mars = Finding("supported", "a", (0, 9), evidence=ev("Mars", 0.73))
     >>> mercury = Finding("contradicted", "b", (0, 9), opens=True, evidence=ev("Mercury", 0.36))
     >>> settled = outranked([mars, mercury])
     >>> settled[1].opens, settled[1].verdict, settled[1].reason
-    (False, 'not_stated', 'b; set aside: more relevant evidence (Mars, 0.73) supports it')
+    (False, 'not_stated', 'set aside: more relevant evidence (Mars, 0.73) supports it; b')
     >>> outranked([mercury, replace(mars, evidence=ev("Mars", 0.2))])[0].opens
     True
     """
@@ -301,7 +301,7 @@ def outranked(found: Sequence[Finding]) -> list[Finding]:
                     f"set aside: more relevant evidence ({e.title}, {e.relevance:.2f}) supports it"
                 )
                 f = replace(
-                    f, verdict="not_stated", opens=False, proposal=None, reason=f"{f.reason}; {why}"
+                    f, verdict="not_stated", opens=False, proposal=None, reason=f"{why}; {f.reason}"
                 )
         out.append(f)
     return out

@@ -40,6 +40,7 @@ from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signa
 from editor.result import Flag
 from editor.text.words import changed_run, keep_spacing
 from editor.types import Evidence
+from editor.verdicts import DECIDED, Verdict
 
 
 @dataclass(frozen=True)
@@ -236,23 +237,14 @@ class CombinedJudge(FirstSure):
             for c in a.candidates
         ]
         found = a.span if a.span.opens or not a.rules.opens else a.rules
-        probs = {"supported": 1.0 - p_wrong, "contradicted": p_wrong}
         said = "supported" if "supported" in (a.rules.verdict, a.span.verdict) else "not_stated"
         if found.verdict == "not_checkable":
             said = "not_checkable"
         if not scored:
             against = _named(found.flags) or a.rules.opens or a.span.opens
             verdict = "contradicted" if p_wrong >= head.wrong_min and against else said
-            why = f"{found.reason} (P(wrong) {p_wrong:.2f})"
-            return replace(
-                found,
-                verdict=verdict,
-                reason=why,
-                **probs,
-                flags=_named(found.flags, a.evidence),
-                opens=False,
-                evidence=a.evidence,
-            ), None
+            f = replace(found, flags=_named(found.flags, a.evidence), opens=False)
+            return _said(f, verdict, p_wrong, a), None
         p_right, best = max(scored, key=lambda x: x[0])
         why = f"P(edit right) {p_right:.2f}"
         if p_right >= head.apply_min:
@@ -263,9 +255,8 @@ class CombinedJudge(FirstSure):
             d = Decision("display", f"rejected: {why} < {head.suggest_min:.2f}")
         first = a.span if best.source == "span" else a.rules
         f = self._finding(a, first, best, d)
-        verdict = "contradicted" if p_wrong >= head.wrong_min or d.accepted else said
-        why = f"{f.reason} (P(wrong) {p_wrong:.2f})"
-        return replace(f, verdict=verdict, reason=why, **probs), best
+        doubted = p_wrong >= head.wrong_min or d.applicability != "display"
+        return _said(f, "contradicted" if doubted else said, p_wrong, a), best
 
     def _finding(self, a: Assessed, first: Finding, c: DecidedEdit, d: Decision) -> Finding:
         """The finding of ``first`` (the judge that wrote ``c``) with ``c`` as its proposal and
@@ -285,6 +276,30 @@ class CombinedJudge(FirstSure):
             proposal=Proposal(c.text, f"{c.source}: {c.reason}", d),
             evidence=a.evidence,
         )
+
+
+def _said(f: Finding, verdict: Verdict, p_wrong: float, a: Assessed) -> Finding:
+    """``f`` under the head's ``verdict``, its reason opening with it (the readings weighed
+    follow). A sentence with words named against its evidence is not supported, whatever the
+    head reads (it is not stated: doubted, its words named); a wrong one that names no words
+    names the whole sentence."""
+    flags = f.flags
+    if verdict == "supported" and flags:
+        verdict = "not_stated"
+    span = a.sentence_span
+    if verdict == "contradicted" and not flags and span is not None:
+        flags = (Flag(span[0], span[1], "contradicted"),)
+    reason = f"{DECIDED[verdict]} (P(wrong) {p_wrong:.2f}); {f.reason}"
+    return replace(
+        f,
+        verdict=verdict,
+        reason=reason,
+        supported=1.0 - p_wrong,
+        contradicted=p_wrong,
+        flags=flags,
+        opens=f.opens and verdict != "supported",
+        evidence=a.evidence,
+    )
 
 
 def _span_proposal(s: Finding) -> Proposal | None:

@@ -49,7 +49,7 @@ class RulesJudge(FirstSure):
         span_after: tuple[int, int],
         context: str | None = None,
     ) -> Decision:
-        if self.acceptance is None:  # revision.verify_edits off: the size limits alone
+        if self.acceptance is None:  # judge.verify_edits off: the size limits alone
             return Decision("safe", "")
         span = finding.span or (0, len(before))
         j = self.acceptance.judge(

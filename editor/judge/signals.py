@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rapidfuzz.distance import Levenshtein
+
 from editor.judge.base import Decision, Finding
-from editor.report.metrics import levenshtein
 from editor.text.words import TOKEN, word_changes
 
 RULES = ("slot", "role", "negation", "nli", "question", "llm")
@@ -89,7 +90,7 @@ def edit_signals(
         "e_span": float(candidate.source == "span"),
         "e_safe": float(d == "safe"),
         "e_unsafe": float(d == "unsafe"),
-        "e_chars": min(levenshtein(sentence, candidate.text), 60) / 60,
+        "e_chars": min(Levenshtein.distance(sentence, candidate.text), 60) / 60,
         "e_added": min(len(added), 8) / 8,
         "e_removed": min(len(removed), 8) / 8,
         "e_stated": stated / len(added) if added else 0.0,

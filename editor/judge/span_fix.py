@@ -13,6 +13,7 @@ against the same window, calls it supported and flags nothing contradicted.
 from __future__ import annotations
 
 import functools
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -123,6 +124,7 @@ class SpanFixer:
         self.guard = guard
         self.judge = judge
         self._cache: OrderedDict[tuple, SpanFix] = OrderedDict()
+        self._lock = threading.Lock()  # the service's workers share one fixer
         self.contradicted_min = contradicted_min
         self.supported_min = supported_min
 
@@ -132,13 +134,15 @@ class SpanFixer:
         256 answers are kept (the gate and the editor ask the same)."""
         question = question if question and self.judge.reads_questions else ""
         key = (sentence, tuple(evidence), question)
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
         out = self._fix(sentence, evidence, question)
-        self._cache[key] = out
-        if len(self._cache) > 256:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[key] = out
+            while len(self._cache) > 256:
+                self._cache.popitem(last=False)
         return out
 
     def fix_in_context(

@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.scoring import auto_ais
+from editor.judge.policy import CONTRADICTED_MIN
+from editor.report.auto_ais import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence
-from editor.report.verdicts import judged_verdicts
+from editor.report.verdicts import judged_verdicts, sentence_spans
 from editor.result import AttributionReport, PartReport, SentenceReport, Step
 from editor.text.document import TextParser
 from editor.types import Evidence, Query
@@ -30,6 +31,7 @@ class Reporter:
         threshold: float = 0.5,
         decompose: bool = False,
         parser: TextParser | None = None,
+        contradicted_min: float = CONTRADICTED_MIN,
     ) -> None:
         self.attribution = attribution
         self.parser = parser or TextParser()
@@ -37,6 +39,7 @@ class Reporter:
         self.max_evidence = max_evidence
         self.threshold = threshold
         self.decompose = decompose
+        self.contradicted_min = contradicted_min
 
     def report(
         self,
@@ -56,6 +59,7 @@ class Reporter:
             "threshold": self.threshold,
             "decompose": self.decompose,
             "parser": self.parser,
+            "contradicted_min": self.contradicted_min,
         }
         before = auto_ais(original, texts, self.attribution, **kw)
         after = before if revised == original else auto_ais(revised, texts, self.attribution, **kw)
@@ -64,7 +68,8 @@ class Reporter:
         def evidence_id(i: int | None) -> str | None:
             return chosen[i].id if i is not None else None
 
-        judged = judged_verdicts(steps)
+        judged = judged_verdicts(steps, revised)
+        spans = sentence_spans(revised, [s.text for s in after.sentences])
 
         sentences = tuple(
             SentenceReport(
@@ -73,7 +78,7 @@ class Reporter:
                 s.attribution,
                 evidence_id(s.evidence_index),
                 s.applicable,
-                judged.get(s.text.strip(), s.verdict),
+                judged.get(span, s.verdict) if span is not None else s.verdict,
                 tuple(
                     PartReport(
                         p.text,
@@ -86,9 +91,9 @@ class Reporter:
                     )
                     for p in s.parts
                 ),
-                s.text.strip() in judged,
+                span in judged,
             )
-            for s in after.sentences
+            for s, span in zip(after.sentences, spans, strict=True)
         )
         score = None if after.attribution is None else f1_ap(after.attribution, pres)
         return AttributionReport(

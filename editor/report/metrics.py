@@ -1,7 +1,7 @@
 """Edit metrics of RARR and PURR: preservation, F1_AP, edit categories, closeness to a reference.
 
 Pure functions over strings and numbers; no models. Attribution numbers come from auto-AIS
-(``editor.attribution.auto_ais``). Levenshtein distances are character-level and computed by
+(``editor.report.auto_ais``). Levenshtein distances are character-level and computed by
 ``rapidfuzz`` (C++), so passages of many thousand characters cost microseconds.
 
 ``passage_scores`` is the summary of one edit; its primary number is ``PRIMARY`` (``f1_ap``).

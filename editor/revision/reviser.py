@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from editor.config import RevisionConfig
+from editor.config import JudgeConfig, RevisionConfig
 from editor.judge.base import Candidate, Choice, Decision, Finding, Judge, outranked, splice
+from editor.judge.policy import edit_allowed
 from editor.result import Step
-from editor.revision.base import edit_allowed
 from editor.revision.editors.base import Editor
 from editor.revision.proposers import OwnProposal, Proposer, proposers_of
 from editor.text.words import answering_sentences, word_changes
@@ -54,6 +54,7 @@ class Reviser:
         editors: Editor | Sequence[Editor | Proposer],
         judge: Judge | None,
         cfg: RevisionConfig | None = None,
+        policy: JudgeConfig | None = None,
     ) -> None:
         listed = list(editors) if isinstance(editors, Sequence) else [editors]
         given = [p for p in listed if hasattr(p, "propose_batch")]
@@ -61,6 +62,8 @@ class Reviser:
         self.proposers += given + proposers_of([e for e in listed if e not in given], own=False)  # type: ignore[list-item]
         self.judge = judge
         self.cfg = cfg or RevisionConfig()
+        self.policy = policy or JudgeConfig()
+        """the judge's policy: edit size limits, outranked, apply_unsure"""
         if self.cfg.gate and judge is None:
             raise ValueError("revision.gate=true needs a judge; pass one or set gate off")
 
@@ -141,7 +144,7 @@ class Reviser:
         if self.cfg.gate:
             assert self.judge is not None
             found = self.judge.assess_batch([(text, _query(e, text), e) for e in evidence], context)
-            return outranked(found) if self.cfg.outranked else found
+            return outranked(found) if self.policy.outranked else found
         out = []
         for e in evidence:
             spans = answering_sentences(text, _query(e, text), 1)
@@ -164,7 +167,7 @@ class Reviser:
 
     def _limits(self, text: str, span: tuple[int, int], c: Candidate) -> tuple[bool, str]:
         new, _ = splice(text, span, c.text)
-        return edit_allowed(text, new, self.cfg.max_edit_chars, self.cfg.max_edit_ratio)
+        return edit_allowed(text, new, self.policy.max_edit_chars, self.policy.max_edit_ratio)
 
     def _noted(self, query: str, e: Evidence, f: Finding, text: str) -> Step:
         """The step of a finding that asks for no edit."""
@@ -223,7 +226,7 @@ class Reviser:
         new, _ = splice(current, t.span, c.text)
         ok, why, suggested = d.accepted, c.reason, None
         why = f"{why}; {d.reason}" if d.reason else why
-        if d.applicability == "unsafe" and self.cfg.apply_unsure:
+        if d.applicability == "unsafe" and self.policy.apply_unsure:
             ok, why = True, f"{why}; applied as asked (apply_unsure)"
         elif d.applicability == "unsafe":
             suggested = new

@@ -6,11 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from editor.citations.document import parse_markers
+from editor.report.verdicts import sentence_spans
 from editor.result import EditResult
 
 CitationStyle = Literal["markers", "sources", "none"]
-MIN_ATTRIBUTION = 0.5
-"""A sentence cites its evidence when the attribution model gives at least this."""
 WORDS_PER_CHUNK = 4
 """A streamed reply comes a few words at a time."""
 
@@ -57,28 +56,24 @@ def dialogue_context(messages: Sequence[Mapping[str, Any]], max_chars: int = 400
     return "\n".join(reversed(kept)) or None
 
 
-def cited_text(result: EditResult, min_attribution: float = MIN_ATTRIBUTION) -> str:
-    """The revised text with `` [n]`` after each sentence attributed to the report's n-th
-    evidence (attribution at least ``min_attribution``). A text that cites its own sources
-    comes back as it is."""
+def cited_text(result: EditResult) -> str:
+    """The revised text with `` [n]`` after each sentence the report calls supported by its
+    n-th evidence (the judge's verdict where it judged the sentence, else the attribution
+    model's at ``judge.attributed_min``): a sentence the judge doubts is never cited. A text
+    that cites its own sources comes back as it is."""
     report = result.report
     if report is None or result.citations is not None or parse_markers(result.revised):
         return result.revised  # a cited text keeps its own markers, never doubled
     numbers = {eid: i + 1 for i, eid in enumerate(report.evidence_ids)}
     text, pos, out = result.revised, 0, []
-    for s in report.sentences:
-        at = text.find(s.text, pos)
-        if at < 0:
+    spans = sentence_spans(text, [s.text for s in report.sentences])
+    for s, span in zip(report.sentences, spans, strict=True):
+        if span is None:
             continue
-        end = at + len(s.text)
-        out.append(text[pos:end])
-        if (
-            s.evidence_id in numbers
-            and s.attribution is not None
-            and s.attribution >= min_attribution
-        ):
+        out.append(text[pos : span[1]])
+        if s.evidence_id in numbers and s.verdict == "supported":
             out.append(f" [{numbers[s.evidence_id]}]")
-        pos = end
+        pos = span[1]
     out.append(text[pos:])
     return "".join(out)
 

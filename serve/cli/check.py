@@ -151,6 +151,8 @@ def show(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
+    from editor.judge.policy import same_answer
+
     console = Console()
     for s in report["sentences"]:
         colour = _COLOURS.get(s["outcome"], "white")
@@ -194,8 +196,7 @@ def show(report: dict[str, Any]) -> None:
             + (f", recall {fmt(qa['recall'])}" if qa["recall"] is not None else "")
         )
         for q in qa["questions"]:
-            ok = q["same_value"] or q["f1"] >= 0.5
-            if not ok:
+            if not same_answer(q["same_value"], q["f1"]):
                 console.print(
                     f"  [yellow]{escape(q['question'])}[/] text: {escape(q['expected'])}; "
                     f"sources: {escape(str(q['answer']))}",

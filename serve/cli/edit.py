@@ -63,7 +63,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         "--apply-unsure",
         action="store_true",
         help="apply the fixes the judge is unsure of too (otherwise printed as 'unsure: ...' "
-        "suggestions; revision.apply_unsure)",
+        "suggestions; judge.apply_unsure)",
     )
     p.add_argument("--json", action="store_true", help="print the result contract as JSON")
     add_ray_args(p, batch_size=True)
@@ -87,7 +87,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.research_uncited:
         overrides.append("citations.research=true")
     if args.apply_unsure:
-        overrides.append("revision.apply_unsure=true")
+        overrides.append("judge.apply_unsure=true")
     if args.editor:
         overrides = [*editor_overrides(args.editor), *overrides]
     cfg = load_config(args.config, overrides)

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from editor.attribution.scoring import score_text
+from editor.report.auto_ais import score_text
 from training.jobs.scoring import read_evidence_arg, score_file
 
 
@@ -52,7 +52,13 @@ def run_score(args: argparse.Namespace) -> int:
         with GracefulStop() as stop:
             a = cfg.attribution
             counts = score_file(
-                model, src, Path(args.output), a.threshold, stop=stop, decompose=a.decompose
+                model,
+                src,
+                Path(args.output),
+                cfg.judge.attributed_min,
+                stop=stop,
+                decompose=a.decompose,
+                contradicted_min=cfg.judge.contradicted_min,
             )
         print(
             f"scored {counts['scored']} rows into {args.output} ({counts['skipped']} already "
@@ -67,8 +73,9 @@ def run_score(args: argparse.Namespace) -> int:
     evidence = [e for value in args.evidence for e in read_evidence_arg(value)]
     model = build(cfg.attribution)
     a = cfg.attribution
+    j = cfg.judge
     report = score_text(
-        model, args.text, evidence, args.context, a.threshold, a.decompose
+        model, args.text, evidence, args.context, j.attributed_min, a.decompose, j.contradicted_min
     ).to_json()
     if args.json:
         print(

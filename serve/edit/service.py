@@ -334,11 +334,11 @@ class EditService:
         return CheckResponse.model_validate(result.to_json())
 
     async def score(self, req: ScoreRequest) -> ScoreResponse:
-        from editor.attribution.scoring import score_text
+        from editor.report.auto_ais import score_text
 
         self.check(req)
         self.require_ready(EditOptions())
-        a = self.pipeline.cfg.attribution
+        a, j = self.pipeline.cfg.attribution, self.pipeline.cfg.judge
         deadline = time.monotonic() + self.settings.deadline_s
         try:
             report = await self._run(
@@ -347,8 +347,9 @@ class EditService:
                     req.text,
                     req.evidence,
                     req.context,
-                    a.threshold,
+                    j.attributed_min,
                     a.decompose,
+                    j.contradicted_min,
                 ),
                 deadline,
                 cheap=True,

@@ -20,7 +20,6 @@ from editor.config import load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline
 from editor.result import EditResult
-from serve.chat.citations import MIN_ATTRIBUTION
 
 OnError = Literal["degrade", "raise"]
 
@@ -62,19 +61,20 @@ class Checked:
         }
 
     def citations(self) -> list[dict[str, Any]]:
-        """Each sentence of the revision the evidence supports, with the document (its index
-        in the app's list, its id and metadata) or, without documents, the corpus evidence."""
+        """Each sentence of the revision the report calls supported (the judge's verdict where
+        it judged the sentence), with the document (its index in the app's list, its id and
+        metadata) or, without documents, the corpus evidence."""
         report = self.result.report
         if report is None:
             return []
         by_id = {e.id: e for e in self.result.evidence}
         out = []
         for s in report.sentences:
-            if s.evidence_id is None or s.attribution is None or s.attribution < MIN_ATTRIBUTION:
+            if s.evidence_id is None or s.verdict != "supported":
                 continue
             cite: dict[str, Any] = {
                 "sentence": s.text,
-                "attribution": round(s.attribution, 4),
+                "attribution": None if s.attribution is None else round(s.attribution, 4),
                 "evidence_id": s.evidence_id,
             }
             n = self.document_of.get(s.evidence_id)

@@ -68,7 +68,7 @@ def test_the_verifier_accepts_the_evidence_fix_and_refuses_another_wrong_one(acc
 
 
 def test_the_report_marks_what_the_evidence_contradicts(acceptance):
-    from editor.attribution.scoring import auto_ais
+    from editor.report.auto_ais import auto_ais
 
     text = (
         "The Eiffel Tower stands on the Champ de Mars in Paris. "

@@ -1,4 +1,4 @@
-"""auto-AIS over a passage (``editor.attribution.scoring``): aggregation, context, ties, batches."""
+"""auto-AIS over a passage (``editor.report.auto_ais``): aggregation, context, ties, batches."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from helpers import TruncatingStub
 from editor.attribution import (
     EntailmentScores,
 )
-from editor.attribution.scoring import auto_ais
+from editor.report.auto_ais import auto_ais
 from editor.types import Evidence
 
 

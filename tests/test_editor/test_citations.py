@@ -60,7 +60,7 @@ def test_markers_belong_to_their_sentence_and_claims_lose_them():
 def checker():
     model = build_attribution(AttributionConfig())
     model.load()
-    return CitationChecker.with_verifier(model, AttributionConfig().threshold)
+    return CitationChecker.with_verifier(model)
 
 
 def test_each_outcome_and_alce_scores(checker):

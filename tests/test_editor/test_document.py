@@ -3,10 +3,10 @@ parses, and one parse shared by query generation, the gate, acceptance and the r
 
 from __future__ import annotations
 
-from editor.attribution.scoring import auto_ais
 from editor.config import load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline
+from editor.report.auto_ais import auto_ais
 from editor.research.querygen.simple import EntityQueryGenerator, SentenceQueryGenerator
 from editor.text.document import TextParser
 from editor.text.nlp import get_nlp

@@ -66,3 +66,43 @@ def test_purr_edit_prints_what_it_flagged_and_did_not_fix():
     out = console.export_text()
     assert "flagged, not fixed: 'Spain' (contradicted, characters 58-63) by [wiki:Rome]" in out
     assert "the evidence states 'Italy'" in out
+
+
+def test_a_sentence_written_twice_takes_only_its_own_verdict_by_its_span():
+    from editor.report.verdicts import judged_verdicts
+
+    text = "It is 5 m. Rome is old. It is 5 m."
+    doubted = Step("q", "e1", False, "r", text, text, False, span=(24, 34), verdict="contradicted")
+    backed = Step("q", "e2", True, "r", text, text, False, span=(0, 10), verdict="supported")
+    assert judged_verdicts([doubted, backed], text) == {
+        (24, 34): "contradicted",
+        (0, 10): "supported",
+    }
+    fixed = text.replace("Rome is", "Rome was")  # a later edit moves the second one along
+    edit = Step("q", "e3", False, "r", text, fixed, True, span=(11, 23), verdict="contradicted")
+    assert judged_verdicts([doubted, edit], fixed) == {
+        (25, 35): "contradicted",
+        (11, 24): "supported",
+    }
+
+
+def test_the_chat_reply_cites_only_what_the_report_calls_supported():
+    from editor.result import AttributionReport, SentenceReport
+    from serve.chat.citations import cited_text
+
+    text = "Rome is old. Rome is in Spain."
+    report = AttributionReport(
+        ("e1",),
+        (
+            SentenceReport("Rome is old.", "Rome is old.", 0.9, "e1", True, "supported"),
+            SentenceReport(
+                "Rome is in Spain.", "Rome is in Spain.", 0.9, "e1", True, "contradicted"
+            ),
+        ),
+        0.9,
+        0.9,
+        1.0,
+        0.9,
+    )
+    result = EditResult(text, text, None, (), (), (), report, "unchanged")
+    assert cited_text(result) == "Rome is old. [1] Rome is in Spain."

@@ -4,6 +4,7 @@ head's operating points (applied, suggested, named only), read from both judges'
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -101,6 +102,30 @@ def test_the_learned_judge_names_words_against_the_evidence_not_words_it_only_do
     given = Evidence("given-0", EV.text, "", "given", None, "", 1.0)  # the text's own source
     span = Finding("not_stated", "not stated", SPAN, 0.2, 0.5, flags=(unstated,))
     assert learned.decide(Assessed(TEXT, given, rules, span, ())).flags == (unstated,)
+
+
+def test_the_learned_judges_reason_and_words_say_what_it_decided_not_what_it_overruled():
+    from editor.verdicts import DECIDED, SAYS
+
+    learned = CombinedJudge(None, None, _head(-3.0))
+    quiet = Finding("contradicted", "slot: '250' vs '330'", SPAN, 0.8, 0.1, "slot", opens=True)
+    span = Finding("supported", "the evidence supports it", SPAN, 0.9, 0.1)
+    f = learned.decide(Assessed(TEXT, EV, quiet, span, ()))  # P(wrong) 0.17: overruled
+    assert f.verdict == "supported" and f.reason.startswith(DECIDED["supported"])
+    assert "slot: '250' vs '330'" in f.reason and f.named() == () and not f.opens
+    named = replace(quiet, flags=(Flag(34, 37, "contradicted", "330"),))
+    f = learned.decide(Assessed(TEXT, EV, named, span, ()))  # words named: never supported
+    assert f.verdict == "not_stated" and f.reason.startswith(DECIDED["not_stated"]) and f.named()
+    sure = replace(quiet, contradicted=0.95)
+    f = learned.decide(Assessed(TEXT, EV, sure, span, ()))  # wrong, no words named: the sentence
+    assert f.verdict == "contradicted" and f.named() == (Flag(*SPAN, "contradicted"),)
+    for bias, applicability in ((0.4, "unsafe"), (-3.0, "display")):  # P(wrong) 0.12 both
+        a = replace(_assessed("safe", "display"), rules=replace(quiet, contradicted=0.0))
+        f = CombinedJudge(None, None, _head(bias)).decide(a)
+        assert f.proposal.decision.applicability == applicability
+        # an edit the head is unsure of is a doubt: never supported, its words named
+        assert f.verdict == ("contradicted" if applicability == "unsafe" else "not_stated")
+        assert f.reason.startswith(SAYS[f.verdict]) and f.named()
 
 
 class _Judge:

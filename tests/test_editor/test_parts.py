@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from editor.attribution import build
-from editor.attribution.scoring import auto_ais
 from editor.citations.check import CitationChecker
 from editor.citations.sources import Source
 from editor.config import AttributionConfig
+from editor.report.auto_ais import auto_ais
 from editor.text.nlp import get_nlp
 from editor.text.parts import sentence_parts
 from editor.types import EntailmentScores

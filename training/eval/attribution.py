@@ -25,10 +25,11 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from editor.attribution.base import CONTRADICTED_MIN, AttributionModel, build
+from editor.attribution.base import AttributionModel, build
 from editor.attribution.decoder import is_decoder_folder
 from editor.attribution.factories import PRESETS
 from editor.config import AttributionConfig
+from editor.judge.policy import CONTRADICTED_MIN
 from retrieval.files import save_png, write_text
 from retrieval.sentences import split
 from training.args import check_data_dir, positive_int

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from editor.report.coherence import incoherences
 from editor.report.metrics import (
     EDIT_CATEGORIES,
     edit_category,
@@ -165,6 +166,8 @@ def summarise(records: Sequence[EvalRecord]) -> dict[str, Any]:
     planted = [r for r in records if r.planted is not None and r.result.status != "degraded"]
     if planted:
         out["planted"] = planted_scores(planted)
+    problems = [f"{r.id}: {p}" for r in records for p in incoherences(r.result)]
+    out["incoherent"] = {"count": len(problems), "examples": problems[:10]}
     mafe_scores = _mafe(records)
     if mafe_scores:
         out["mafe"] = mafe_scores

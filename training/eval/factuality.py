@@ -270,7 +270,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
         reader = shared_reader(policy.model, policy.quantize)
     with GracefulStop() as stop:
-        metrics = run(model, sets, Path(args.out), cfg.attribution.threshold, stop, reader, forms)
+        metrics = run(model, sets, Path(args.out), cfg.judge.attributed_min, stop, reader, forms)
     if metrics.get("interrupted"):
         metrics["stopped"] = stopped(stop, metrics["done"])
     return metrics

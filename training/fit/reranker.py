@@ -2,9 +2,10 @@
 
 The student is the teacher cut to ``--layers`` of its own (DistilBERT's init: every other layer,
 the last kept), its word embeddings frozen at the teacher's. It learns the teacher's raw logits
-(mean squared error) on the pairs ``purr data rerank-pairs`` recorded from research, and is
-scored on held-out texts by how often its best window per query is the teacher's, and by the
-correlation of the two scores. Written to ``--out``:
+(mean squared error; each query's ``--top-k`` windows weighted ``--top-weight``) on the pairs
+``purr data rerank-pairs`` recorded from research, and is scored on held-out texts by how
+often its best window per query is the teacher's, and by the correlation of the two scores.
+Written to ``--out``:
 
 - ``model.onnx`` (+ ``model.onnx.data``, the word embeddings): the student as an int8 graph
   quantised as the teacher is (dynamic; weights per tensor, or per column with
@@ -56,6 +57,25 @@ def _split(rows: list, dev_share: float, seed: int) -> tuple[list, list]:
     random.Random(seed).shuffle(queries)
     held = set(queries[: max(1, int(len(queries) * dev_share))])
     return [r for r in rows if r.query not in held], [r for r in rows if r.query in held]
+
+
+def top_weights(rows: list, top_k: int, weight: float) -> np.ndarray:
+    """Per-pair loss weights: ``weight`` for each query's ``top_k`` windows by the teacher's
+    logit (the ones research keeps), 1 for the rest.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(query="q", logit=0.0), R(query="q", logit=2.0), R(query="p", logit=1.0)]
+    >>> top_weights(rows, 1, 4.0).tolist()
+    [1.0, 4.0, 4.0]
+    """
+    out = np.ones(len(rows), np.float32)
+    by: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by.setdefault(r.query, []).append(i)
+    for ix in by.values():
+        for i in sorted(ix, key=lambda i: -rows[i].logit)[:top_k]:
+            out[i] = weight
+    return out
 
 
 def _encode(tok: Any, rows: list) -> list:
@@ -199,6 +219,7 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     tok = tokenizer(teacher_dir, args.max_length)
     train_enc, dev_enc = _encode(tok, train_rows), _encode(tok, dev_rows)
     target = torch.tensor([r.logit for r in train_rows], dtype=torch.float32)
+    weight = torch.from_numpy(top_weights(train_rows, args.top_k, args.top_weight))
     dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
     steps = math.ceil(len(train_rows) / args.batch_size) * args.epochs
     opt = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=args.lr)
@@ -216,7 +237,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             idx = batches[b]
             ids, mask, types = _batch(train_enc, idx)
             out = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits[:, 0]
-            loss = torch.nn.functional.mse_loss(out, target[idx])
+            w = weight[idx]
+            loss = (w * (out - target[idx]) ** 2).sum() / w.sum()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step(), sched.step(), opt.zero_grad()
@@ -265,6 +287,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-length", type=positive_int, default=256)
     p.add_argument("--dev-share", type=float, default=0.05, help="queries held out for scoring")
     p.add_argument("--limit", type=positive_int, default=None, help="train on this many pairs")
+    p.add_argument(
+        "--top-weight", type=float, default=1.0, help="loss weight of each query's top windows"
+    )
+    p.add_argument("--top-k", type=positive_int, default=3, help="windows --top-weight covers")
     p.add_argument("--eval-every", type=positive_int, default=200)
     p.add_argument("--threads", type=positive_int, default=2)
     p.add_argument(

@@ -1,5 +1,5 @@
 """Scoring a JSONL file of texts against their evidence (``purr score --input``): the rows
-checked, each scored by ``editor.attribution.scoring.score_text``, bad rows reported in place."""
+checked, each scored by ``editor.report.auto_ais.score_text``, bad rows reported in place."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.attribution.scoring import score_text
+from editor.judge.policy import CONTRADICTED_MIN
+from editor.report.auto_ais import score_text
 from retrieval.corpus import jsonl_rows, read_utf8
 from retrieval.files import RowJournal
 
@@ -70,6 +71,7 @@ def score_file(
     progress: bool = True,
     stop: Any = None,
     decompose: bool = False,
+    contradicted_min: float = CONTRADICTED_MIN,
 ) -> dict[str, Any]:
     """Score every row of ``src`` into ``dst`` (a ``RowJournal``: rows already there are
     skipped, so a killed run resumes). Bad rows are written as ``{id, error}`` and counted; the
@@ -98,7 +100,9 @@ def score_file(
                 except json.JSONDecodeError as e:
                     raise RowError(f"line {lineno}: invalid JSON ({e.msg})") from None
                 row_id, text, evidence, context = check_row(row, lineno)
-                report = score_text(model, text, evidence, context, threshold, decompose)
+                report = score_text(
+                    model, text, evidence, context, threshold, decompose, contradicted_min
+                )
                 result = {"id": row_id, **report.to_json()}
                 counts["scored"] += 1
             except ValueError as e:  # RowError or an empty text: report the row, keep going

@@ -10,8 +10,8 @@ Two implementations, chosen by ``agreement.type``:
   found by content-word overlap with the query (a sentence query is the sentence itself; an
   entity question shares its focus words), decontextualised against the passage and dialogue
   context, and scored against the evidence by the attribution model. ``disagrees`` when the
-  best-matching sentence's P(contradicted) reaches ``contradiction_threshold`` and exceeds its
-  P(supported); ``agrees`` when P(supported) reaches ``support_threshold``; else ``irrelevant``.
+  best-matching sentence's P(contradicted) reaches ``judge.contradicted_min`` and exceeds its
+  P(supported); ``agrees`` when P(supported) reaches ``judge.supported_min``; else ``irrelevant``.
 - ``llm``: RARR's prompted check with chain of thought: the LLM states the answer the text
   implies, the answer the evidence implies, then judges. Parsed from the last line.
 
@@ -40,11 +40,14 @@ __all__ = [
 
 register(
     "nli",
-    lambda cfg, attribution, llm: NLIAgreement(
+    lambda cfg, attribution, llm, policy: NLIAgreement(
         attribution(),
-        cfg.contradiction_threshold,
-        cfg.support_threshold,
+        policy.contradicted_min,
+        policy.supported_min,
         cfg.sentences_per_query,
     ),
 )
-register("llm", lambda cfg, attribution, llm: LLMAgreement(llm(), cfg.prompt, cfg.max_new_tokens))
+register(
+    "llm",
+    lambda cfg, attribution, llm, policy: LLMAgreement(llm(), cfg.prompt, cfg.max_new_tokens),
+)

@@ -8,11 +8,12 @@ from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from editor.attribution.base import AttributionModel
-from editor.config import AgreementConfig
-from editor.judge.base import Finding, Verdict
+from editor.config import AgreementConfig, JudgeConfig
+from editor.judge.base import Finding
 from editor.registry import Registry
 from editor.result import Flag
 from editor.types import Evidence
+from editor.verdicts import Verdict
 
 Said = Literal["agrees", "disagrees", "irrelevant"]
 """a gate's word (RARR's agreement model says one of these)"""
@@ -123,6 +124,10 @@ def build(
     cfg: AgreementConfig,
     attribution: Callable[[], AttributionModel],
     llm: Callable[[], object],
+    policy: JudgeConfig | None = None,
 ) -> AgreementModel:
-    """The agreement model of ``cfg.type``; ``attribution``/``llm`` are called only if needed."""
-    return _AGREEMENT.get(cfg.type)(cfg, attribution=attribution, llm=llm)
+    """The agreement model of ``cfg.type`` deciding by the judge's ``policy``;
+    ``attribution``/``llm`` are called only if needed."""
+    return _AGREEMENT.get(cfg.type)(
+        cfg, attribution=attribution, llm=llm, policy=policy or JudgeConfig()
+    )

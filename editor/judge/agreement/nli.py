@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import judge_batch, refutes
+from editor.attribution.verifier import judge_batch
 from editor.judge.agreement.base import FromBatch, said, slot_flags, slot_rule
 from editor.judge.base import Finding
+from editor.judge.policy import refutes
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text

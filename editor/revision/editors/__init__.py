@@ -85,7 +85,7 @@ def _causal(cfg: EditorConfig, llm_cfg: Any = None, **_: Any) -> Editor:
 register("identity", lambda cfg, **_: IdentityEditor())
 register(
     "substitute",
-    lambda cfg, attribution, **_: SubstituteEditor(attribution(), min_gain=cfg.min_gain),
+    lambda cfg, attribution, policy, **_: SubstituteEditor(attribution(), policy.min_gain),
 )
 register(
     "prompted",

@@ -23,6 +23,7 @@ from editor.attribution.granularity import PLACE_KINDS
 from editor.attribution.places import load as load_places
 from editor.attribution.slot_values import bare_name, is_year_range
 from editor.attribution.slots import Slot
+from editor.judge.policy import gains
 from editor.revision.editors.base import Editor, OneByOne, Revision, edits
 from editor.revision.editors.substitute import swap_in
 from editor.text.words import is_question, question_type
@@ -106,7 +107,7 @@ class AnswerEditor(OneByOne):
         best_i = max(range(1, len(texts)), key=lambda i: margin(i)[0])
         gain, sup, con = margin(best_i)
         what = f"answer: {span.text!r} -> {answers[best_i - 1]!r}"
-        if gain - base >= self.min_gain and sup > con:
+        if gains(base, gain, self.min_gain) and sup > con:
             return Revision(
                 texts[best_i], f"{what}: support - contradiction {base:.2f} -> {gain:.2f}", "answer"
             )

@@ -76,6 +76,12 @@ def build(
     attribution: Callable[[], AttributionModel],
     llm: Callable[[], Any],
     llm_cfg: Any = None,
+    policy: Any = None,
 ) -> Editor:
-    """The editor of ``cfg.type``; models load lazily on first use."""
-    return _EDITORS.get(cfg.type)(cfg, attribution=attribution, llm=llm, llm_cfg=llm_cfg)
+    """The editor of ``cfg.type``; models load lazily on first use; ``policy``: the judge's
+    (``JudgeConfig``; its ``min_gain`` decides substitute's swaps)."""
+    from editor.config import JudgeConfig
+
+    return _EDITORS.get(cfg.type)(
+        cfg, attribution=attribution, llm=llm, llm_cfg=llm_cfg, policy=policy or JudgeConfig()
+    )

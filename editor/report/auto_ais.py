@@ -38,7 +38,8 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.verifier import judge_batch, refutes
+from editor.attribution.verifier import judge_batch
+from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN, attributed, refutes
 from editor.text.decontext import Decontextualized, decontextualize
 from editor.text.document import TextParser
 from editor.text.nlp import get_nlp, is_claim
@@ -63,10 +64,11 @@ def auto_ais(
     model: AttributionModel,
     *,
     context: str | None = None,
-    threshold: float = 0.5,
+    threshold: float = ATTRIBUTED_MIN,
     nlp: Language | None = None,
     decompose: bool = False,
     parser: TextParser | None = None,
+    contradicted_min: float = CONTRADICTED_MIN,
 ) -> PassageAttribution:
     """auto-AIS of ``passage`` (a text, or its sentences) against ``evidence``.
 
@@ -115,13 +117,15 @@ def auto_ais(
         judged = []
         for part in parts:
             n = len(texts)
-            judged.append(_judge(part, scores[k : k + n], slots[k : k + n], threshold))
+            judged.append(
+                _judge(part, scores[k : k + n], slots[k : k + n], threshold, contradicted_min)
+            )
             k += n
         weakest = min(judged, key=lambda p: p.attribution)
         refuted = next((p for p in judged if p.verdict == "contradicted"), None)
         value = weakest.attribution
         verdict, where = ("supported", weakest.evidence_index)
-        if value < threshold:
+        if not attributed(value, threshold):
             verdict, where = ("unverified", weakest.evidence_index)
             if refuted is not None:
                 verdict, where = ("contradicted", refuted.evidence_index)
@@ -132,7 +136,7 @@ def auto_ais(
                 True,
                 value,
                 where,
-                value >= threshold,
+                attributed(value, threshold),
                 verdict,
                 tuple(judged) if len(judged) > 1 else (),
             )
@@ -147,15 +151,16 @@ def _judge(
     mine: Sequence[EntailmentScores],
     named: Sequence[SlotVerdict | None],
     threshold: float,
+    contradicted_min: float = CONTRADICTED_MIN,
 ) -> PartAttribution:
     """One claim (or part) against each evidence: max P(supported), and when that misses the
     threshold, whether an evidence refutes it (``refutes``; the most contradicting one)."""
     supported = [s.supported for s in mine]
     best = max(range(len(supported)), key=supported.__getitem__) if supported else None
     value = supported[best] if best is not None else 0.0
-    if value >= threshold:
+    if attributed(value, threshold):
         return PartAttribution(part.text, part.start, part.end, part.kind, value, best, "supported")
-    against = [i for i, s in enumerate(mine) if refutes(s, named[i])]
+    against = [i for i, s in enumerate(mine) if refutes(s, named[i], contradicted_min)]
     if against:
         where = max(against, key=lambda i: mine[i].contradicted)
         return PartAttribution(
@@ -207,14 +212,21 @@ def score_text(
     text: str,
     evidence: Sequence[str],
     context: str | None = None,
-    threshold: float = 0.5,
+    threshold: float = ATTRIBUTED_MIN,
     decompose: bool = False,
+    contradicted_min: float = CONTRADICTED_MIN,
 ) -> ScoreReport:
     """auto-AIS of ``text`` against ``evidence`` (``decompose``: by atomic parts); ValueError
     for an empty text."""
     if not text.strip():
         raise ValueError("the text is empty; pass the passage to score")
     passage = auto_ais(
-        text, list(evidence), model, context=context, threshold=threshold, decompose=decompose
+        text,
+        list(evidence),
+        model,
+        context=context,
+        threshold=threshold,
+        decompose=decompose,
+        contradicted_min=contradicted_min,
     )
     return ScoreReport(passage, tuple(evidence))

@@ -63,8 +63,9 @@ EditorFactory = Callable[..., Editor]
 _EDITORS: Registry[EditorFactory] = Registry("editor type", "editor.type")
 
 register = _EDITORS.register
-"""Make ``factory(cfg, attribution=..., llm=..., llm_cfg=...)`` buildable as
-``editor.type=name``; ``attribution`` and ``llm`` are zero-argument loaders."""
+"""Make ``factory(cfg, attribution=..., llm=..., llm_cfg=..., policy=...)`` buildable as
+``editor.type=name``; ``attribution`` and ``llm`` are zero-argument loaders, ``policy`` the
+judge's config section."""
 
 
 available = _EDITORS.available

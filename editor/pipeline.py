@@ -162,11 +162,12 @@ class Pipeline:
 
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
-        self.check_input(text, context, evidence)
         if sources is not None:
+            self.check_input(text, context, evidence)
             if evidence is not None:
                 raise InputError("give either evidence or sources, not both")
             return self._repair(text, context, given_sources(sources))
+        self.check_input(text, context, evidence)  # the text as given: its type, size, limits
         protected = protect(text)
         if not protected.has_markers:
             return self._edit(text, context, evidence, cache)
@@ -264,7 +265,8 @@ class Pipeline:
         evidence: Sequence[str] | None = None,
         cache: TenantCache | None = None,
     ) -> EditResult:
-        self.check_input(text, context, evidence)
+        if not text.strip():  # nothing but citation markers
+            raise InputError("the text has no words outside its citation markers")
         lim = self.cfg.limits
         timings: dict[str, float] = {}
         refused = self._refused(text, context, evidence is None, timings)

@@ -10,7 +10,7 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCORE = re.compile(
     r"(?<![a-z0-9])(p_\w+|prob\w*|supported|contradicted|not_supported|attribution|relevance"
     r"|logits?|scores?|confidence|margin|gain|f1|value)(?![a-z0-9])",

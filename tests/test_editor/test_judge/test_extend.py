@@ -12,7 +12,7 @@ from editor.judge import available as judges
 from editor.pipeline import Pipeline
 from editor.revision.editors import available as editors
 
-HOWTO = Path(__file__).resolve().parents[2] / "docs" / "pages" / "how-to" / "extend.md"
+HOWTO = Path(__file__).resolve().parents[3] / "docs" / "pages" / "how-to" / "extend.md"
 TEXT = "The Eiffel Tower was completed in 1899."
 EVIDENCE = ["The Eiffel Tower was completed in 1889. It stands on the Champ de Mars in Paris."]
 

@@ -68,7 +68,7 @@ def test_every_preset_loads_and_names_its_editor():
         "web-searxng": ("substitute", "iterative", "nli"),
         "span": ("substitute", "iterative", "nli"),
     }
-    presets = {p.stem for p in (Path(__file__).resolve().parents[2] / "configs").glob("*.yaml")}
+    presets = {p.stem for p in (Path(__file__).resolve().parents[3] / "configs").glob("*.yaml")}
     assert presets == set(expected)
     for name, (editor, mode, agreement) in expected.items():
         cfg = load_config(name)

@@ -17,7 +17,7 @@ from editor.pipeline import Pipeline
 from editor.report.coherence import incoherences
 from editor.types import Evidence
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXPECTED = ROOT / "tests" / "resources" / "judge_suites_expected.jsonl"
 PRESET = {"rules": "default", "span": "span", "learned": "default"}
 EXTRA = {"learned": ("judge.type=learned",)}

@@ -4,8 +4,9 @@ from the judge's config section (``judge:``; the defaults here are its defaults)
 The stages outside ``editor/judge`` ask these functions rather than compare a score with a
 number themselves (``tests/test_editor/test_judge/test_policy.py`` fails where one does): the
 gate and the report's contradiction (``refutes``), the report's and auto-AIS's attribution
-(``attributed``), an editor's swap (``gains``), RARR's edit size limits (``edit_allowed``) and
-citation repair's removal (``removes_citation``), and `purr check`'s answer match (``same_answer``).
+(``attributed``), an editor's swap (``gains``), RARR's edit size limits (``edit_allowed``),
+citation repair's removal (``removes_citation``) and ``purr check``'s answer match
+(``same_answer``).
 """
 
 from __future__ import annotations

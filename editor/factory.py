@@ -258,7 +258,7 @@ class Components:
     def researcher(self) -> Researcher:
         hops = None
         if self.cfg.research.multi_hop:
-            from editor.attribution.places import load as load_places
+            from editor.claims.places import load as load_places
             from editor.research.hops import MultiHop
 
             hops = MultiHop(place_level=load_places().level)

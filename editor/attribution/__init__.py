@@ -1,5 +1,6 @@
 """The attribution stage (the verifier): NLI models behind one Protocol and their registry
-(auto-AIS over a passage, a metric of their scores, is ``editor.report.auto_ais``).
+(auto-AIS over a passage, a metric of their scores, is ``editor.report.auto_ais``; the claims
+they read, slots, places and answers, are ``editor.claims``).
 
 Contract: ``base.py``. Models: ``nli.py`` (``ChunkedNLI``, long premises in windows), ``hf.py``
 (``hf`` and ``t5-true``), ``minicheck.py`` (``minicheck-t5``, ``llm-check``, ``llm-check-vllm``),

@@ -1,7 +1,7 @@
 """The verifier: the NLI model, the slot checks and coverage fused into one calibrated verdict.
 
 ``FusedVerifier`` wraps any attribution model. For each (evidence, claim) pair it reads the
-NLI scores, the slot check (``editor.attribution.slot_check``) and the claim's coverage by the
+NLI scores, the slot check (``editor.claims.slot_check``) and the claim's coverage by the
 evidence, and turns them into calibrated probabilities with a fitted ``Fusion``. It is itself an
 ``AttributionModel`` (``score_batch`` returns the calibrated scores, which sum to 1), so the
 agreement gate, edit acceptance, auto-AIS, ``purr data make``'s filter, ``purr score`` and
@@ -24,7 +24,7 @@ import numpy as np
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.fusion import Fusion, feature_row
-from editor.attribution.slot_check import SlotChecker, SlotVerdict
+from editor.claims.slot_check import SlotChecker, SlotVerdict
 from editor.text.words import content_words
 from editor.types import EntailmentScores
 

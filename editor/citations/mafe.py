@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from editor.attribution.slot_values import states_same
-from editor.attribution.slots import Slot, family, typed_spans
+from editor.claims.slot_values import states_same
+from editor.claims.slots import Slot, family, typed_spans
 from editor.judge.agreement.reader import as_question
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words

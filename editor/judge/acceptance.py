@@ -210,7 +210,7 @@ def negation_problem(before: str, after: str, evidence: str) -> str | None:
     >>> negation_problem("It is not in Paris.", "It is in Paris.", "It is in Paris.") is None
     True
     """
-    from editor.attribution.flips import negation_only
+    from editor.claims.flips import negation_only
     from editor.text.words import content_words
     from retrieval.sentences import split
 

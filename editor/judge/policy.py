@@ -18,7 +18,7 @@ from rapidfuzz.distance import Levenshtein
 from editor.types import EntailmentScores
 
 if TYPE_CHECKING:
-    from editor.attribution.slot_check import SlotVerdict
+    from editor.claims.slot_check import SlotVerdict
 
 CONTRADICTED_MIN = 0.7
 """``judge.contradicted_min``: P(contradicted) a judgement needs (above P(supported) too) to

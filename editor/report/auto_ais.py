@@ -55,7 +55,7 @@ from editor.types import (
 if TYPE_CHECKING:
     from spacy.language import Language
 
-    from editor.attribution.slot_check import SlotVerdict
+    from editor.claims.slot_check import SlotVerdict
 
 
 def auto_ais(

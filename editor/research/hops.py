@@ -72,7 +72,7 @@ PLACE_LEVELS = {
     "capital": "inside",
     "village": "inside",
 }
-"""The gazetteer level (``editor.attribution.places``) of the place a head noun names."""
+"""The gazetteer level (``editor.claims.places``) of the place a head noun names."""
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.attribution.slots import norm
+from editor.claims.slots import norm
 from editor.text.words import question_type
 
 MODELS = {"smollm2": "packaged:smollm2-135m-instruct", "gemma": "packaged:gemma-3-270m"}
@@ -160,7 +160,7 @@ def strategyqa_questions(data: Path, n: int) -> list[Question]:
 def clapnq_questions(data: Path, n: int) -> list[Question]:
     """Up to ``n`` CLAPnq questions whose written answer names a span of the kind the question
     asks for that the gold passage states (see the module doc)."""
-    from editor.attribution.answers import ANSWER_KINDS, evidence_answers
+    from editor.claims.answers import ANSWER_KINDS, evidence_answers
     from editor.text.nlp import get_nlp
     from retrieval.corpus import jsonl_rows
 

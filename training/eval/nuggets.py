@@ -101,8 +101,8 @@ def _contains(sentence: str, answer: str) -> bool:
 def _slot_conflicts(nug: dict[str, Any], docs: Sequence[Any], skip: Sequence[int]) -> list[int]:
     """Sentences on the nugget's question (two of its content words or more) that state a
     value of the answers' kind (a date, number or name) and none of the answers' values."""
-    from editor.attribution.slot_values import states_same
-    from editor.attribution.slots import family, typed_spans
+    from editor.claims.slot_values import states_same
+    from editor.claims.slots import family, typed_spans
 
     nlp = get_nlp()
     answers = [a for a in nug.get("answers") or [] if isinstance(a, str) and a.strip()]

@@ -1,4 +1,4 @@
-"""``purr eval slots``: how well the slot checks (``editor.attribution.slot_check``) catch planted
+"""``purr eval slots``: how well the slot checks (``editor.claims.slot_check``) catch planted
 errors and leave correct sentences alone, on a planted dev set (``purr data planted``).
 
 Each row's evidence is its source article (the Wikipedia summary its title names) or, with
@@ -19,8 +19,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.attribution.slot_check import SlotChecker
 from editor.attribution.verifier import judge_batch
+from editor.claims.slot_check import SlotChecker
 from editor.judge.policy import refutes
 from retrieval.files import save_png, write_text
 from retrieval.sentences import split

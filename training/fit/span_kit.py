@@ -45,7 +45,7 @@ MODULES = (
     "training.fit.span_train",
     "training.fit.steps",
 )
-FILES = ("editor/attribution/places.json",)
+FILES = ("editor/claims/places.json",)
 
 
 def copy_modules(out: Path, modules: tuple[str, ...], files: tuple[str, ...] = ()) -> None:

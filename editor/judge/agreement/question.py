@@ -1,10 +1,10 @@
 """RARR's agreement as a question asks it: with a question as context, does the evidence give
 the same answer as the text? ``QuestionAgreement`` wraps any agreement model: where the wrapped
 model does not find a disagreement, it compares the text's answer span (the kind of span the
-question asks for, not named in the question; ``editor.attribution.answers``) with the
+question asks for, not named in the question; ``editor.claims.answers``) with the
 evidence's answers (spans of that kind in the evidence sentences that share the question's
 words). The evidence disagrees when it answers and neither names the text's answer anywhere
-nor a place that contains or is it (``editor.attribution.places``): "the evidence answers
+nor a place that contains or is it (``editor.claims.places``): "the evidence answers
 'Guwahati', the text 'Calcutta'".
 """
 
@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from editor.attribution.answers import ANSWER_KINDS, answer_span, asked_of, evidence_answers
-from editor.attribution.granularity import PLACE_KINDS
-from editor.attribution.places import load as load_places
-from editor.attribution.slot_values import bare_name
-from editor.attribution.slots import Slot, norm
+from editor.claims.answers import ANSWER_KINDS, answer_span, asked_of, evidence_answers
+from editor.claims.granularity import PLACE_KINDS
+from editor.claims.places import load as load_places
+from editor.claims.slot_values import bare_name
+from editor.claims.slots import Slot, norm
 from editor.judge.agreement.base import AgreementModel, FromBatch, said
 from editor.judge.base import Finding
 from editor.text.words import is_question, question_type

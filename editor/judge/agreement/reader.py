@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from editor.attribution.answers import asked_of
-from editor.attribution.slot_values import bare_name
-from editor.attribution.slots import Slot, approximate, date_range, family, quantity, typed_spans
+from editor.claims.answers import asked_of
+from editor.claims.slot_values import bare_name
+from editor.claims.slots import Slot, approximate, date_range, family, quantity, typed_spans
 from editor.judge.agreement.base import AgreementModel, FromBatch
 from editor.judge.base import Decision, Finding, Proposal
 from editor.reader.base import Answer, Reading

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from editor.attribution.slots import typed_spans
+from editor.claims.slots import typed_spans
 from editor.config import EditorConfig
 from editor.revision.editors.base import Editor, Revision, available, build, register
 from editor.revision.editors.identity import IdentityEditor

@@ -5,7 +5,7 @@ page.
 
 ``AnswerEditor`` wraps an editor (dspy's ``Refine`` habit: composition, not subclassing). Given a
 question it finds the answer span in the text (a typed span of the asked kind that the question
-does not itself name), reads the evidence's answer (``editor.attribution.answers``: the span of
+does not itself name), reads the evidence's answer (``editor.claims.answers``: the span of
 the same kind, not named in the question, nearest the question's words in the evidence sentence
 sharing most of them), puts it in the span's place and keeps it when that raises
 P(supported) - P(contradicted) by ``min_gain`` and ends up supported more than contradicted.
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from editor.attribution.answers import ANSWER_KINDS, answer_span, asked_of, evidence_answers
 from editor.attribution.base import AttributionModel
-from editor.attribution.granularity import PLACE_KINDS
-from editor.attribution.places import load as load_places
-from editor.attribution.slot_values import bare_name, is_year_range
-from editor.attribution.slots import Slot
+from editor.claims.answers import ANSWER_KINDS, answer_span, asked_of, evidence_answers
+from editor.claims.granularity import PLACE_KINDS
+from editor.claims.places import load as load_places
+from editor.claims.slot_values import bare_name, is_year_range
+from editor.claims.slots import Slot
 from editor.judge.policy import gains
 from editor.revision.editors.base import Editor, OneByOne, Revision, edits
 from editor.revision.editors.substitute import swap_in

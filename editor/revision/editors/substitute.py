@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.slot_check import SlotVerdict, slot_context
-from editor.attribution.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
 from editor.attribution.verifier import judge_batch
+from editor.claims.slot_check import SlotVerdict, slot_context
+from editor.claims.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
 from editor.judge.policy import gains
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only

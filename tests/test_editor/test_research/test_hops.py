@@ -29,7 +29,7 @@ QUESTION = "Who directed the film that won Best Picture at the 67th Academy Awar
 
 @pytest.fixture(scope="module")
 def hops():
-    from editor.attribution.places import load
+    from editor.claims.places import load
 
     return MultiHop(place_level=load().level)
 

@@ -6,7 +6,7 @@ real-errors`` writes such answers with their question, gold answers and the pass
 them; this module labels them for the span judge, with the question as context:
 
 - ``llm-wrong``: contradicted. The answer's value (its first span of the kind the question asks
-  for that the question does not name, ``editor.attribution.answers.answer_span``) is tagged
+  for that the question does not name, ``editor.claims.answers.answer_span``) is tagged
   ``C``, with every other place the answer repeats it, and points at the gold answer in the
   evidence window. Kept only where the gold answer there is a span of that kind too.
 - ``llm-fixed``: supported; the wrong answer with the gold answer put in, where the window states
@@ -93,8 +93,8 @@ def stated(claim: str, evidence: str) -> bool:
 def span_rows(answers: Iterable[dict[str, Any]], nlp: Any, tally: Counter) -> Iterator[SpanRow]:
     """Span rows of ``purr data real-errors`` rows (see the module doc); ``tally`` counts what
     became of each answer."""
-    from editor.attribution.answers import ANSWER_KINDS, answer_span
-    from editor.attribution.slots import typed_spans
+    from editor.claims.answers import ANSWER_KINDS, answer_span
+    from editor.claims.slots import typed_spans
     from editor.text.words import question_type
 
     kinds_in: dict[str, list] = {}  # a question's answers share its window: parse it once

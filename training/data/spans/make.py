@@ -48,7 +48,7 @@ SHORT_WINDOWS = 0.3
 """With ``restated``: the share of windows cut to a random size (the pipeline's windows hold
 one sentence as often as several)."""
 DEV_SALT = "purr-spans-v1"
-PLACES = Path(__file__).resolve().parents[3] / "editor" / "attribution" / "places.json"
+PLACES = Path(__file__).resolve().parents[3] / "editor" / "claims" / "places.json"
 
 
 def split_of(doc: str, fraction: float = 0.04) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from editor.attribution.slots import Slot, approximate, date_range, family, norm, quantity
+from editor.claims.slots import Slot, approximate, date_range, family, norm, quantity
 
 _YEARS = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _DIGITS = re.compile(r"\d")

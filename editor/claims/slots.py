@@ -2,7 +2,7 @@
 is negated. Found with spaCy's entities and a number pattern; dates are read with dateparser and
 units with pint, so "31 March 1889", "1887 to 1889" and "330 metres" become comparable values.
 
-The ``substitute`` editor proposes its swaps from these slots, and ``editor.attribution.slot_check``
+The ``substitute`` editor proposes its swaps from these slots, and ``editor.claims.slot_check``
 compares a claim's slots with its evidence's.
 """
 

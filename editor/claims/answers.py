@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from editor.attribution.slots import Slot, norm, typed_spans
+from editor.claims.slots import Slot, norm, typed_spans
 from editor.text.words import content_words, named_in_question
 from retrieval.sentences import split
 

@@ -7,8 +7,8 @@ from datetime import date
 
 import pytest
 
-from editor.attribution.slot_check import SlotChecker
-from editor.attribution.slots import approximate, date_range, quantity
+from editor.claims.slot_check import SlotChecker
+from editor.claims.slots import approximate, date_range, quantity
 
 EIFFEL = (
     "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. It is "

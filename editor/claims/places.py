@@ -5,7 +5,7 @@ Kingdom", "Dutch" and "the Netherlands" are one place.
 
 ``places.json`` (shipped) joins the hand-written ``places_curated.json`` with what the first
 sentences of the packaged Wikipedia summaries state ("Bavaria, officially the Free State of
-Bavaria, is a landlocked state of Germany."); ``python -m editor.attribution.places`` writes
+Bavaria, is a landlocked state of Germany."); ``python -m editor.claims.places`` writes
 it again.
 """
 

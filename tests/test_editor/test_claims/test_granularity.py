@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from editor.attribution.slot_check import SlotChecker
+from editor.claims.slot_check import SlotChecker
 
 GRANULARITY = [  # the claim names a place inside the evidence's
     ("He was born in a town in Bavaria.", "He was born in a town in Germany."),

@@ -7,8 +7,8 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
-from editor.attribution.slot_values import NAME_KINDS, bare_name, outermost
-from editor.attribution.slots import WORD_TOKEN, exchanged_spans, family, typed_spans
+from editor.claims.slot_values import NAME_KINDS, bare_name, outermost
+from editor.claims.slots import WORD_TOKEN, exchanged_spans, family, typed_spans
 
 Span = tuple[int, int]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from editor.attribution.places import key, load
-from editor.attribution.slots import Slot, norm
+from editor.claims.places import key, load
+from editor.claims.slots import Slot, norm
 
 PLACE_KINDS = frozenset({"place", "norp", "org"})
 """Kinds a gazetteer name may fill: spaCy labels "the UK" GPE, ORG or NORP by context."""

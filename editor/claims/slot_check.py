@@ -2,7 +2,7 @@
 role, or the opposite polarity, in the very context the claim states its own?
 
 The claim is aligned with the evidence sentence that shares most of its content words. Each
-slot of the claim (``editor.attribution.slots``) is then looked up there:
+slot of the claim (``editor.claims.slots``) is then looked up there:
 
 - found with the same value (a date range that overlaps, a number within rounding, or within
   10% when the claim hedges it with "about", "over", ...; a name the evidence mentions) ->
@@ -19,8 +19,8 @@ the evidence's sentence with a "not" added, or a negated claim against an unnega
 with no contradicted slot and at least one confirmed slot is ``consistent``; anything else is
 ``unknown``: the check only speaks where the evidence does.
 
-The value comparisons are in ``editor.attribution.slot_values``, the role swaps and polarity
-flips in ``editor.attribution.flips``; this module aligns, parses and decides.
+The value comparisons are in ``editor.claims.slot_values``, the role swaps and polarity
+flips in ``editor.claims.flips``; this module aligns, parses and decides.
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from editor.attribution.flips import negation_only, swapped_names
-from editor.attribution.granularity import coarser_or_same, named_otherwise, same_level
-from editor.attribution.slot_values import (
+from editor.claims.flips import negation_only, swapped_names
+from editor.claims.granularity import coarser_or_same, named_otherwise, same_level
+from editor.claims.slot_values import (
     COMPARED_KINDS,
     NAME_KINDS,
     comparable,
@@ -42,7 +42,7 @@ from editor.attribution.slot_values import (
     outermost,
     states_same,
 )
-from editor.attribution.slots import Slot, negated, norm, typed_spans
+from editor.claims.slots import Slot, negated, norm, typed_spans
 from editor.text.words import content_words
 
 SlotVerdictKind = Literal["contradicted", "consistent", "unknown"]
@@ -347,7 +347,7 @@ def _subject(doc: Any, verdict: SlotVerdict) -> bool:
 
 
 def _role_swap(claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:
-    """Two names that trade places (``editor.attribution.flips.swapped_names``) as a
+    """Two names that trade places (``editor.claims.flips.swapped_names``) as a
     contradiction."""
     swapped = swapped_names(claim_doc, ev_doc)
     if swapped is None:

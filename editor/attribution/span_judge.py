@@ -1,5 +1,5 @@
 """The span judge: the three-head network (``span_model``) loaded from a folder, as a verifier
-(``attribution.type=span``: its pair head, premises read in windows) and as what the span
+(``attribution.model=span``: its pair head, premises read in windows) and as what the span
 judge's fixer (``editor.judge.span_fix``) and the citation locator ask: which words of a claim
 the evidence contradicts or does not support, and which evidence words state the right value.
 

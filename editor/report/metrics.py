@@ -3,8 +3,6 @@
 Pure functions over strings and numbers; no models. Attribution numbers come from auto-AIS
 (``editor.report.auto_ais``). Levenshtein distances are character-level and computed by
 ``rapidfuzz`` (C++), so passages of many thousand characters cost microseconds.
-
-``passage_scores`` is the summary of one edit; its primary number is ``PRIMARY`` (``f1_ap``).
 """
 
 from __future__ import annotations
@@ -13,9 +11,6 @@ import math
 from typing import Literal
 
 from rapidfuzz.distance import Levenshtein
-
-PRIMARY = "f1_ap"
-"""The key of ``passage_scores`` to rank systems by (RARR's and PURR's headline metric)."""
 
 # PURR's edit categories (Chen et al. 2023, section 5); inequalities are strict as in the paper.
 HUGE_PRESERVATION = 0.5  # huge: Pres < 0.5
@@ -148,42 +143,6 @@ def levenshtein_closer(original: str, revised: str, reference: str) -> float:
     after = levenshtein(revised, reference)
     scale = max(before, after)
     return 0.0 if scale == 0 else (before - after) / scale
-
-
-def passage_scores(
-    original: str,
-    revised: str,
-    attribution_before: float | None,
-    attribution_after: float | None,
-) -> dict[str, float]:
-    """The scores of one edited passage; the primary number is ``PRIMARY`` = ``"f1_ap"``.
-
-    Keys: ``attribution_before``, ``attribution_after`` (auto-AIS of x and y),
-    ``attribution_gain`` (after - before), ``preservation`` (Pres_Lev), ``f1_ap`` (attribution
-    after vs preservation) and ``edited`` (1.0 if y != x else 0.0).
-
-    An attribution of None means the passage had no sentence to attribute (all questions or
-    greetings, see ``auto_ais``); the keys that need it are NaN then, so aggregate with
-    ``math.nan``-aware means (``statistics.fmean`` of the non-NaN values, ``numpy.nanmean``).
-
-    >>> s = passage_scores("born in 1990", "born in 1991", 0.1, 0.9)
-    >>> {k: round(v, 4) for k, v in s.items()}  # doctest: +NORMALIZE_WHITESPACE
-    {'attribution_before': 0.1, 'attribution_after': 0.9, 'attribution_gain': 0.8,
-     'preservation': 0.9167, 'f1_ap': 0.9083, 'edited': 1.0}
-    >>> passage_scores("Hello!", "Hello!", None, None)["f1_ap"]
-    nan
-    """
-    before = math.nan if attribution_before is None else float(attribution_before)
-    after = math.nan if attribution_after is None else float(attribution_after)
-    pres = preservation(original, revised)
-    return {
-        "attribution_before": before,
-        "attribution_after": after,
-        "attribution_gain": after - before,
-        "preservation": pres,
-        PRIMARY: math.nan if math.isnan(after) else f1_ap(after, pres),
-        "edited": float(original != revised),
-    }
 
 
 def _check_unit(name: str, value: float) -> None:

@@ -52,19 +52,13 @@ class Researcher:
         ``cache`` holds is not researched again (``editor.research.cache``)."""
         return self.run([text], [context], cache).results[0]
 
-    def research_batch(
-        self, texts: list[str], contexts: Sequence[str | None] | None = None
-    ) -> list[list[QueryEvidence]]:
-        """``research`` for each text (with its context)."""
-        return self.run(texts, contexts).results
-
     def run(
         self,
         texts: list[str],
         contexts: Sequence[str | None] | None = None,
         cache: TenantCache | None = None,
     ) -> ResearchRun:
-        """``research_batch`` with the milliseconds spent generating queries, searching and
+        """``research`` of each text (with its context), with the milliseconds spent generating queries, searching and
         reranking, summed over the texts."""
         ctx = list(contexts) if contexts is not None else [None] * len(texts)
         if len(ctx) != len(texts):

@@ -116,12 +116,3 @@ def check_language(text: str) -> LanguageCheck:
     if len(words) >= 12 and english / len(words) < 0.05 and other >= 1:
         return LanguageCheck(False, f"the text looks like {lang}, not English", lang)
     return LanguageCheck(True)
-
-
-def looks_english(text: str) -> bool:
-    """``check_language(text).english``.
-
-    >>> looks_english("OK"), looks_english("Hello! How can I help you today?")
-    (True, True)
-    """
-    return check_language(text).english

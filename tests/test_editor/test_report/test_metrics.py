@@ -6,13 +6,11 @@ import pytest
 
 from editor.report.metrics import (
     EDIT_CATEGORIES,
-    PRIMARY,
     edit_category,
     f1_ap,
     levenshtein,
     levenshtein_closer,
     levenshtein_closer_chars,
-    passage_scores,
     preservation,
 )
 
@@ -110,33 +108,3 @@ def test_levenshtein_closer_chars_and_relative():
     assert levenshtein_closer("abcdXY", "abQRXY", "abcdef") == pytest.approx(-0.5)
     assert levenshtein_closer("abc", "abc", "abc") == 0.0
     assert levenshtein_closer("", "", "") == 0.0
-
-
-def test_passage_scores_keys_values_and_primary():
-    scores = passage_scores("born in 1990", "born in 1991", 0.1, 0.9)
-    assert PRIMARY == "f1_ap" and PRIMARY in scores
-    assert set(scores) == {
-        "attribution_before",
-        "attribution_after",
-        "attribution_gain",
-        "preservation",
-        "f1_ap",
-        "edited",
-    }
-    pres = 1 - 1 / 12
-    assert scores["preservation"] == pytest.approx(pres)
-    assert scores["attribution_gain"] == pytest.approx(0.8)
-    assert scores["f1_ap"] == pytest.approx(2 * 0.9 * pres / (0.9 + pres))
-    assert scores["edited"] == 1.0
-    assert all(isinstance(v, float) for v in scores.values())
-
-    unchanged = passage_scores("Paris is in France.", "Paris is in France.", 0.7, 0.7)
-    assert unchanged["edited"] == 0.0 and unchanged["preservation"] == 1.0
-    assert unchanged["f1_ap"] == pytest.approx(2 * 0.7 / 1.7)
-
-
-def test_passage_scores_without_applicable_sentences_are_nan():
-    scores = passage_scores("Hello! How are you?", "Hello! How are you?", None, None)
-    assert math.isnan(scores["attribution_after"]) and math.isnan(scores["f1_ap"])
-    assert math.isnan(scores["attribution_gain"])
-    assert scores["preservation"] == 1.0 and scores["edited"] == 0.0

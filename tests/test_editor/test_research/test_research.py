@@ -111,7 +111,7 @@ def test_no_claims_no_queries(tiny_index, reranker):
     assert researcher.research("") == []
     assert researcher.research("Hello! How are you?") == []
     with pytest.raises(ValueError, match="one context"):
-        researcher.research_batch(["a", "b"], [None])
+        researcher.run(["a", "b"], [None])
 
 
 def test_the_page_a_sentence_names_joins_the_candidates(tiny_index, reranker):

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from editor.config import PipelineConfig
 from editor.installed import skipped
 from editor.research.researcher import Researcher
-from editor.text.document import TextParser, share
+from editor.text.document import TextParser
 from retrieval.backends import open_index
 from retrieval.corpus import DEFAULT_CORPUS, read_corpus
 from retrieval.index import CONFIG_FILE, Index
@@ -189,9 +189,7 @@ class Components:
         from editor.research.querygen.base import build as build_querygen
 
         needs_llm = self.cfg.querygen.type == "llm"
-        generator = build_querygen(self.cfg.querygen, self.llm if needs_llm else None)
-        share(self.parser, generator, getattr(generator, "fallback", None))
-        return generator
+        return build_querygen(self.cfg.querygen, self.llm if needs_llm else None, self.parser)
 
     @cached_property
     def parser(self) -> TextParser:

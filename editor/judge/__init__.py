@@ -56,12 +56,10 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
     from editor.judge.agreement import build as build_agreement
     from editor.judge.agreement.base import GATE_RULES
     from editor.judge.rules import RulesJudge
-    from editor.text.document import share
 
     gate = None
     if cfg.revision.gate:
-        gate = build_agreement(cfg.agreement, attribution, llm, cfg.judge)
-        share(parser, gate)
+        gate = build_agreement(cfg.agreement, attribution, llm, cfg.judge, parser)
         if isinstance(gate, NLIAgreement):
             gate.off = frozenset(cfg.judge.rules_off) & set(GATE_RULES)
         if cfg.editor.answers and "question" not in cfg.judge.rules_off:

@@ -134,12 +134,3 @@ def standalone_docs(
     for i, doc in zip(rewritten, again, strict=True):
         docs[i] = doc
     return results, docs
-
-
-def share(parser: TextParser, *stages: object) -> None:
-    """Hand ``parser`` to each of ``stages`` that reads passages through one (has a ``parser``
-    attribute): stages built by registered factories, which take no parser, get the pipeline's
-    this way."""
-    for stage in stages:
-        if isinstance(getattr(stage, "parser", None), TextParser):
-            stage.parser = parser  # type: ignore[attr-defined]

@@ -40,14 +40,17 @@ __all__ = [
 
 register(
     "nli",
-    lambda cfg, attribution, llm, policy: NLIAgreement(
+    lambda cfg, attribution, llm, policy, parser: NLIAgreement(
         attribution(),
         policy.contradicted_min,
         policy.supported_min,
         cfg.sentences_per_query,
+        parser=parser,
     ),
 )
 register(
     "llm",
-    lambda cfg, attribution, llm, policy: LLMAgreement(llm(), cfg.prompt, cfg.max_new_tokens),
+    lambda cfg, attribution, llm, policy, parser: LLMAgreement(
+        llm(), cfg.prompt, cfg.max_new_tokens
+    ),
 )

@@ -12,6 +12,7 @@ from editor.config import AgreementConfig, JudgeConfig
 from editor.judge.base import Finding
 from editor.registry import Registry
 from editor.result import Flag
+from editor.text.document import TextParser
 from editor.types import Evidence
 from editor.verdicts import Verdict
 
@@ -125,9 +126,14 @@ def build(
     attribution: Callable[[], AttributionModel],
     llm: Callable[[], object],
     policy: JudgeConfig | None = None,
+    parser: TextParser | None = None,
 ) -> AgreementModel:
-    """The agreement model of ``cfg.type`` deciding by the judge's ``policy``;
-    ``attribution``/``llm`` are called only if needed."""
+    """The agreement model of ``cfg.type`` deciding by the judge's ``policy`` and reading
+    passages through ``parser``; ``attribution``/``llm`` are called only if needed."""
     return _AGREEMENT.get(cfg.type)(
-        cfg, attribution=attribution, llm=llm, policy=policy or JudgeConfig()
+        cfg,
+        attribution=attribution,
+        llm=llm,
+        policy=policy or JudgeConfig(),
+        parser=parser or TextParser(),
     )

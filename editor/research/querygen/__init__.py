@@ -25,6 +25,7 @@ from editor.research.querygen.simple import (
     PassageQueryGenerator,
     SentenceQueryGenerator,
 )
+from editor.text.document import TextParser
 
 __all__ = [
     "EntityQueryGenerator",
@@ -41,18 +42,20 @@ __all__ = [
 ]
 
 
-def _build_llm(cfg: QueryGenConfig, llm: LLMBackend | None) -> QueryGenerator:
+def _build_llm(cfg: QueryGenConfig, llm: LLMBackend | None, parser: TextParser) -> QueryGenerator:
     if llm is None:
         raise ValueError(
             "querygen.type=llm needs an LLM backend: pass editor.llm.build(cfg.llm), "
             "or set querygen.type=sentence (no LLM)"
         )
     return LLMQueryGenerator(
-        llm, samples=cfg.samples, max_queries=cfg.max_queries, prompt=cfg.prompt
+        llm, samples=cfg.samples, max_queries=cfg.max_queries, prompt=cfg.prompt, parser=parser
     )
 
 
-def _build_trained(cfg: QueryGenConfig, llm: LLMBackend | None) -> QueryGenerator:
+def _build_trained(
+    cfg: QueryGenConfig, llm: LLMBackend | None, parser: TextParser
+) -> QueryGenerator:
     from editor.research.querygen.trained import TrainedQueryGenerator
 
     if cfg.adapter is None and cfg.model is None:
@@ -65,11 +68,14 @@ def _build_trained(cfg: QueryGenConfig, llm: LLMBackend | None) -> QueryGenerato
         adapter=cfg.adapter,
         max_queries=cfg.max_queries,
         prompt=cfg.prompt,
+        parser=parser,
     )
 
 
-register("sentence", lambda cfg, llm: SentenceQueryGenerator(cfg.max_queries))
-register("entity", lambda cfg, llm: EntityQueryGenerator(cfg.max_queries))
+register(
+    "sentence", lambda cfg, llm, parser: SentenceQueryGenerator(cfg.max_queries, parser=parser)
+)
+register("entity", lambda cfg, llm, parser: EntityQueryGenerator(cfg.max_queries, parser=parser))
 register("llm", _build_llm)
-register("passage", lambda cfg, llm: PassageQueryGenerator())
+register("passage", lambda cfg, llm, parser: PassageQueryGenerator())
 register("trained", _build_trained)

@@ -15,6 +15,7 @@ from editor.research.querygen.questions import (
     dedupe,
     normalize_question,
 )
+from editor.text.document import TextParser
 from editor.types import Query
 
 log = logging.getLogger(__name__)
@@ -93,17 +94,21 @@ class BatchedGenerator:
         ]
 
 
-QueryGenFactory = Callable[[QueryGenConfig, LLMBackend | None], QueryGenerator]
+QueryGenFactory = Callable[[QueryGenConfig, LLMBackend | None, TextParser], QueryGenerator]
 
 _GENERATORS: Registry[QueryGenFactory] = Registry("query generator", "querygen.type")
 
 register = _GENERATORS.register
-"""Make ``factory(cfg, llm)`` buildable as ``querygen.type=name``; refuses duplicates."""
+"""Make ``factory(cfg, llm, parser)`` buildable as ``querygen.type=name`` (``parser``: the
+pipeline's one parser of passages); refuses duplicates."""
 
 available = _GENERATORS.available
 """The names ``build`` accepts."""
 
 
-def build(cfg: QueryGenConfig, llm: LLMBackend | None = None) -> QueryGenerator:
-    """The generator named by ``cfg.type``; ``llm`` is required for ``type=llm``."""
-    return _GENERATORS.get(cfg.type)(cfg, llm)
+def build(
+    cfg: QueryGenConfig, llm: LLMBackend | None = None, parser: TextParser | None = None
+) -> QueryGenerator:
+    """The generator named by ``cfg.type``, reading passages through ``parser``; ``llm`` is
+    required for ``type=llm``."""
+    return _GENERATORS.get(cfg.type)(cfg, llm, parser or TextParser())

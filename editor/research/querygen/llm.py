@@ -20,6 +20,8 @@ from editor.research.querygen.simple import SentenceQueryGenerator
 if TYPE_CHECKING:
     from spacy.language import Language
 
+    from editor.text.document import TextParser
+
 logger = logging.getLogger(__name__)
 
 DEFAULT_PROMPT = PROMPT_DIR / "cqgen.txt"
@@ -68,6 +70,7 @@ class LLMQueryGenerator(WritingGenerator):
         max_new_tokens: int | None = None,
         use_chat: bool = False,
         nlp: Language | None = None,
+        parser: TextParser | None = None,
     ) -> None:
         if samples < 1 or max_queries < 1:
             raise ValueError(f"samples and max_queries must be >= 1, got {samples}, {max_queries}")
@@ -78,7 +81,7 @@ class LLMQueryGenerator(WritingGenerator):
         self.temperature = temperature
         self.max_new_tokens = max_new_tokens
         self.use_chat = use_chat
-        self.fallback = SentenceQueryGenerator(max_queries, nlp)
+        self.fallback = SentenceQueryGenerator(max_queries, nlp, parser)
         examples = self.template.replace("{{context}}", "").replace("{{passage}}", "")
         self._example_keys = {normalize_question(q) for q in parse_questions(examples)}
 

@@ -19,6 +19,7 @@ from editor.research.querygen.base import WritingGenerator
 from editor.research.querygen.llm import grounded, render_prompt
 from editor.research.querygen.questions import parse_questions
 from editor.research.querygen.simple import SentenceQueryGenerator
+from editor.text.document import TextParser
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +57,7 @@ class TrainedQueryGenerator(WritingGenerator):
         prompt: str | Path | None = None,
         max_new_tokens: int = 128,
         device: str = "cpu",
+        parser: TextParser | None = None,
     ) -> None:
         if max_queries < 1:
             raise ValueError(f"max_queries must be >= 1, got {max_queries}")
@@ -65,7 +67,7 @@ class TrainedQueryGenerator(WritingGenerator):
         self.template = load_trained_prompt(prompt)
         self.max_new_tokens = max_new_tokens
         self.device = device
-        self.fallback = SentenceQueryGenerator(max_queries)
+        self.fallback = SentenceQueryGenerator(max_queries, parser=parser)
         self._loaded: tuple[Any, Any] | None = None
 
     def load(self) -> tuple[Any, Any]:

@@ -238,4 +238,4 @@ def test_llm_type_needs_a_backend():
 
 def test_register_refuses_duplicates():
     with pytest.raises(ValueError, match="already registered"):
-        register("sentence", lambda cfg, llm: SentenceQueryGenerator())
+        register("sentence", lambda cfg, llm, parser: SentenceQueryGenerator())

@@ -14,30 +14,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from editor.report.verdicts import carried_back
 from editor.result import FindingReport, Step
 from editor.text.words import changed_run
 
 
-def _in_original(original: str, before: str, start: int, end: int) -> tuple[int, int] | None:
-    """Where ``before[start:end]`` stands in ``original``: the same place when the step judged
-    the original, else the nearest occurrence of the words (None when an edit removed them)."""
-    if before == original:
+def _in_original(
+    original: str, steps: Sequence[Step], i: int, start: int, end: int
+) -> tuple[int, int] | None:
+    """Where ``steps[i].before[start:end]`` stands in ``original``: the same place where the
+    step judged the original, else carried back through the accepted edits before it (None
+    where an edit wrote those words)."""
+    if steps[i].before == original:
         return start, end
-    words = before[start:end]
-    hits, at = [], original.find(words)
-    while at >= 0 and words:
-        hits.append(at)
-        at = original.find(words, at + 1)
-    if not hits:
-        return None
-    at = min(hits, key=lambda h: abs(h - start))
-    return at, at + len(words)
+    back = carried_back((start, end), steps[i].before, steps[:i])
+    return back[0] if back is not None and back[1] == original else None
 
 
 def findings(original: str, steps: Sequence[Step]) -> tuple[FindingReport, ...]:
     """The findings of a revision's ``steps`` over ``original`` (see the module doc)."""
     out: dict[tuple, FindingReport] = {}
-    for st in steps:
+    for i, st in enumerate(steps):
         region = changed_run(st.before, st.after) if st.accepted and st.after != st.before else None
         unsure = changed_run(st.before, st.suggested) if st.suggested else None
         for fl in st.flags:
@@ -47,7 +44,7 @@ def findings(original: str, steps: Sequence[Step]) -> tuple[FindingReport, ...]:
                 assert st.suggested is not None
                 suggestion = st.suggested[unsure[0] : unsure[2]]
             words = st.before[start:end]
-            where = _in_original(original, st.before, start, end)
+            where = _in_original(original, steps, i, start, end)
             fixed = region is not None and region[0] <= end and region[1] >= start
             key = (where, words, fl.kind)
             if key in out:

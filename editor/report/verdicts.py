@@ -68,6 +68,32 @@ def carried(span: Span, text: str, later: Sequence[Step]) -> tuple[Span, str] | 
     return (a, b), text
 
 
+def carried_back(span: Span, text: str, earlier: Sequence[Step]) -> tuple[Span, str] | None:
+    """``span`` of ``text`` where it stood before the accepted edits of ``earlier`` (undone
+    last first), and the text that was; None where an edit wrote any of it or a step did not
+    leave the text the next one started from.
+
+    >>> s = Step("q", "e", False, "r", "A is 5. B is 7.", "A is 55. B is 7.", True)
+    >>> carried_back((9, 16), "A is 55. B is 7.", [s])
+    ((8, 15), 'A is 5. B is 7.')
+    >>> carried_back((5, 7), "A is 55. B is 7.", [s]) is None
+    True
+    """
+    a, b = span
+    for st in reversed(earlier):
+        if not st.accepted or st.after == st.before:
+            continue
+        if st.after != text:
+            return None
+        s, e, f = changed_run(st.before, st.after)
+        if a >= f:
+            a, b = a - (f - e), b - (f - e)
+        elif b > s:
+            return None
+        text = st.before
+    return (a, b), text
+
+
 def judged_verdicts(steps: Sequence[Step], revised: str) -> dict[Span, str]:
     """The judge's verdict on each sentence of ``revised`` the steps assessed in the form it
     ended up with, in the report's words, by the sentence's span (``stripped``) there.

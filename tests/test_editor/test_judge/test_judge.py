@@ -19,8 +19,8 @@ from editor.types import Evidence
 
 ROOT = Path(__file__).resolve().parents[3]
 EXPECTED = ROOT / "tests" / "resources" / "judge_suites_expected.jsonl"
-PRESET = {"rules": "default", "span": "span", "learned": "default"}
-EXTRA = {"learned": ("judge.type=learned",)}
+PRESET = {"rules": "default", "span": "span", "learned": "default", "union": "default"}
+EXTRA = {"learned": ("judge.type=learned",), "union": ("judge.type=union",)}
 
 ANGKOR = (
     "Angkor Wat is noted for its monumental scale, extensive bas-reliefs, and architectural unity "
@@ -40,9 +40,11 @@ def _expected(suite: str, judge: str) -> dict[str, str]:
     return {r["id"]: r["revised"] for r in rows if r["suite"] == suite and r["judge"] == judge}
 
 
-def _check_suite(suite: str, judge: str) -> None:
+def _check_suite(suite: str, judge: str, every: int = 1) -> None:
+    """The suite's rows (every ``every``-th) edited as before, each result coherent."""
     expected = _expected(suite, judge)
     rows = [json.loads(line) for line in (ROOT / "training" / "eval" / f"{suite}.jsonl").open()]
+    rows = rows[::every]
     pipe = _pipeline(judge)
     differ, disagree = [], []
     for row in rows:
@@ -60,8 +62,19 @@ def test_each_judge_gives_the_statements_suite_byte_for_byte_and_reports_its_ver
     _check_suite("statements", judge)
 
 
+@pytest.mark.parametrize("judge", ["learned", "union"])
+def test_the_combined_judges_give_a_fifth_of_the_statements_suite_as_before_and_coherent(judge):
+    _check_suite("statements", judge, every=5)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("judge", ["rules", "span"])
+@pytest.mark.parametrize("judge", ["learned", "union"])
+def test_the_combined_judges_give_the_statements_suite_byte_for_byte_and_coherent(judge):
+    _check_suite("statements", judge)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("judge", ["rules", "span", "learned", "union"])
 def test_each_judge_gives_the_meaning_suite_byte_for_byte_and_reports_its_verdicts(judge):
     _check_suite("statements_meaning", judge)
 

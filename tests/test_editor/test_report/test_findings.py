@@ -26,8 +26,12 @@ def test_a_fixed_and_an_unfixed_flag_keep_their_offsets_in_the_original():
 def test_a_flag_judged_after_an_earlier_edit_is_found_in_the_original_text():
     edited = TEXT.replace("753 BC", "the year 753 BC")  # an earlier step moved everything after
     at = edited.index("Spain")
-    (f,) = findings(TEXT, [step(edited, edited, False, Flag(at, at + 5, "not_supported"))])
+    moved = step(TEXT, edited, True)
+    (f,) = findings(TEXT, [moved, step(edited, edited, False, Flag(at, at + 5, "not_supported"))])
     assert TEXT[f.start : f.end] == "Spain" and f.kind == "not_supported" and not f.fixed
+    twice = TEXT.replace("Spain.", "Spain. Spain.")  # the same words twice: each its own place
+    again = step(twice, twice, False, Flag(len(twice) - 6, len(twice) - 1, "contradicted"))
+    assert findings(TEXT, [step(TEXT, twice, True), again])[0].start is None  # written by an edit
 
 
 def test_the_same_words_flagged_by_two_evidences_are_one_finding_fixed_by_either():

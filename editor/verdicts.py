@@ -2,8 +2,8 @@
 
 Inside, every stage speaks the judge's verdicts (``Verdict``): a sentence is ``supported``,
 ``contradicted``, ``not_stated`` by its evidence, or ``not_checkable`` (no sentence answers the
-query). At the edge, the report, HTTP and the CLI word them for people (``REPORTED``): what
-the evidence does not state is ``unverified``.
+query). At the edge they are worded for people: the report's sentences (``REPORTED``: what the
+evidence does not state is ``unverified``) and a cited source's label (``CITED``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,10 @@ REPORTED: dict[str, str] = {
     "not_stated": "unverified",
 }
 """the report's word for each verdict of the judge on a sentence it assessed"""
+
+CITED: dict[str, str] = {"supported": "supports", "contradicted": "contradicts"}
+"""A cited source's label for its claim (``purr check``, ``/v1/check``, citation repair) from
+the judge's verdict on the pair; anything else is ``not_enough``."""
 
 DECIDED: dict[str, str] = {
     "supported": "the judge finds it supported",

@@ -32,10 +32,8 @@ from editor.text.nlp import get_nlp, is_claim
 from editor.text.parts import Part, sentence_parts
 from editor.text.words import content_words
 from editor.types import Evidence, evidence_text
+from editor.verdicts import CITED
 from retrieval.sentences import split
-
-LABELS = {"supported": "supports", "contradicted": "contradicts"}
-"""A finding's verdict as a citation's label (anything else: ``not_enough``)."""
 
 
 class PairVerdict(NamedTuple):
@@ -64,7 +62,7 @@ def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
     >>> v.label, v.values, v.evidence_sentence
     ('contradicts', ('1895', '1889'), 'It opened in 1889.')
     """
-    label = LABELS.get(finding.verdict, "not_enough")
+    label = CITED.get(finding.verdict, "not_enough")
     p = finding.supported if finding.supported is not None else float(label == "supports")
     flags = sorted(finding.flags, key=lambda f: (f.kind != "contradicted", f.fix is None))
     values = None

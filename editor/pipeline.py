@@ -19,7 +19,6 @@ from dataclasses import replace
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.attribution.nli import in_pair_scope
 from editor.batch import BatchOutcome, edit_batch
 from editor.checking import check_citations
 from editor.citations.markers import protect, restore
@@ -42,6 +41,7 @@ from editor.research.instructions import set_aside_instructions, set_aside_resea
 from editor.research.researcher import unique_evidence
 from editor.result import EditResult, Status
 from editor.revision.base import Revises
+from editor.scope import one_edit
 from editor.stages import StageRunner, load_alongside
 from editor.text.language import check_language
 from editor.text.nlp import get_nlp
@@ -145,6 +145,7 @@ class Pipeline:
         """Raise ``InputError`` saying what is wrong with the input and what to do."""
         check_input(self.cfg.limits, text, context, evidence)
 
+    @one_edit  # one state per edit: its parses, pair scores and fixes (editor.scope)
     def edit(
         self,
         text: str,
@@ -257,7 +258,6 @@ class Pipeline:
         finally:
             timings["report"] = (time.perf_counter() - t) * 1000
 
-    @in_pair_scope  # each model scores a pair once per edit
     def _edit(
         self,
         text: str,
@@ -342,6 +342,7 @@ class Pipeline:
             findings=findings(text, steps),
         )
 
+    @one_edit
     def check(
         self,
         text: str,

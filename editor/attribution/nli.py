@@ -13,15 +13,14 @@ that fit.
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
 
+from editor.scope import current
 from editor.text.words import gather as gather_sentences
 from editor.types import EntailmentScores
 from retrieval.sentences import split
@@ -41,30 +40,6 @@ _SYNONYMS = {
     "inconsistent unfaithful hallucinated hallucination partial",
 }
 _CANONICAL = {word: label for label, words in _SYNONYMS.items() for word in words.split()}
-
-
-_SCOPE: ContextVar[dict[int, dict[tuple[str, str], np.ndarray]] | None] = ContextVar(
-    "purr_pair_scope", default=None
-)
-
-
-def in_pair_scope(fn: Callable[..., T]) -> Callable[..., T]:
-    """``fn`` with every model's pair probabilities kept for the length of the call (one edit:
-    the gate, the editor's candidate checks and the report score half their pairs twice),
-    then dropped. Threads that copy the caller's context (the stage runner) share it; a call
-    inside another keeps the outer scope."""
-
-    @functools.wraps(fn)
-    def scoped(*args: Any, **kwargs: Any) -> T:
-        if _SCOPE.get() is not None:
-            return fn(*args, **kwargs)
-        token = _SCOPE.set({})
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _SCOPE.reset(token)
-
-    return scoped
 
 
 def canonical_label(name: str) -> str | None:
@@ -256,10 +231,10 @@ class ChunkedNLI:
 
     def _batched(self, pairs: list[tuple[str, str]]) -> np.ndarray:
         """``_pair_probabilities`` over batches of similar length; rows in input order. Inside
-        a ``pair_scope`` (one edit), a pair already scored there is not scored again."""
+        an edit (``editor.scope``), a pair already scored there is not scored again."""
         out = np.zeros((len(pairs), 3), dtype=np.float64)
-        scope = _SCOPE.get()
-        known = {} if scope is None else scope.setdefault(id(self), {})
+        scope = current()
+        known = {} if scope is None else scope.pairs.setdefault(id(self), {})
         todo = [i for i, pair in enumerate(pairs) if pair not in known]
         for i, pair in enumerate(pairs):
             if pair in known:

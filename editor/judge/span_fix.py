@@ -13,13 +13,12 @@ against the same window, calls it supported and flags nothing contradicted.
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from editor.attribution.span_judge import FlaggedSpan, SpanJudge
 from editor.judge.base import Decision
+from editor.scope import current
 from editor.text.words import changed_run
 from retrieval.sentences import split
 
@@ -123,27 +122,25 @@ class SpanFixer:
     ) -> None:
         self.guard = guard
         self.judge = judge
-        self._cache: OrderedDict[tuple, SpanFix] = OrderedDict()
-        self._lock = threading.Lock()  # the service's workers share one fixer
         self.contradicted_min = contradicted_min
         self.supported_min = supported_min
 
     def fix(self, sentence: str, evidence: Sequence[str], question: str = "") -> SpanFix:
         """The fix of ``sentence`` against the evidence texts (each cut into windows), read as
-        an answer to ``question`` when one is given and the judge reads questions; the last
-        256 answers are kept (the gate and the editor ask the same)."""
+        an answer to ``question`` when one is given and the judge reads questions; within one
+        edit each answer is kept (``editor.scope``: the gate and the editor ask the same)."""
         question = question if question and self.judge.reads_questions else ""
-        key = (sentence, tuple(evidence), question)
-        with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
-        out = self._fix(sentence, evidence, question)
-        with self._lock:
-            self._cache[key] = out
-            while len(self._cache) > 256:
-                self._cache.popitem(last=False)
-        return out
+        scope = current()
+        if scope is None:
+            return self._fix(sentence, evidence, question)
+        key = (id(self), sentence, tuple(evidence), question)
+        with scope.lock:
+            kept = scope.fixes.get(key)
+        if kept is None:
+            kept = self._fix(sentence, evidence, question)
+            with scope.lock:
+                kept = scope.fixes.setdefault(key, kept)
+        return kept
 
     def fix_in_context(
         self, sentence: str, standalone: str, evidence: Sequence[str], question: str = ""

@@ -4,19 +4,18 @@ and whether it states something checkable (``is_claim``).
 
 ``TextParser.parse(text, context)`` makes a ``ParsedText`` in one spaCy pass over the context's
 last sentences and the passage's sentences (plus one over the few sentences decontextualisation
-rewrote) and keeps the last few it made. ``Pipeline`` parses the text at input and hands the same
-parser to every stage that reads the passage's sentences (query generation, the agreement gate,
-edit acceptance, the report), so each of them gets that one ``ParsedText`` instead of splitting
-and parsing the text again.
+rewrote) and keeps it for the edit (``editor.scope``). ``Pipeline`` parses the text at input
+and builds every stage that reads the passage's sentences (query generation, the agreement
+gate, edit acceptance, the report) with the same parser, so each of them gets that one
+``ParsedText`` instead of splitting and parsing the text again.
 """
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from editor.scope import current
 from editor.text.decontext import Decontextualized, decontextualize_docs
 from editor.text.nlp import get_nlp, is_claim
 from retrieval.sentences import split_spans
@@ -71,25 +70,22 @@ class ParsedText:
 
 
 class TextParser:
-    """Parses passages into ``ParsedText``s and keeps the last ``keep`` of them, so stages that
-    share it share one parse of a text. Thread-safe; ``nlp`` defaults to the shared pipeline.
+    """Parses passages into ``ParsedText``s. Within one edit (``editor.scope``) it parses a
+    (text, context) once and every stage that reads through it gets that parse; outside an
+    edit it parses each time. ``nlp`` defaults to the shared pipeline.
 
+    >>> from editor.scope import one_edit
     >>> parser = TextParser()
     >>> p = parser.parse("Marie Curie was a physicist. She won two Nobel Prizes. Any questions?")
     >>> [(s.standalone.decontextualized, s.claim) for s in p.sentences]
     [('Marie Curie was a physicist.', True), ('Marie Curie won two Nobel Prizes.', True), \
 ('Any questions?', False)]
-    >>> parser.parse(p.text) is p
+    >>> one_edit(lambda: parser.parse(p.text) is parser.parse(p.text))()
     True
     """
 
-    def __init__(self, nlp: Language | None = None, keep: int = 32) -> None:
-        if keep < 1:
-            raise ValueError(f"keep must be >= 1 parsed texts, got {keep}")
+    def __init__(self, nlp: Language | None = None) -> None:
         self._nlp = nlp
-        self.keep = keep
-        self._lock = threading.Lock()
-        self._kept: OrderedDict[tuple[str, str | None], ParsedText] = OrderedDict()
 
     @property
     def nlp(self) -> Language:
@@ -97,18 +93,18 @@ class TextParser:
 
     def parse(self, text: str, context: str | None = None) -> ParsedText:
         """``text`` split, decontextualised against ``context`` and what precedes each
-        sentence, and parsed; the same object for the same text and context while kept."""
-        key = (text, context or None)
-        with self._lock:
-            if key in self._kept:
-                self._kept.move_to_end(key)
-                return self._kept[key]
-        parsed = parse_text(text, context, self.nlp)
-        with self._lock:
-            self._kept[key] = parsed
-            while len(self._kept) > self.keep:
-                self._kept.popitem(last=False)
-        return parsed
+        sentence, and parsed; within one edit, the same object for the same text and context."""
+        scope = current()
+        if scope is None:
+            return parse_text(text, context, self.nlp)
+        key = (id(self), text, context or None)
+        with scope.lock:
+            kept = scope.parses.get(key)
+        if kept is None:
+            kept = parse_text(text, context, self.nlp)
+            with scope.lock:
+                kept = scope.parses.setdefault(key, kept)
+        return kept
 
 
 def parse_text(text: str, context: str | None, nlp: Language) -> ParsedText:

@@ -180,25 +180,25 @@ def test_gather_is_set_from_the_config_on_the_model_that_reads_windows():
     assert getattr(build(AttributionConfig()), "nli", model).gather is False
 
 
-def test_a_pair_scope_scores_each_pair_once_per_call_and_on_the_stage_threads():
-    from editor.attribution.nli import in_pair_scope
+def test_an_edit_scores_each_pair_once_on_all_its_stage_threads():
+    from editor.scope import one_edit
     from editor.stages import StageRunner
 
     stub = TruncatingStub(max_length=40, batch_size=8)
     pairs = [("Premise SUPPORT.", "Claim one."), ("Premise CONTRA.", "Claim two.")]
     runner = StageRunner()
 
-    @in_pair_scope
-    def one_edit() -> list:
+    @one_edit
+    def edit() -> list:
         first = stub.score_batch(pairs)
         again = runner.run(lambda: stub.score_batch(pairs[::-1]), 10, "report")  # another thread
-        inner = in_pair_scope(lambda: stub.score_batch(pairs))()  # keeps the outer scope
+        inner = one_edit(lambda: stub.score_batch(pairs))()  # keeps the outer scope
         assert again[::-1] == first == inner
         return first
 
-    one_edit()
+    edit()
     assert [len(b) for b in stub.batches] == [2]  # scored once in the whole call
-    one_edit()
+    edit()
     assert [len(b) for b in stub.batches] == [2, 2]  # a new call, a new scope
     stub.score_batch(pairs)
     assert [len(b) for b in stub.batches] == [2, 2, 2]  # outside any scope: scored again

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from editor.attribution.span_judge import SpanJudge
-from editor.config import RevisionConfig
+from editor.config import JudgeConfig, RevisionConfig
 from editor.judge.span import SpanJudgeOfFixes
 from editor.judge.span_fix import SpanFixer, windows
 from editor.judge.span_guard import edit_guard
@@ -88,7 +88,9 @@ def test_the_span_judge_fixes_a_passage_in_the_revision_loop(fixer):
 def test_a_contradiction_left_unfixed_is_reported_with_the_evidence_that_flags_it(fixer):
     ev = Evidence("c1", CLEO, "Cleopatra", "test", None, "When did Cleopatra reign?", 1.0)
     text = "Cleopatra was Queen of the Ptolemaic Kingdom of Egypt from 51 to 30 AD."
-    reviser = Reviser(IdentityEditor(), SpanJudgeOfFixes(fixer), RevisionConfig(max_edit_chars=1))
+    reviser = Reviser(
+        IdentityEditor(), SpanJudgeOfFixes(fixer), RevisionConfig(), JudgeConfig(max_edit_chars=1)
+    )
     revised, steps = reviser.revise(text, [ev])  # an edit limit of one character: no fix fits
     assert revised == text
     (found,) = [f for f in findings(text, steps) if f.kind == "contradicted"]

@@ -11,7 +11,7 @@ from helpers import CONTRACT_KEYS, run_purr, save_tiny_t5
 from llm_helpers import free_port, smollm
 
 from editor.attribution.base import build as build_attribution
-from editor.config import AttributionConfig, RevisionConfig, load_config
+from editor.config import AttributionConfig, JudgeConfig, RevisionConfig, load_config
 from editor.factory import Components
 from editor.inputs import InputError
 from editor.judge.acceptance import EditAcceptance
@@ -86,25 +86,27 @@ def test_proposers_are_asked_in_turn_until_the_judge_applies_one(nli):
     text = "The Eiffel Tower is 250 metres tall."
     fixed = "The Eiffel Tower is 330 metres tall."
     judge = RulesJudge(NLIAgreement(nli), EditAcceptance(nli))
-    cfg = RevisionConfig(max_edit_chars=20)
+    policy = JudgeConfig(max_edit_chars=20)
     for first, why in [
         (editor("same", lambda t: t), "same: no change"),  # leaves the text as it was
         (editor("long", lambda t: t + " And much, much more was said."), "exceeds the limit"),
         (editor("doubler", lambda t: t.replace("250", "Eiffel Tower")), "doubles the name"),
     ]:
-        revised, (step,) = Reviser([first, SubstituteEditor(nli)], judge, cfg).revise(
+        revised, (step,) = Reviser([first, SubstituteEditor(nli)], judge, None, policy).revise(
             text, [_q(TOWER, text)]
         )
         assert revised == fixed and step.editor == "substitute", step.reason
         assert why in step.reason, step.reason
     never = editor("never", lambda t: pytest.fail("asked after an applied edit"))
-    revised, (step,) = Reviser([SubstituteEditor(nli), never], judge, cfg).revise(
+    revised, (step,) = Reviser([SubstituteEditor(nli), never], judge, None, policy).revise(
         text, [_q(TOWER, text)]
     )
     assert revised == fixed and step.editor == "substitute"
     settler = editor("answer", lambda t: t.replace("250", "Eiffel Tower"))
     settler.settles = True  # the question's answer: refused, it still closes the sentence
-    revised, (step,) = Reviser([settler, never], judge, cfg).revise(text, [_q(TOWER, text)])
+    revised, (step,) = Reviser([settler, never], judge, None, policy).revise(
+        text, [_q(TOWER, text)]
+    )
     assert revised == text and not step.accepted and "doubles the name" in step.reason
 
 
@@ -205,7 +207,7 @@ def test_edit_size_limit_rejects_a_runaway_editor(nli, tmp_path):
     path = save_tiny_t5(tmp_path / "t5", words)
     tok_model = FiDEditor(str(path), max_new_tokens=40)  # random weights: a long garbage answer
     text = "The Eiffel Tower was completed in 1925."
-    reviser = Reviser(tok_model, None, RevisionConfig(gate=False, max_edit_chars=10))
+    reviser = Reviser(tok_model, None, RevisionConfig(gate=False), JudgeConfig(max_edit_chars=10))
     revised, steps = reviser.revise(text, [_q(TOWER, text)])
     assert revised == text
     assert len(steps) == 1 and not steps[0].accepted

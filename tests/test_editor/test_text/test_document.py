@@ -8,6 +8,7 @@ from editor.factory import Components
 from editor.pipeline import Pipeline
 from editor.report.auto_ais import auto_ais
 from editor.research.querygen.simple import EntityQueryGenerator, SentenceQueryGenerator
+from editor.scope import current, one_edit
 from editor.text.document import TextParser
 from editor.text.nlp import get_nlp
 from retrieval.sentences import split_spans
@@ -45,6 +46,7 @@ def test_sentences_spans_standalone_forms_and_claims():
     assert parsed.standalone("Not in the text.") == "Not in the text."
 
 
+@one_edit
 def test_the_context_is_part_of_what_is_parsed():
     parser = TextParser()
     alone = parser.parse("She won two Nobel Prizes.")
@@ -54,14 +56,26 @@ def test_the_context_is_part_of_what_is_parsed():
     assert answered.sentences[0].standalone.decontextualized == "Marie Curie won two Nobel Prizes."
 
 
-def test_a_parser_keeps_only_its_last_texts():
-    parser = TextParser(keep=2)
-    first = parser.parse("Paris is in France.")
-    parser.parse("Rome is in Italy.")
-    parser.parse("Oslo is in Norway.")
-    assert parser.parse("Paris is in France.") is not first
+def test_a_parse_is_kept_for_one_edit_only_and_each_thread_edits_with_its_own():
+    from concurrent.futures import ThreadPoolExecutor
+
+    parser = TextParser()
+
+    @one_edit
+    def edit(text: str) -> tuple:
+        first = parser.parse(text)
+        return first, first is parser.parse(text), len(current().parses)
+
+    first, kept, held = edit("Paris is in France.")
+    assert kept and held == 1 and current() is None  # the scope went with the edit
+    assert edit("Paris is in France.")[0] is not first  # the next edit parses anew
+    assert parser.parse("Paris is in France.") is not parser.parse("Paris is in France.")
+    with ThreadPoolExecutor(2) as pool:  # two edits at once: neither sees the other's parse
+        held = [h for _, _, h in pool.map(edit, ["Rome is in Italy.", "Oslo is in Norway."])]
+    assert held == [1, 1]
 
 
+@one_edit
 def test_query_generators_and_auto_ais_read_one_parse(mnli_model):
     nlp = CountingNLP()
     parser = TextParser(nlp)

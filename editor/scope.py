@@ -1,0 +1,69 @@
+"""One edit's state: what its stages compute once and read again, kept for that edit alone.
+
+``Pipeline.edit`` opens an ``EditScope`` (``one_edit``) and every stage of the edit reads it:
+the parse of each (text, context) (``editor.text.document.TextParser``), each model's
+probabilities for a (premise, hypothesis) pair (``editor.attribution.nli``: the gate, the
+editor's candidate checks and the report score half their pairs twice) and the span judge's
+fix of a sentence (``editor.judge.span_fix``: the gate and the editor ask the same). When the
+edit ends the scope is dropped: nothing is kept from one edit to the next, and nothing is
+shared between two edits running at once, each in its own context. The stage runner's
+threads copy the caller's context, so an edit's stages share its scope; outside an edit
+nothing is kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass
+class EditScope:
+    """The state of one edit (see the module doc)."""
+
+    parses: dict[tuple[str, str | None], Any] = field(default_factory=dict)
+    """(text, context) -> its ``ParsedText``"""
+    pairs: dict[int, dict[tuple[str, str], Any]] = field(default_factory=dict)
+    """a model's ``id`` -> (premise, hypothesis) -> its probabilities"""
+    fixes: dict[tuple, Any] = field(default_factory=dict)
+    """(a fixer's ``id``, sentence, evidence, question) -> its ``SpanFix``"""
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+_CURRENT: ContextVar[EditScope | None] = ContextVar("purr_edit_scope", default=None)
+
+
+def current() -> EditScope | None:
+    """The scope of the edit running in this context (None: outside any edit)."""
+    return _CURRENT.get()
+
+
+def one_edit(fn: Callable[..., T]) -> Callable[..., T]:
+    """``fn`` run in an ``EditScope`` of its own, dropped when it returns; a call inside
+    another keeps the outer one.
+
+    >>> @one_edit
+    ... def edit():
+    ...     current().parses["x"] = 1
+    ...     return dict(current().parses)
+    >>> edit(), current()
+    ({'x': 1}, None)
+    """
+
+    @functools.wraps(fn)
+    def scoped(*args: Any, **kwargs: Any) -> T:
+        if _CURRENT.get() is not None:
+            return fn(*args, **kwargs)
+        token = _CURRENT.set(EditScope())
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _CURRENT.reset(token)
+
+    return scoped

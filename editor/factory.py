@@ -1,8 +1,7 @@
 """The builder: everything a ``Pipeline`` composes, made from a ``PipelineConfig``. The research
 components are built once, lazily, and shared; ``build_reviser`` makes the revision stage (the
 judge and the proposers it chooses among), ``build_repairer`` citation repair;
-``first_use_work`` lists the one-time work a
-machine still needs."""
+``first_use_work`` lists the one-time work a machine still needs."""
 
 from __future__ import annotations
 
@@ -302,31 +301,30 @@ def build_reviser(
     attribution = _as_trained(attribution)  # edits are decided by the verifier as measured
     editors = rules_editors(cfg, attribution, llm)
     judge = build_judge(cfg, attribution, llm, parser)
+    loop, policy = cfg.revision, cfg.judge
     if cfg.judge.type == "span":
         if not cfg.editor.answers:
-            return Reviser(IdentityEditor(), judge, cfg.revision, cfg.judge)
+            return Reviser(IdentityEditor(), judge, loop, policy)
         from editor.judge.span import AskedToo
         from editor.revision.editors.answer import AnswerEditor
 
-        asked = AskedToo(judge)  # type: ignore[arg-type]
-        answer = AnswerEditor(IdentityEditor(), attribution(), cfg.judge.min_gain)
-        return Reviser(answer, asked, cfg.revision, cfg.judge)
+        answer = AnswerEditor(IdentityEditor(), attribution(), policy.min_gain)
+        return Reviser(answer, AskedToo(judge), loop, policy)  # type: ignore[arg-type]
     if cfg.judge.type != "rules":  # the combined judges weigh the rules editors' candidates
         if not editors:
             raise ValueError(
                 f"judge.type={cfg.judge.type} weighs the rules editors' edits, and "
                 f"editor.type={cfg.editor.type} writes none: set editor.type=substitute"
             )
-        return Reviser(editors, judge, cfg.revision, cfg.judge)
+        return Reviser(editors, judge, loop, policy)
     if not editors:
-        unchecked = cfg.revision.model_copy(update={"gate": False})
-        return Reviser(IdentityEditor(), None, unchecked, cfg.judge)
+        return Reviser(IdentityEditor(), None, loop.model_copy(update={"gate": False}), policy)
     causal = [e for e in editors if e.name == "causal"]
     if causal and cfg.judge.reader.rewrite:  # a sentence that gives no answer, rewritten
         from editor.revision.proposers import AnswerRewrite
 
-        return Reviser([AnswerRewrite(causal[0]), *editors], judge, cfg.revision, cfg.judge)
-    return Reviser(editors, judge, cfg.revision, cfg.judge)
+        return Reviser([AnswerRewrite(causal[0]), *editors], judge, loop, policy)
+    return Reviser(editors, judge, loop, policy)
 
 
 def rules_editors(

@@ -40,7 +40,7 @@ from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signa
 from editor.result import Flag
 from editor.text.words import changed_run, keep_spacing
 from editor.types import Evidence
-from editor.verdicts import DECIDED, Verdict
+from editor.verdicts import DECIDED
 
 
 @dataclass(frozen=True)
@@ -278,7 +278,7 @@ class CombinedJudge(FirstSure):
         )
 
 
-def _said(f: Finding, verdict: Verdict, p_wrong: float, a: Assessed) -> Finding:
+def _said(f: Finding, verdict: str, p_wrong: float, a: Assessed) -> Finding:
     """``f`` under the head's ``verdict``, its reason opening with it (the readings weighed
     follow). A sentence with words named against its evidence is not supported, whatever the
     head reads (it is not stated: doubted, its words named); a wrong one that names no words
@@ -292,7 +292,7 @@ def _said(f: Finding, verdict: Verdict, p_wrong: float, a: Assessed) -> Finding:
     reason = f"{DECIDED[verdict]} (P(wrong) {p_wrong:.2f}); {f.reason}"
     return replace(
         f,
-        verdict=verdict,
+        verdict=verdict,  # type: ignore[arg-type]
         reason=reason,
         supported=1.0 - p_wrong,
         contradicted=p_wrong,

@@ -112,7 +112,11 @@ def judged_verdicts(steps: Sequence[Step], revised: str) -> dict[Span, str]:
         if moved is None or moved[1] != revised:
             return
         key = stripped(revised, moved[0])
-        if key[1] > key[0] and verdict in _RANK and _RANK[verdict] < _RANK.get(found.get(key), 9):
+        if (
+            key[1] > key[0]
+            and verdict in _RANK
+            and _RANK[verdict] < _RANK.get(found.get(key, ""), 9)
+        ):
             found[key] = verdict
 
     for i, st in enumerate(steps):

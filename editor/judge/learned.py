@@ -286,7 +286,7 @@ def _said(f: Finding, verdict: str, p_wrong: float, a: Assessed) -> Finding:
     flags = f.flags
     if verdict == "supported" and flags:
         verdict = "not_stated"
-    span = a.sentence_span
+    span = f.span or a.sentence_span  # the sentence this finding judged
     if verdict == "contradicted" and not flags and span is not None:
         flags = (Flag(span[0], span[1], "contradicted"),)
     reason = f"{DECIDED[verdict]} (P(wrong) {p_wrong:.2f}); {f.reason}"

@@ -14,10 +14,12 @@ pick among them (the first it applies) before the union or the head decides betw
   applied when P(right) reaches the head's operating point (chosen on dev so that applied edits
   are right at least nine times in ten), suggested (``unsafe``) from its lower point, else only
   its words are named. The report's verdict is the head's: contradicted from ``wrong_min``
-  where a judge found evidence against the sentence. Words researched evidence only does not
-  state are not named (on real answers most words of most right sentences are unstated in what
-  research finds, and naming them buries the few that matter): the sentence's verdict,
-  ``not_stated``, says so. Evidence the caller gave (``source`` ``given``: the text's own
+  where a judge found evidence against the sentence, or where an edit is applied or
+  suggested; never supported where words are named against the evidence (``not_stated``).
+  The reason opens with that verdict (``editor.verdicts.DECIDED``), then the readings weighed.
+  Words researched evidence only does not state are not named (on real answers most words of
+  most right sentences are unstated in what research finds, and naming them buries the few
+  that matter): the sentence's verdict, ``not_stated``, says so. Evidence the caller gave (``source`` ``given``: the text's own
   sources) is what the text claims to rest on, so there a word it does not state is named.
 """
 

@@ -19,8 +19,9 @@ pick among them (the first it applies) before the union or the head decides betw
   The reason opens with that verdict (``editor.verdicts.DECIDED``), then the readings weighed.
   Words researched evidence only does not state are not named (on real answers most words of
   most right sentences are unstated in what research finds, and naming them buries the few
-  that matter): the sentence's verdict, ``not_stated``, says so. Evidence the caller gave (``source`` ``given``: the text's own
-  sources) is what the text claims to rest on, so there a word it does not state is named.
+  that matter): the sentence's verdict, ``not_stated``, says so. Evidence the caller gave
+  (``source`` ``given``: the text's own sources) is what the text claims to rest on, so there
+  a word it does not state is named.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ class EditScope:
     """The state of one edit (see the module doc)."""
 
     parses: dict[tuple[str, str | None], Any] = field(default_factory=dict)
-    """(text, context) -> its ``ParsedText``"""
+    """(the spaCy pipeline's ``id``, text, context) -> its ``ParsedText``"""
     pairs: dict[int, dict[tuple[str, str], Any]] = field(default_factory=dict)
     """a model's ``id`` -> (premise, hypothesis) -> its probabilities"""
     fixes: dict[tuple, Any] = field(default_factory=dict)

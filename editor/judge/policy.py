@@ -4,9 +4,9 @@ from the judge's config section (``judge:``; the defaults here are its defaults)
 The stages outside ``editor/judge`` ask these functions rather than compare a score with a
 number themselves (``tests/test_editor/test_judge/test_policy.py`` fails where one does): the
 gate and the report's contradiction (``refutes``), the report's and auto-AIS's attribution
-(``attributed``), an editor's swap (``gains``), RARR's edit size limits (``edit_allowed``),
-citation repair's removal (``removes_citation``) and ``purr check``'s answer match
-(``same_answer``).
+(``attributed``), an editor's swap (``gains``, ``swap_helps``), RARR's edit size limits
+(``edit_allowed``), citation repair's removal (``removes_citation``) and ``purr check``'s
+answer match (``same_answer``).
 """
 
 from __future__ import annotations
@@ -67,6 +67,17 @@ def gains(before: float, after: float, min_gain: float) -> bool:
     (True, False)
     """
     return after - before >= min_gain
+
+
+def swap_helps(before: float, after: float, min_gain: float) -> bool:
+    """Whether a swap stands for an editor to propose it: P(supported) - P(contradicted) rose
+    by ``min_gain`` (``gains``) and ends up above 0 (the sentence supported more than
+    contradicted).
+
+    >>> swap_helps(-0.5, 0.1, 0.2), swap_helps(-0.5, -0.1, 0.2)
+    (True, False)
+    """
+    return gains(before, after, min_gain) and after > 0
 
 
 def edit_allowed(before: str, after: str, max_chars: int, max_ratio: float) -> tuple[bool, str]:

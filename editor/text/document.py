@@ -97,7 +97,7 @@ class TextParser:
         scope = current()
         if scope is None:
             return parse_text(text, context, self.nlp)
-        key = (id(self), text, context or None)
+        key = (id(self.nlp), text, context or None)  # the same pipeline reads it the same
         with scope.lock:
             kept = scope.parses.get(key)
         if kept is None:

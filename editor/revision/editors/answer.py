@@ -23,7 +23,7 @@ from editor.claims.granularity import PLACE_KINDS
 from editor.claims.places import load as load_places
 from editor.claims.slot_values import bare_name, is_year_range
 from editor.claims.slots import Slot
-from editor.judge.policy import gains
+from editor.judge.policy import swap_helps
 from editor.revision.editors.base import Editor, OneByOne, Revision, edits
 from editor.revision.editors.substitute import swap_in
 from editor.text.words import is_question, question_type
@@ -105,9 +105,9 @@ class AnswerEditor(OneByOne):
 
         base = margin(0)[0]
         best_i = max(range(1, len(texts)), key=lambda i: margin(i)[0])
-        gain, sup, con = margin(best_i)
+        gain = margin(best_i)[0]
         what = f"answer: {span.text!r} -> {answers[best_i - 1]!r}"
-        if gains(base, gain, self.min_gain) and sup > con:
+        if swap_helps(base, gain, self.min_gain):
             return Revision(
                 texts[best_i], f"{what}: support - contradiction {base:.2f} -> {gain:.2f}", "answer"
             )

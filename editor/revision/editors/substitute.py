@@ -18,7 +18,7 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
 from editor.claims.slot_check import SlotVerdict, slot_context
 from editor.claims.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
-from editor.judge.policy import gains
+from editor.judge.policy import gains, swap_helps
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
 from editor.text.words import content_words, is_question, named_in_question
@@ -188,8 +188,8 @@ class SubstituteEditor(OneByOne):
         best_i = max(range(1, len(texts)), key=rank)
         if named and not gains(base, margin(best_i)[0], self.min_gain) and len(texts) > 2:
             best_i = max(range(2, len(texts)), key=rank)  # the named value alone did not help
-        gain, sup, con = margin(best_i)
-        if gains(base, gain, self.min_gain) and sup > con:
+        gain = margin(best_i)[0]
+        if swap_helps(base, gain, self.min_gain):
             return Revision(
                 texts[best_i],
                 f"{cands[best_i - 1][1]}: support - contradiction {base:.2f} -> {gain:.2f}",

@@ -6,7 +6,8 @@ what to do; after that nothing raises: a stage that fails or runs past its timeo
 ``degraded`` with the original text and the reason. Non-English text comes back unchanged with a
 warning (the models here are English-only). The stages come from the builder
 (``editor.factory``): research, the revision stage (a ``Reviser`` asking the judge,
-``editor.revision``) and the report; the models load once and are shared.
+``editor.revision``) and the report; the models load once and are shared. Each edit's stages
+run in one line in an ``EditRun`` (``editor.edit_run``), which holds that edit's own state.
 """
 
 from __future__ import annotations
@@ -15,37 +16,26 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.batch import BatchOutcome, edit_batch
 from editor.checking import check_citations
-from editor.citations.markers import protect, restore
 from editor.citations.results import CheckResult
-from editor.citations.sources import Source
+from editor.edit_run import EditRun
 from editor.factory import (
     Components,
-    build_repairer,
     build_reviser,
     first_use_work,
 )
 from editor.inputs import InputError, check_input, given_sources
-from editor.installed import skipped
 from editor.report.builder import Reporter
-from editor.report.findings import findings
 from editor.research.cache import TenantCache
-from editor.research.given import assign_queries, given_evidence
-from editor.research.hops import hops_of
-from editor.research.instructions import set_aside_instructions, set_aside_researched
-from editor.research.researcher import unique_evidence
-from editor.result import EditResult, Status
+from editor.result import EditResult
 from editor.revision.base import Revises
 from editor.scope import one_edit
 from editor.stages import StageRunner, load_alongside
-from editor.text.language import check_language
 from editor.text.nlp import get_nlp
-from editor.types import Evidence, Query
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +135,6 @@ class Pipeline:
         """Raise ``InputError`` saying what is wrong with the input and what to do."""
         check_input(self.cfg.limits, text, context, evidence)
 
-    @one_edit  # one state per edit: its parses, pair scores and fixes (editor.scope)
     def edit(
         self,
         text: str,
@@ -156,191 +145,18 @@ class Pipeline:
         cache: TenantCache | None = None,
     ) -> EditResult:
         """Research (unless ``evidence`` is given; a query ``cache`` holds is not researched
-        again), revise, and report; with ``sources`` (the
-        documents a cited text cites, ``Source``s or ``{id, text, title?, url?}``), repair its
-        citations against them instead (``editor.citations.repair``). Citation markers ([1],
-        [1, 3], [^1]) are taken out first and put back after their words.
+        again), revise, and report; with ``sources`` (the documents a cited text cites,
+        ``Source``s or ``{id, text, title?, url?}``), repair its citations against them instead
+        (``editor.citations.repair``). Citation markers ([1], [1, 3], [^1]) are taken out first
+        and put back after their words. One ``EditRun`` runs the stages (``editor.edit_run``).
 
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
-        if sources is not None:
-            self.check_input(text, context, evidence)
-            if evidence is not None:
-                raise InputError("give either evidence or sources, not both")
-            return self._repair(text, context, given_sources(sources))
         self.check_input(text, context, evidence)  # the text as given: its type, size, limits
-        protected = protect(text)
-        if not protected.has_markers:
-            return self._edit(text, context, evidence, cache)
-        result = self._edit(protected.clean, context, evidence, cache)
-        revised = restore(protected, result.revised)
-        status: Status = result.status
-        if status != "degraded":
-            status = "edited" if revised != text else "unchanged"
-        return replace(result, original=text, revised=revised, status=status)
-
-    def _repair(self, text: str, context: str | None, sources: list[Source]) -> EditResult:
-        """Citation repair of a cited text against its own sources, with the report."""
-        lim = self.cfg.limits
-        timings: dict[str, float] = {}
-        refused = self._refused(text, context, self.cfg.citations.research, timings)
-        if refused is not None:
-            return refused
-        notes: list[str] = skipped(self.cfg)
-        if self.cfg.research.set_aside_instructions:
-            sources = set_aside_instructions(sources, notes)
-        found = tuple(s.evidence("given") for s in sources)
-        t = time.perf_counter()
-        repairer = build_repairer(self.components, self.attribution, self.editor)
-        try:
-            repaired = self.stages.run(
-                lambda: repairer.repair(text, sources, context),
-                lim.revision_timeout_s,
-                "citations",
-            )
-        except Exception as e:  # noqa: BLE001
-            return self._degraded(
-                text, context, f"citation repair failed: {e}", timings, t, "citations", (), found
-            )
-        timings["citations"] = (time.perf_counter() - t) * 1000
-        found = found + tuple(s.evidence("research") for s in repaired.added_sources)
-        warnings = notes + list(repaired.after.warnings)
-        report = self._report(
-            text, repaired.revised, [], list(found), context, warnings, timings, repaired.steps
-        )
-        status: Status = "edited" if repaired.revised != text else "unchanged"
-        return EditResult(
-            text,
-            repaired.revised,
-            context,
-            (),
-            found,
-            repaired.steps,
-            report,
-            status,
-            tuple(warnings),
-            timings,
-            repaired.report(),
-            findings=findings(text, repaired.steps),
-        )
-
-    def _refused(
-        self, text: str, context: str | None, research: bool, timings: dict[str, float]
-    ) -> EditResult | None:
-        """The result of a text no stage sees: one that does not look like English (returned
-        unchanged), or any when the first-use work fails (``degraded``); None once prepared,
-        with the time it took in ``timings``."""
-        if self.cfg.limits.english_only:
-            verdict = check_language(text)
-            if not verdict.english:
-                reason = f"{verdict.reason}; returned unchanged"
-                return EditResult.untouched(text, context, reason, "unchanged")
-        t = time.perf_counter()
-        try:
-            self.prepare(research=research)
-        except Exception as e:  # noqa: BLE001 - a failed first-use build degrades, never raises
-            return self._degraded(text, context, f"preparing failed: {e}", timings, t, "prepare")
-        timings["prepare"] = (time.perf_counter() - t) * 1000
-        return None
-
-    def _report(self, text, revised, queries, found, context, warnings, timings, steps=()):
-        """The attribution report under its timeout; a failure is a warning, never an error."""
-        t = time.perf_counter()
-        try:
-            return self.stages.run(
-                lambda: self.reporter.report(text, revised, queries, found, context, steps),
-                self.cfg.limits.report_timeout_s,
-                "report",
-            )
-        except Exception as e:  # noqa: BLE001
-            warnings.append(f"attribution report failed: {e}")
-            return None
-        finally:
-            timings["report"] = (time.perf_counter() - t) * 1000
-
-    def _edit(
-        self,
-        text: str,
-        context: str | None = None,
-        evidence: Sequence[str] | None = None,
-        cache: TenantCache | None = None,
-    ) -> EditResult:
-        if not text.strip():  # nothing but citation markers
-            raise InputError("the text has no words outside its citation markers")
-        lim = self.cfg.limits
-        timings: dict[str, float] = {}
-        refused = self._refused(text, context, evidence is None, timings)
-        if refused is not None:
-            return refused
-        t = time.perf_counter()
-        try:  # the one parse every stage reads (components.parser hands it on)
-            self.components.parser.parse(text, context)
-        except Exception as e:  # noqa: BLE001
-            return self._degraded(text, context, f"parsing failed: {e}", timings, t, "parse")
-        timings["parse"] = (time.perf_counter() - t) * 1000
-        warnings: list[str] = skipped(self.cfg)  # what this install leaves out
-        queries: list[Query] = []
-        found: list[Evidence] = []
-        t = time.perf_counter()
-        # the web's notes of this edit's research: pages that fell back to snippets, budgets
-        # spent, cache misses, and its stage timings (collected on the research thread, so
-        # concurrent edits never see each other's)
-        web_notes: dict[str, Any] = {"failures": [], "timings": {}}
-        try:
-
-            def research() -> tuple[list[Query], list[Evidence], list[Evidence]]:
-                if evidence is None:
-                    with self.components.researcher.web_notes(web_notes):
-                        results = self.components.researcher.research(text, context, cache)
-                    pairs = [  # one (query, evidence) step each, even for shared snippets
-                        replace(e, query=qe.query.text) for qe in results for e in qe.evidence
-                    ]
-                    return [qe.query for qe in results], unique_evidence(results), pairs
-                qs = self.components.querygen.generate(text, context)
-                given = given_evidence(evidence)
-                return qs, given, assign_queries(qs, given)
-
-            queries, found, to_revise = self.stages.run(
-                research, lim.research_timeout_s, "research"
-            )
-            if self.cfg.research.set_aside_instructions:
-                found, to_revise = set_aside_researched(found, to_revise, warnings)
-            warnings.extend(f"web: {w}" for w in web_notes["failures"])
-        except Exception as e:  # noqa: BLE001 - any stage failure degrades, never loses the text
-            timings.update(web_notes["timings"])
-            return self._degraded(text, context, f"research failed: {e}", timings, t, "research")
-        timings["research"] = (time.perf_counter() - t) * 1000
-        timings.update(web_notes["timings"])
-        t = time.perf_counter()
-        try:
-            revised, steps = self.stages.run(
-                lambda: self.editor.revise(text, to_revise, context),
-                lim.revision_timeout_s,
-                "revision",
-            )
-        except Exception as e:  # noqa: BLE001
-            return self._degraded(
-                text, context, f"revision failed: {e}", timings, t, "revision", queries, found
-            )
-        timings["revision"] = (time.perf_counter() - t) * 1000
-        report = self._report(text, revised, queries, found, context, warnings, timings, steps)
-        if not found:
-            warnings.append("no evidence found; nothing could be checked")
-        status: Status = "edited" if revised != text else "unchanged"
-        return EditResult(
-            text,
-            revised,
-            context,
-            tuple(q.text for q in queries),
-            tuple(found),
-            tuple(steps),
-            report,
-            status,
-            tuple(warnings),
-            timings,
-            hops=hops_of(queries),
-            findings=findings(text, steps),
-        )
+        if sources is not None and evidence is not None:
+            raise InputError("give either evidence or sources, not both")
+        given = None if sources is None else given_sources(sources)
+        return EditRun(self, context, cache).edit(text, evidence, given)
 
     @one_edit
     def check(
@@ -381,12 +197,3 @@ class Pipeline:
             self.components.parser,
             self.cfg.judge.contradicted_min,
         )
-
-    def _degraded(
-        self, text, context, reason, timings, started, stage, queries=(), found=()
-    ) -> EditResult:
-        timings[stage] = (time.perf_counter() - started) * 1000
-        log.warning("degraded: %s", reason)
-        asked = tuple(q.text for q in queries)
-        untouched = EditResult.untouched(text, context, reason)
-        return replace(untouched, queries=asked, evidence=tuple(found), timings_ms=timings)

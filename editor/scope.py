@@ -1,6 +1,8 @@
 """One edit's state: what its stages compute once and read again, kept for that edit alone.
 
-``Pipeline.edit`` opens an ``EditScope`` (``one_edit``) and every stage of the edit reads it:
+An edit's run (``editor.edit_run.EditRun``) holds its ``EditScope`` and makes it the current
+one while it runs (``active``; ``Pipeline.check`` opens one with ``one_edit``); every stage of
+the edit reads it:
 the parse of each (text, context) (``editor.text.document.TextParser``), each model's
 probabilities for a (premise, hypothesis) pair (``editor.attribution.nli``: the gate, the
 editor's candidate checks and the report score half their pairs twice) and the span judge's
@@ -13,9 +15,10 @@ nothing is kept.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -34,6 +37,19 @@ class EditScope:
     fixes: dict[tuple, Any] = field(default_factory=dict)
     """(a fixer's ``id``, sentence, evidence, question) -> its ``SpanFix``"""
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[EditScope]:
+        """This scope made the current one for the block; inside another edit's, the outer
+        one stays current (one edit calling another shares its state)."""
+        if _CURRENT.get() is not None:
+            yield _CURRENT.get()  # type: ignore[misc]
+            return
+        token = _CURRENT.set(self)
+        try:
+            yield self
+        finally:
+            _CURRENT.reset(token)
 
 
 _CURRENT: ContextVar[EditScope | None] = ContextVar("purr_edit_scope", default=None)
@@ -58,12 +74,7 @@ def one_edit(fn: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(fn)
     def scoped(*args: Any, **kwargs: Any) -> T:
-        if _CURRENT.get() is not None:
+        with EditScope().active():
             return fn(*args, **kwargs)
-        token = _CURRENT.set(EditScope())
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            _CURRENT.reset(token)
 
     return scoped

@@ -174,7 +174,7 @@ def test_causal_editor_reads_the_cached_merge_with_the_same_output(
 ):
     from editor.llm.fast_tokenizer import RawTokenizer
     from editor.llm.loading import load_causal
-    from editor.pipeline import given_evidence
+    from editor.research.given import given_evidence
     from editor.revision.editors.causal import CausalEditor
 
     monkeypatch.setenv("PURR_CACHE_DIR", str(tmp_path / "cache"))

@@ -8,7 +8,7 @@ from helpers import save_tiny_t5
 
 from editor.config import EditorConfig, load_config
 from editor.llm.loading import load_causal
-from editor.pipeline import given_evidence
+from editor.research.given import given_evidence
 from editor.revision.editors.base import build as build_editor
 from editor.revision.editors.causal import CausalEditor, render_causal
 from editor.revision.editors.fid import FiDEditor, encode_fid, fid_loss, fid_passages, load_seq2seq

@@ -1,8 +1,8 @@
 """The judge: the one place that decides what is wrong in a sentence, which words, what should
 replace them, and whether an edit stands.
 
-``assess_batch([(text, query, evidence)], context) -> [Finding]`` and ``accept(before, after,
-finding, span_after, context) -> Decision`` (contract: ``base.py``). The revision loop, the
+``assess_batch([(text, query, evidence)], context) -> [Finding]`` and ``accept(edit, finding,
+context) -> Decision`` (contract: ``base.py``). The revision loop, the
 findings and the report's sentence verdicts read the same ``Finding``. One setting picks the
 judge (``judge.type``):
 

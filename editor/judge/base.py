@@ -110,6 +110,32 @@ class Candidate:
 
 
 @dataclass(frozen=True)
+class Rewrite:
+    """A candidate put in a text: ``before`` with the judged sentence's words replaced gives
+    ``after``, whose new words are ``after[span_after]`` (``of`` builds it).
+
+    >>> r = Rewrite.of("Built in 1887. Tall.", (0, 14), "Built in 1889.")
+    >>> r.after, r.new
+    ('Built in 1889. Tall.', 'Built in 1889.')
+    """
+
+    before: str
+    after: str
+    span_after: tuple[int, int]
+
+    @classmethod
+    def of(cls, before: str, span: tuple[int, int], text: str) -> Rewrite:
+        """``text`` put in place of ``before[span]`` (``splice``)."""
+        after, span_after = splice(before, span, text)
+        return cls(before, after, span_after)
+
+    @property
+    def new(self) -> str:
+        """The words put in."""
+        return self.after[self.span_after[0] : self.span_after[1]]
+
+
+@dataclass(frozen=True)
 class Choice:
     """The judge's ``choose``: the candidate it picked (``index``; None: none), its decision
     (``safe``: applied; ``unsafe``: suggested; ``display``: rejected), the decision on every
@@ -137,15 +163,8 @@ class Judge(Protocol):
         about, judged against the evidence."""
         ...
 
-    def accept(
-        self,
-        before: str,
-        after: str,
-        finding: Finding,
-        span_after: tuple[int, int],
-        context: str | None = None,
-    ) -> Decision:
-        """The decision on replacing ``before[finding.span]`` by ``after[span_after]``."""
+    def accept(self, edit: Rewrite, finding: Finding, context: str | None = None) -> Decision:
+        """The decision on ``edit``, which replaces ``edit.before[finding.span]``."""
         ...
 
     def choose(
@@ -201,8 +220,8 @@ def first_sure(
     else the first it is unsure of (suggested), else the first (rejected, with why).
 
     >>> class Even:
-    ...     def accept(self, before, after, finding, span_after, context=None):
-    ...         return Decision("safe" if len(after) % 2 == 0 else "display", "")
+    ...     def accept(self, edit, finding, context=None):
+    ...         return Decision("safe" if len(edit.after) % 2 == 0 else "display", "")
     >>> f = Finding("contradicted", "", (0, 5), opens=True)
     >>> cands = [Candidate("Turin", "", "a"), Candidate("Rome", "", "b")]
     >>> first_sure(Even(), "Paris", f, cands).index
@@ -213,9 +232,8 @@ def first_sure(
     for c in candidates[len(decisions) :]:
         if any(d.accepted for d in decisions):
             break
-        after, span_after = splice(before, span, c.text)
         decisions.append(
-            judge.accept(before, after, replace(finding, span=span), span_after, context)
+            judge.accept(Rewrite.of(before, span, c.text), replace(finding, span=span), context)
         )
     order = [i for a in ("safe", "unsafe") for i, d in enumerate(decisions) if d.applicability == a]
     if not decisions:

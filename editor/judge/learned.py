@@ -37,6 +37,7 @@ from editor.judge.base import (
     FirstSure,
     Judge,
     Proposal,
+    Rewrite,
     first_sure,
 )
 from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signals
@@ -182,9 +183,9 @@ class CombinedJudge(FirstSure):
         if mine.span is None:
             return c
         a, b = mine.span
-        after = text[:a] + c.text + text[b:]
+        edit = Rewrite(text, text[:a] + c.text + text[b:], (a, a + len(c.text)))
         try:
-            d = judge.accept(text, after, replace(of, span=(a, b)), (a, a + len(c.text)), context)
+            d = judge.accept(edit, replace(of, span=(a, b)), context)
         except ValueError:  # a judge that cannot read it decides nothing
             return c
         return replace(c, cross=d)
@@ -205,16 +206,9 @@ class CombinedJudge(FirstSure):
             return self._union(a)
         return self._learned(a, self.head)
 
-    def accept(
-        self,
-        before: str,
-        after: str,
-        finding: Finding,
-        span_after: tuple[int, int],
-        context: str | None = None,
-    ) -> Decision:
+    def accept(self, edit: Rewrite, finding: Finding, context: str | None = None) -> Decision:
         p = finding.proposal
-        if p is not None and after[span_after[0] : span_after[1]].strip() == p.text.strip():
+        if p is not None and edit.new.strip() == p.text.strip():
             return p.decision
         return Decision("display", "rejected: not the revision the judge proposed")
 

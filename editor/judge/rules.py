@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from editor.judge.acceptance import EditAcceptance
 from editor.judge.agreement.base import AgreementModel
-from editor.judge.base import Decision, Finding, FirstSure
+from editor.judge.base import Decision, Finding, FirstSure, Rewrite
 from editor.types import Evidence
 
 
@@ -41,26 +41,25 @@ class RulesJudge(FirstSure):
         verdicts = self.gate.check_batch(items, context)
         return [replace(f, evidence=e) for f, (_, _, e) in zip(verdicts, items, strict=True)]
 
-    def accept(
-        self,
-        before: str,
-        after: str,
-        finding: Finding,
-        span_after: tuple[int, int],
-        context: str | None = None,
-    ) -> Decision:
+    def accept(self, edit: Rewrite, finding: Finding, context: str | None = None) -> Decision:
         if self.acceptance is None:  # judge.verify_edits off: the size limits alone
             return Decision("safe", "")
-        span = finding.span or (0, len(before))
+        span = finding.span or (0, len(edit.before))
         j = self.acceptance.judge(
-            before, after, span, span_after, finding.evidence_text, context, finding.rule
+            edit.before,
+            edit.after,
+            span,
+            edit.span_after,
+            finding.evidence_text,
+            context,
+            finding.rule,
         )
         p = finding.proposal if finding.rule == "reader" else None
         if j.accepted and p is not None and not p.decision.accepted:  # the reader is unsure
             return Decision("unsafe", f"{j.reason}; {p.decision.reason}")
         if j.accepted:
             return Decision("safe", j.reason, j.proof)
-        new = after[span_after[0] : span_after[1]]
+        new = edit.new
         if (
             j.unsure
             and p is not None

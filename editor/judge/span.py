@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from editor.judge.base import Decision, Finding, FirstSure, Proposal
+from editor.judge.base import Decision, Finding, FirstSure, Proposal, Rewrite
 from editor.judge.span_fix import SpanFixer, asked, windows
 from editor.result import Flag
 from editor.text.document import TextParser
@@ -92,17 +92,10 @@ class SpanJudgeOfFixes(FirstSure):
             verdict, f"{f.reason}: {sentence!r}", span, *scores, flags=flags, evidence=ev
         )
 
-    def accept(
-        self,
-        before: str,
-        after: str,
-        finding: Finding,
-        span_after: tuple[int, int],
-        context: str | None = None,
-    ) -> Decision:
-        """The decision made with the proposal when ``after`` writes it; another revision is
+    def accept(self, edit: Rewrite, finding: Finding, context: str | None = None) -> Decision:
+        """The decision made with the proposal when ``edit`` writes it; another revision is
         read against the same evidence's windows as the proposal was."""
-        new = after[span_after[0] : span_after[1]]
+        before, new = edit.before, edit.new
         p = finding.proposal
         if p is not None and new.strip() == p.text.strip():
             return p.decision

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from editor.judge.base import Decision, Finding, Proposal
+from editor.judge.base import Decision, Finding, Proposal, Rewrite
 from editor.judge.learned import Assessed, CombinedJudge
 from editor.judge.signals import DecidedEdit, Head, Logistic, edit_signals, sentence_signals
 from editor.result import Flag
@@ -62,9 +62,9 @@ def test_the_learned_head_applies_suggests_or_names_by_its_operating_points(bias
     assert f.proposal.decision.applicability == applicability
     assert f.verdict == "contradicted" and f.opens and "P(wrong)" in f.reason
     assert f.contradicted == pytest.approx(1 / (1 + 2.718281828 ** -(4 * 0.9 - 2)), abs=1e-3)
-    decision = learned.accept(TEXT, TEXT.replace("250", "330"), f, (14, 50))
+    decision = learned.accept(Rewrite(TEXT, TEXT.replace("250", "330"), (14, 50)), f)
     assert decision == f.proposal.decision
-    assert not learned.accept(TEXT, TEXT.replace("250", "999"), f, (14, 50)).accepted
+    assert not learned.accept(Rewrite(TEXT, TEXT.replace("250", "999"), (14, 50)), f).accepted
 
 
 def test_a_head_round_trips_through_json_and_a_broken_one_says_what_to_do(tmp_path):
@@ -137,8 +137,8 @@ class _Judge:
     def assess_batch(self, items, context=None):
         return [self.found for _ in items]
 
-    def accept(self, before, after, finding, span_after, context=None):
-        ok = self.sure in after[span_after[0] : span_after[1]]
+    def accept(self, edit, finding, context=None):
+        ok = self.sure in edit.new
         return Decision("safe" if ok else "display", "sure" if ok else "not sure")
 
 

@@ -11,6 +11,7 @@ import pytest
 from editor.config.revision import ReaderPolicy
 from editor.judge.agreement.base import said
 from editor.judge.agreement.reader import ReaderAgreement, same_answer
+from editor.judge.base import Rewrite
 from editor.reader import shared_reader
 from editor.reader.base import Answer, Reading
 from editor.reader.extractive import ExtractiveReader
@@ -227,6 +228,6 @@ def test_a_sure_reader_proves_its_own_fix_where_the_verifier_only_lacks_proof(
     gate.policy = ReaderPolicy(**policy)
     f = _check(gate)
     judge = RulesJudge(None, _Unproved(refutes))  # type: ignore[arg-type]
-    d = judge.accept(CLAIM, after, f, (0, len(after)))
+    d = judge.accept(Rewrite(CLAIM, after, (0, len(after))), f)
     assert d.applicability == applicability
     assert (d.proof == "reader") == (applicability == "safe")

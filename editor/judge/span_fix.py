@@ -20,6 +20,7 @@ from editor.attribution.span_judge import FlaggedSpan, SpanJudge
 from editor.judge.base import Decision
 from editor.scope import current
 from editor.text.words import changed_run
+from editor.verdicts import Verdict
 from retrieval.sentences import split
 
 WINDOW_CHARS = 520
@@ -30,12 +31,13 @@ WINDOW_CHARS = 520
 class SpanFix:
     """What the judge found in one sentence and what became of it.
 
-    ``verdict``: supported | contradicted | not_supported; ``spans`` the flagged claim spans
-    (with their fixes where the evidence states one); ``revised`` the accepted revision or the
-    sentence unchanged; ``window`` the evidence window that decided; ``reason`` in words."""
+    ``verdict``: the judge's (``editor.verdicts``): supported | contradicted | not_stated;
+    ``spans`` the flagged claim spans (with their fixes where the evidence states one);
+    ``revised`` the accepted revision or the sentence unchanged; ``window`` the evidence window
+    that decided; ``reason`` in words."""
 
     sentence: str
-    verdict: str
+    verdict: Verdict
     spans: tuple[FlaggedSpan, ...]
     revised: str
     window: str
@@ -171,7 +173,7 @@ class SpanFixer:
     def _fix(self, sentence: str, evidence: Sequence[str], question: str = "") -> SpanFix:
         wins = [w for e in evidence for w in windows(e)]
         if not sentence.strip() or not wins:
-            return SpanFix(sentence, "not_supported", (), sentence, "", "nothing to judge")
+            return SpanFix(sentence, "not_stated", (), sentence, "", "nothing to judge")
         js = self.judge.judge_batch([(sentence, w) for w in wins], question)
         cands = [
             (j, w, s)
@@ -196,13 +198,13 @@ class SpanFixer:
                 verdict = (
                     "contradicted"
                     if top.scores.contradicted >= self.contradicted_min and top.spans
-                    else "not_supported"
+                    else "not_stated"
                 )
             shown = best_sup if verdict == "supported" else top
             why = {
                 "supported": "the evidence supports it",
                 "contradicted": "the evidence disagrees, but states no replacement",
-                "not_supported": "the evidence does not state it",
+                "not_stated": "the evidence does not state it",
             }[verdict]
             win = wins[js.index(shown)]
             return SpanFix(

@@ -1,5 +1,6 @@
-"""The rules judge's gates: the ``AgreementModel`` Protocol (a gate's word on each (text,
-query, evidence) as a ``Finding``, ``said``) and its registry.
+"""The rules judge's gates: the ``AgreementModel`` Protocol (a gate's ``Finding`` on each
+(text, query, evidence), in the judge's verdicts; ``said`` reads an LLM gate's three words) and
+its registry.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from editor.types import Evidence
 from editor.verdicts import Verdict
 
 Said = Literal["agrees", "disagrees", "irrelevant"]
-"""a gate's word (RARR's agreement model says one of these)"""
+"""an LLM gate's word (RARR's agreement prompt asks for one of these)"""
 
 
 GATE_RULES = ("slot", "role", "negation", "nli")
@@ -70,7 +71,8 @@ def said(
     rule: str | None = None,
     flags: tuple[Flag, ...] = (),
 ) -> Finding:
-    """A gate's three-way word on one (text, query, evidence) as the judge's ``Finding``:
+    """An LLM gate's three-way word (RARR's prompt: ``editor/prompts/agreement.txt``) on one
+    (text, query, evidence) as the judge's ``Finding``; the other gates speak verdicts:
     ``disagrees`` is a contradiction that asks for an edit, ``agrees`` support, ``irrelevant``
     not stated (not checkable where no sentence of the text answers the query: ``span`` None).
     ``rule``: what found a disagreement (``Step.rule``); ``flags``: the words it names.

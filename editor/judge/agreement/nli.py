@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
-from editor.judge.agreement.base import FromBatch, said, slot_flags, slot_rule
+from editor.judge.agreement.base import FromBatch, slot_flags, slot_rule
 from editor.judge.base import Finding
 from editor.judge.policy import refutes
 from editor.text.document import TextParser
@@ -54,7 +54,7 @@ class NLIAgreement(FromBatch):
         out: list[Finding] = []
         for (text, _, _), plan in zip(items, plans, strict=True):
             if not plan:
-                out.append(said("irrelevant", "no sentence of the text answers the query"))
+                out.append(Finding("not_checkable", "no sentence of the text answers the query"))
                 continue
             judged = [(span, hyp, next(scores)) for span, hyp in plan]
             named = [next(slots) for _ in plan]
@@ -67,14 +67,15 @@ class NLIAgreement(FromBatch):
                 (span, hyp, s), sl = refuted[0]
                 assert sl.claim_span is not None  # names_a_difference
                 out.append(
-                    said(
-                        "disagrees",
+                    Finding(
+                        "contradicted",
                         f"the evidence contradicts {hyp!r}: {sl.reason}",
                         span,
                         s.supported,
                         s.contradicted,
                         slot_rule(sl.reason),
                         slot_flags(text, span, hyp, sl.claim_span, sl.evidence_span),
+                        opens=True,
                     )
                 )
                 continue
@@ -100,25 +101,26 @@ class NLIAgreement(FromBatch):
         # the sentence the evidence speaks to most clearly, contradiction first
         span, hyp, s = max(judged, key=lambda j: (j[2].contradicted, j[2].supported))
         if "nli" not in self.off and refutes(s, None, self.contradiction_threshold):
-            return said(
-                "disagrees",
+            return Finding(
+                "contradicted",
                 f"the evidence contradicts {hyp!r} (P(contradicted) {s.contradicted:.2f})",
                 span,
                 s.supported,
                 s.contradicted,
                 "nli",
+                opens=True,
             )
         span, hyp, s = max(judged, key=lambda j: j[2].supported)
         if s.supported >= self.support_threshold:
-            return said(
-                "agrees",
+            return Finding(
+                "supported",
                 f"the evidence supports {hyp!r} (P(supported) {s.supported:.2f})",
                 span,
                 s.supported,
                 s.contradicted,
             )
-        return said(
-            "irrelevant",
+        return Finding(
+            "not_stated",
             f"the evidence neither supports nor contradicts {hyp!r} "
             f"(P(supported) {s.supported:.2f}, P(contradicted) {s.contradicted:.2f})",
             span,

@@ -18,7 +18,7 @@ from editor.claims.granularity import PLACE_KINDS
 from editor.claims.places import load as load_places
 from editor.claims.slot_values import bare_name
 from editor.claims.slots import Slot, norm
-from editor.judge.agreement.base import AgreementModel, FromBatch, said
+from editor.judge.agreement.base import AgreementModel, FromBatch
 from editor.judge.base import Finding
 from editor.text.words import is_question, question_type
 from editor.types import Evidence, evidence_text
@@ -76,9 +76,10 @@ class QuestionAgreement(FromBatch):
         if span.kind in PLACE_KINDS and any(places.relation(span.text, a) for a in answers):
             return None
         sentence = next(((a, b) for a, b in split_spans(text) if a <= span.start < b), None)
-        return said(
-            "disagrees",
+        return Finding(
+            "contradicted",
             f"the evidence answers the question with {answers[0]!r}, the text with {span.text!r}",
             sentence,
             rule="question",
+            opens=True,
         )

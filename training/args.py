@@ -29,6 +29,38 @@ def check_data_dir(path: str | None) -> None:
         raise ValueError(f"--data-dir {path} is not a folder; point it at shared/data")
 
 
+def add_dev_set_args(
+    p: argparse.ArgumentParser,
+    out: str,
+    *,
+    model: str = "a verifier folder, large/medium, or an HF id",
+    model_required: bool = True,
+    data_dir: str = "the shared/data folder (default ../shared/data)",
+    sources: str = "shared",
+    sources_help: str = "NLI sets or aliases",
+    limit: int | None = None,
+    limit_help: str = "dev rows read per source",
+    max_length: int | None = None,
+) -> None:
+    """``--model --out --data-dir --sources --limit`` (and ``--max-length``) of a command that
+    scores a verifier on the NLI dev sets; ``out`` is the help of ``--out``."""
+    p.add_argument("--model", required=model_required, help=model)
+    p.add_argument("--out", required=True, help=out)
+    p.add_argument("--data-dir", default=None, help=data_dir)
+    p.add_argument("--sources", default=sources, help=sources_help)
+    p.add_argument("--limit", type=positive_int, default=limit, help=limit_help)
+    if max_length is not None:
+        p.add_argument(
+            "--max-length", type=positive_int, default=max_length, help="tokens per premise window"
+        )
+
+
+def add_device_args(p: argparse.ArgumentParser) -> None:
+    """``--device`` (auto, cpu or cuda) and ``-v``, the last arguments of a model's command."""
+    p.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
+    p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+
+
 def read_rows(src: Path, required: tuple[str, ...], hint: str) -> list[dict]:
     """The JSON objects of a JSONL file (``retrieval.corpus.jsonl_rows``), each with the
     ``required`` keys; an error naming the file and line otherwise, ending with ``hint`` (what

@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from retrieval.files import save_png
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
+from training.figures import save_figure
 
 DEFAULT_TEXT = (
     "The Eiffel Tower is a lattice tower in Paris. It was designed and built by "
@@ -137,9 +137,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     bar.set_yticks([])
     bar.set_xlabel("seconds (median process, by phase)")
     bar.legend(fontsize=7, ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.35))
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 BENCHMARK = Benchmark("cold-start", "wall time of a whole `purr edit` process (warm caches)")

@@ -21,7 +21,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from retrieval.files import RowJournal, save_png
+from retrieval.files import RowJournal
 from serve.bench.purr_jobs import (
     audit,
     edit_rows,
@@ -32,6 +32,7 @@ from serve.bench.purr_jobs import (
     whole_checkpoint,
 )
 from training.bench.base import Benchmark, save_report
+from training.figures import save_figure
 
 
 def _edit_args(src: Path, out: Path, index: str | None) -> list[str]:
@@ -246,9 +247,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
         names = list(cost["edit_rows_per_minute"])
         b.bar(names, [cost["edit_rows_per_minute"][n] for n in names], color="tab:green")
         b.set(ylabel="rows per minute", title="purr edit --input: writer cost (median)")
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 BENCHMARK = Benchmark(

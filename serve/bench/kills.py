@@ -342,7 +342,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
+    from training.figures import save_figure
 
     kinds = list(report["kinds"])
     fig, axes = plt.subplots(1, len(kinds), figsize=(4.2 * len(kinds), 3.2), squeeze=False)
@@ -353,9 +353,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
         ax.set_title(f"{kind}: {r['landed']}/{r['kills']} landed mid-run, {r['bad']} bad")
         ax.set_xlabel("kill moment (share of the run after its first output)", fontsize=8)
     axes[0][0].set_ylabel("kills")
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 def main_kills(args: Any) -> dict[str, Any]:

@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from retrieval.files import save_png
 from training.bench.base import Benchmark, out_flag, save_report
+from training.figures import save_figure
 
 
 def _purr(*args: str, log: Path) -> subprocess.Popen:
@@ -149,9 +149,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
         f"{k['duplicated']} duplicated",
         fontsize=9,
     )
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 BENCHMARK = Benchmark(

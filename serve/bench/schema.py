@@ -90,7 +90,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
+    from training.figures import save_figure
 
     ops = sorted(report["by_operation"])
     fig, ax = plt.subplots(figsize=(8, 3.6))
@@ -103,9 +103,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     n_fail = sum(f["count"] or 0 for f in report["failures"])
     ax.set_title(f"schemathesis: {report['test_cases']} cases, {n_fail} failures")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from retrieval.files import save_png
 from serve.bench.memory import RssSampler, memory_mb
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
+from training.figures import save_figure
 
 if TYPE_CHECKING:
     import httpx
@@ -289,9 +289,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
         ax.set_title("POST /v1/edit latency on loopback (CDF)")
     ax.grid(alpha=0.3)
     ax.legend()
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 def drop_latencies(o: Any) -> Any:

@@ -215,7 +215,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
+    from training.figures import save_figure
 
     rows = report["concurrency"]
     names = list(rows)
@@ -250,9 +250,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
         f"page delay {report['page_delay_ms']:.0f} ms"
     )
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 BENCHMARK = Benchmark(

@@ -19,8 +19,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from retrieval.files import save_png
 from training.bench.base import Benchmark, out_flag, save_report
+from training.figures import save_figure
 
 
 def corpus_snippets(n: int, seed: int = 0) -> list[str]:
@@ -95,9 +95,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax.set_xlabel("batch size")
     ax.set_ylabel("items per second (median)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 BENCHMARK = Benchmark("batch", "encoder and cross-encoder throughput by batch size")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
+from training.figures import save_figure
 
 SOURCES = [
     {
@@ -127,8 +128,6 @@ def plot(report: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     names = list(report["results"])
     p50 = [report["results"][n]["p50_s"] for n in names]
     lo = [p - report["results"][n]["min_s"] for n, p in zip(names, p50, strict=True)]
@@ -137,9 +136,7 @@ def plot(report: dict, path: Path) -> None:
     ax.bar(names, p50, yerr=[lo, hi], capsize=4, color="tab:blue")
     ax.set_ylabel("seconds (p50, min-max)")
     ax.set_title(f"{report['answer_sentences']}-sentence answer, {report['sources']} sources, warm")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 BENCHMARK = Benchmark(

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.files import save_png
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
+from training.figures import save_figure
 
 BENCHMARK = Benchmark(
     "evidence", "research p50 and gold answers in the evidence, per configuration"
@@ -125,9 +125,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
         )
     ax.set_ylabel("research p50 (ms)")
     ax.set_title(f"research on {report['rows']} answers: time and gold answers in the evidence")
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 def render(report: dict[str, Any]) -> str:

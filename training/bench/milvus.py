@@ -23,7 +23,6 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from retrieval.config import ChunkingConfig, IndexConfig, SearchConfig
-from retrieval.files import save_png
 from retrieval.types import Document
 from training.bench.base import Benchmark, out_flag, save_report
 from training.bench.retrieval import (
@@ -33,6 +32,7 @@ from training.bench.retrieval import (
     sentence_pool,
     synth_passages,
 )
+from training.figures import save_figure
 
 log = logging.getLogger(__name__)
 
@@ -238,9 +238,7 @@ def plot(report: dict[str, Any], path: Path) -> None:
         ax.set_yscale("log")
         ax.set_ylabel("p50 ms per query")
         ax.set_title("query latency (blue local, orange Milvus)")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 BENCHMARK = Benchmark(

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
 from training.bench.base import Benchmark
+from training.figures import save_figure
 
 log = logging.getLogger(__name__)
 
@@ -248,9 +249,7 @@ def _plot(report: dict, path: Path) -> None:
     ax.set_xlabel("passages")
     ax.set_ylabel("ms per query")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 BENCHMARK = Benchmark(

@@ -152,7 +152,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
+    from training.figures import save_figure
 
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
     ax.hist(report["shifts"], bins=40, color="tab:grey")
@@ -161,9 +161,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     ax.set_ylabel("pairs")
     s = report["pair_shift"]
     ax.set_title(f"mean {s['mean']}, p99 {s['p99']}; {report['int8_speedup']}x pairs/s", fontsize=9)
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
+    save_figure(fig, png)
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:

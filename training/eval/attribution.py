@@ -30,9 +30,9 @@ from editor.attribution.decoder import is_decoder_folder
 from editor.attribution.factories import PRESETS
 from editor.config import AttributionConfig
 from editor.judge.policy import CONTRADICTED_MIN
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
 from retrieval.sentences import split
-from training.args import check_data_dir, positive_int
+from training.args import add_dev_set_args, add_device_args, check_data_dir
 from training.data.nli import (
     DEV_FRACTION,
     LABELS,
@@ -43,6 +43,13 @@ from training.data.nli import (
 )
 from training.eval.attribution_metrics import binary_report, expected_calibration_error
 from training.eval.base import Evaluation
+from training.figures import save_figure
+
+EVALUATION = Evaluation(
+    name="attribution",
+    help="evaluate an attribution model on the dev splits",
+    primary="mean/balanced_accuracy",
+)
 
 log = logging.getLogger(__name__)
 
@@ -256,11 +263,8 @@ def plot_metrics(metrics: Mapping[str, float], path: str | Path, title: str = ""
     ax.set_ylabel("supported vs rest")
     ax.set_title(title or "attribution model, dev split")
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
     path = Path(path)
-    save_png(fig, path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def run_eval(
@@ -316,32 +320,18 @@ def run_eval(
     return report
 
 
-EVALUATION = Evaluation(
-    name="attribution",
-    help="evaluate an attribution model on the dev splits",
-    primary="mean/balanced_accuracy",
-)
-
-
 def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval attribution``'s arguments (its own ``-v``; no config)."""
-    e.add_argument(
-        "--model",
-        required=True,
-        help="trained folder, an HF NLI model path / id, or judge:NAME (rules, span, union, "
+    add_dev_set_args(
+        e,
+        "folder for metrics.json and metrics.png",
+        model="trained folder, an HF NLI model path / id, or judge:NAME (rules, span, union, "
         "learned: that judge's sentence verdicts)",
+        sources_help="comma-separated NLI sets or aliases (shared, extra, eval-only); the mean "
+        "is theirs",
+        limit_help="dev rows per source",
+        max_length=256,
     )
-    e.add_argument("--out", required=True, help="folder for metrics.json and metrics.png")
-    e.add_argument(
-        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
-    )
-    e.add_argument(
-        "--sources",
-        default="shared",
-        help="comma-separated NLI sets or aliases (shared, extra, eval-only); the mean is theirs",
-    )
-    e.add_argument("--limit", type=positive_int, default=None, help="dev rows per source")
-    e.add_argument("--max-length", type=positive_int, default=256, help="tokens per premise window")
     e.add_argument(
         "--overlap", type=int, default=1, help="sentences consecutive premise windows share"
     )
@@ -361,8 +351,7 @@ def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         action="store_true",
         help="split each hypothesis sentence into its atomic parts by its parse (all must hold)",
     )
-    e.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
-    e.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    add_device_args(e)
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:

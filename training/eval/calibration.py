@@ -25,19 +25,20 @@ from typing import Any
 import numpy as np
 
 from editor.attribution.recalibration import cross_fitted
-from retrieval.files import save_png, write_text
-from training.args import check_data_dir, positive_int
+from retrieval.files import write_text
+from training.args import add_dev_set_args, add_device_args, check_data_dir
 from training.eval.attribution_metrics import binary_report, expected_calibration_error
 from training.eval.base import Evaluation
+from training.figures import save_figure
 
+KEYS = ("ece", "balanced_accuracy", "balanced_accuracy_best", "roc_auc")
+VARIANTS = ("given", "recalibrated", "balanced")
 EVALUATION = Evaluation(
     name="calibration",
     help="the verifier recalibrated to each dev set (cross-fitted): ECE and accuracy at 0.5",
     primary="mean/ece_recalibrated",
     higher_is_better=False,
 )
-KEYS = ("ece", "balanced_accuracy", "balanced_accuracy_best", "roc_auc")
-VARIANTS = ("given", "recalibrated", "balanced")
 SIZES = (20, 50, 100)
 """labelled pairs per fit in the learning curve (``fewer_pairs``)"""
 
@@ -173,27 +174,16 @@ def plot(curves: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]], path: Path
         ax.set_xlabel("P(supported)")
         ax.legend(fontsize=7)
     axes[0][0].set_ylabel("observed share supported")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval calibration``'s arguments (its own ``-v``; no config)."""
-    e.add_argument("--model", required=True, help="a verifier folder, large/medium, or an HF id")
-    e.add_argument("--out", required=True, help="folder for metrics.json and reliability.png")
-    e.add_argument(
-        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
-    )
-    e.add_argument("--sources", default="shared", help="NLI sets or aliases")
-    e.add_argument("--limit", type=positive_int, default=300, help="dev rows read per source")
-    e.add_argument("--max-length", type=positive_int, default=128, help="tokens per premise window")
+    add_dev_set_args(e, "folder for metrics.json and reliability.png", limit=300, max_length=128)
     e.add_argument("--folds", type=int, default=5, help="cross-fitting folds (by document)")
     e.add_argument("--decompose", action="store_true", help="score each claim's atomic parts")
     e.add_argument("--gather", action="store_true", help="also read a gathered window")
-    e.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
-    e.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    add_device_args(e)
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:

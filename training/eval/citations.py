@@ -33,7 +33,14 @@ from editor.citations.results import citation_scores
 from editor.citations.sources import read_sources
 from training.args import read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
+from training.figures import save_figure
 from training.jobs.journaled import journal_rows
+
+EVALUATION = Evaluation(
+    name="citations",
+    help="check and repair on cited answers with known faults (rows of `purr data cited`)",
+    primary="faulty_repaired",
+)
 
 FLAGGED = ("citation_not_supporting", "needs_citation")
 
@@ -154,8 +161,6 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     kinds = [k for k in metrics if k != "all"]
     series = [
         ("detect_recall", "detected"),
@@ -176,9 +181,7 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
     ax.set_ylabel("share")
     ax.set_title("purr check / repair on cited answers with known faults")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def run(
@@ -254,13 +257,6 @@ def run_evidence(
     }
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     return metrics
-
-
-EVALUATION = Evaluation(
-    name="citations",
-    help="check and repair on cited answers with known faults (rows of `purr data cited`)",
-    primary="faulty_repaired",
-)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

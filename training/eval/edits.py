@@ -17,9 +17,16 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from retrieval.corpus import read_utf8
-from retrieval.files import RowJournal, save_png, write_text
+from retrieval.files import RowJournal, write_text
 from training.eval.base import Evaluation, stopped
 from training.eval.edits_metrics import EvalRecord, summarise
+from training.figures import save_figure
+
+EVALUATION = Evaluation(
+    name="edits",
+    help="run the pipeline over a dataset: metrics.json, results.jsonl, plots",
+    primary="f1_ap",
+)
 
 DEFAULT_PAIR = "substitute+causal"
 """The default editor: the substitute editor with the trained causal editor as its fallback."""
@@ -213,23 +220,12 @@ def plot(records: list[EvalRecord], metrics: dict[str, Any], out: Path) -> None:
         ylabel="attribution after (auto-AIS)",
     )
     ax.legend(fontsize=7, loc="lower left")
-    fig.tight_layout()
-    save_png(fig, out / "attribution_vs_preservation.png")
-    plt.close(fig)
+    save_figure(fig, out / "attribution_vs_preservation.png")
     fig, ax = plt.subplots(figsize=(5, 3))
     cats = metrics["edit_categories"]
     ax.bar(list(cats), list(cats.values()), color="tab:blue")
     ax.set(ylim=(0, 1), ylabel="share of rows", title=f"edit categories ({metrics['editor']})")
-    fig.tight_layout()
-    save_png(fig, out / "edit_categories.png")
-    plt.close(fig)
-
-
-EVALUATION = Evaluation(
-    name="edits",
-    help="run the pipeline over a dataset: metrics.json, results.jsonl, plots",
-    primary="f1_ap",
-)
+    save_figure(fig, out / "edit_categories.png")
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

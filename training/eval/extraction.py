@@ -36,6 +36,14 @@ from tqdm.auto import tqdm
 
 from retrieval.web.extract import FAVOR, extract_main_text
 from training.eval.base import Evaluation
+from training.figures import save_figure
+
+EVALUATION = Evaluation(
+    name="extraction",
+    help="main-text extraction of saved web pages against a hand check: article kept, "
+    "boilerplate dropped",
+    primary="main_kept",
+)
 
 CHECK = Path(__file__).resolve().parents[2] / "retrieval" / "web" / "extraction_check.json"
 MATCH = 0.8
@@ -242,8 +250,6 @@ def plot(rows: list[dict[str, Any]], metrics: dict[str, Any], methods, path: Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(13, 4.8), width_ratios=[1, 2.2])
     m = metrics["methods"]
     xs = range(len(methods))
@@ -283,17 +289,7 @@ def plot(rows: list[dict[str, Any]], metrics: dict[str, Any], methods, path: Pat
     ax2.set_xlim(0, 1.05)
     ax2.set_title(f"per page ({first})")
     ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.06), ncol=2, fontsize=8)
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
-
-
-EVALUATION = Evaluation(
-    name="extraction",
-    help="main-text extraction of saved web pages against a hand check: article kept, "
-    "boilerplate dropped",
-    primary="main_kept",
-)
+    save_figure(fig, path)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

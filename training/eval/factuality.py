@@ -33,6 +33,13 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
 from editor.citations.mafe import mafe
 from training.eval.base import Evaluation, stopped
+from training.figures import save_figure
+
+EVALUATION = Evaluation(
+    name="factuality",
+    help="MAFE (QA-based factuality) and the verifier against human labels (QAGS, SummEdits dev)",
+    primary="mafe/roc_auc",
+)
 
 
 def roc_auc(scores: Sequence[float], labels: Sequence[int]) -> float | None:
@@ -155,8 +162,6 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4.5), squeeze=False)
     for ax, (name, rows) in zip(axes[0], results.items(), strict=True):
         labels = [int(r["label"] == "supported") for r in rows]
@@ -180,9 +185,7 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
         ax.set_xlabel("false positive rate")
         ax.set_ylabel("true positive rate")
         ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def run(
@@ -223,13 +226,6 @@ def run(
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot({k: v for k, v in by_set.items() if v}, out / "factuality.png")
     return metrics
-
-
-EVALUATION = Evaluation(
-    name="factuality",
-    help="MAFE (QA-based factuality) and the verifier against human labels (QAGS, SummEdits dev)",
-    primary="mafe/roc_auc",
-)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

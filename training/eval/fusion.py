@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from training.args import check_data_dir, positive_int
+from training.args import add_dev_set_args, check_data_dir
 from training.eval.base import Evaluation
+from training.figures import save_figure
 
 EVALUATION = Evaluation(
     name="fusion",
@@ -146,8 +147,6 @@ def plot(metrics: dict[str, float], names: list[str], path: Path) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     fig, ax = plt.subplots(figsize=(8, 3.5))
     x = np.arange(len(names))
     for k, key in enumerate(("balanced_accuracy", "roc_auc")):
@@ -156,18 +155,19 @@ def plot(metrics: dict[str, float], names: list[str], path: Path) -> Path:
     ax.set_ylim(0.4, 1.0)
     ax.legend(fontsize=8)
     ax.set_title("fusion variants on held-apart dev rows (mean over sources)")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> None:
-    e.add_argument("--model", default=None, help="NLI model folder (default: the shipped one)")
-    e.add_argument("--out", required=True, help="folder for metrics.json and fusion.png")
-    e.add_argument("--data-dir", default=None, help="the shared/data folder")
-    e.add_argument("--sources", default="shared", help="NLI sets or aliases (shared, extra)")
-    e.add_argument("--limit", type=positive_int, default=None, help="dev rows per source")
+    add_dev_set_args(
+        e,
+        "folder for metrics.json and fusion.png",
+        model="NLI model folder (default: the shipped one)",
+        model_required=False,
+        data_dir="the shared/data folder",
+        sources_help="NLI sets or aliases (shared, extra)",
+        limit_help="dev rows per source",
+    )
     e.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 
 

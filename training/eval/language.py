@@ -19,8 +19,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
 from training.eval.base import Evaluation
+from training.figures import save_figure
 
 EVALUATION = Evaluation(
     name="language",
@@ -125,9 +126,7 @@ def _plot(metrics: dict[str, Any], path: Path) -> None:
     ax.set_xlim(0, 1)
     ax.set_xlabel("share refused")
     ax.set_title("language check: refusals by language")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

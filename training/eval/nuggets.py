@@ -45,7 +45,14 @@ from editor.text.nlp import get_nlp
 from editor.text.words import content_words
 from training.args import read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
+from training.figures import save_figure
 from training.jobs.journaled import journal_rows
+
+EVALUATION = Evaluation(
+    name="nuggets",
+    help="score cited reports against nuggets (ARGUE): nugget recall, sentence precision",
+    primary="nugget_recall",
+)
 
 REWARDED = {3, 7}
 LEFT_OUT = {2, 4, 6}
@@ -301,8 +308,6 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     groups = list(metrics)
     keys = [
         ("nugget_recall", "nugget recall"),
@@ -328,9 +333,7 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
     bx.bar([f"{k}" for k in counts], list(counts.values()), color="tab:gray")
     bx.set_xlabel("flowchart outcome (1, 5, 8 penalised; 3, 7 rewarded)")
     bx.set_title("sentences by outcome")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def run(
@@ -358,13 +361,6 @@ def run(
     write_text(out / "metrics.json", json.dumps(metrics, indent=2))
     plot(metrics, out / "nuggets.png")
     return metrics
-
-
-EVALUATION = Evaluation(
-    name="nuggets",
-    help="score cited reports against nuggets (ARGUE): nugget recall, sentence precision",
-    primary="nugget_recall",
-)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

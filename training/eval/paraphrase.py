@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from retrieval.files import save_png, write_text
-from training.args import check_data_dir, positive_int
+from retrieval.files import write_text
+from training.args import add_dev_set_args, add_device_args, check_data_dir
 from training.eval.attribution_metrics import binary_report
 from training.eval.base import Evaluation
+from training.figures import save_figure
 
 EVALUATION = Evaluation(
     name="paraphrase",
@@ -138,24 +139,19 @@ def plot(metrics: dict[str, float], path: Path, title: str) -> Path:
     ax.set_ylim(0, 1)
     ax.set_title(f"claims reworded: {title}")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval paraphrase``'s arguments (its own ``-v``; no config)."""
-    e.add_argument("--model", required=True, help="a verifier folder, large/medium, or an HF id")
-    e.add_argument("--out", required=True, help="folder for metrics.json, pairs.jsonl, metrics.png")
-    e.add_argument(
-        "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
+    add_dev_set_args(
+        e,
+        "folder for metrics.json, pairs.jsonl, metrics.png",
+        sources="shared,extra,eval-only",
+        limit=600,
+        max_length=128,
     )
-    e.add_argument("--sources", default="shared,extra,eval-only", help="NLI sets or aliases")
-    e.add_argument("--limit", type=positive_int, default=600, help="dev rows read per source")
-    e.add_argument("--max-length", type=positive_int, default=128, help="tokens per premise window")
-    e.add_argument("--device", default="auto", help="auto (cuda when available), cpu or cuda")
-    e.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    add_device_args(e)
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:

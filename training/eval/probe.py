@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
+from training.figures import save_figure
 
 MARGIN = math.log(100)
 
@@ -70,6 +71,4 @@ def write_probe(report: dict[str, Any], out: Path) -> None:
     ax.set_ylabel("rows")
     ax.set_title(f"factual ablation: {report['share_above_log100']:.1%} above log 100")
     ax.legend()
-    fig.tight_layout()
-    save_png(fig, out / "ablation_probe.png")
-    plt.close(fig)
+    save_figure(fig, out / "ablation_probe.png")

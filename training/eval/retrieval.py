@@ -18,8 +18,16 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
 from training.eval.base import Evaluation
+from training.figures import save_figure
+
+EVALUATION = Evaluation(
+    name="retrieval",
+    help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries",
+    primary="ndcg@10",
+)
+RUNS = ("bm25", "dense", "hybrid", "hybrid+rerank")
 
 
 @dataclass(frozen=True)
@@ -96,9 +104,6 @@ def load_clapnq(corpus_path: str | Path) -> list[EvalQuery]:
             if row.get("question"):
                 out.append(EvalQuery(f"q-{row['id']}", row["question"], {str(row["id"]): 1}))
     return out
-
-
-RUNS = ("bm25", "dense", "hybrid", "hybrid+rerank")
 
 
 def evaluate(
@@ -223,16 +228,7 @@ def plot(report: dict[str, dict[str, float]], path: Path) -> None:
         ax.bar_label(container, fmt="%.3f", fontsize=6, padding=1)
     ax.legend(loc="upper center", ncol=len(metrics), fontsize=8, frameon=False)
     ax.set_title("retrieval quality")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
-
-
-EVALUATION = Evaluation(
-    name="retrieval",
-    help="nDCG@10 / recall@k of an index on BEIR-style or CLAPnq queries",
-    primary="ndcg@10",
-)
+    save_figure(fig, path)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

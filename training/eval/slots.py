@@ -22,9 +22,16 @@ from tqdm.auto import tqdm
 from editor.attribution.verifier import judge_batch
 from editor.claims.slot_check import SlotChecker
 from editor.judge.policy import refutes
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
 from retrieval.sentences import split
 from training.eval.base import Evaluation
+from training.figures import save_figure
+
+EVALUATION = Evaluation(
+    name="slots",
+    help="slot-level contradiction checks on a planted dev set: recall by error type",
+    primary="recall_min",
+)
 
 
 @dataclass(frozen=True)
@@ -151,16 +158,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
     if rate is not None:
         title += f"\nfalse contradictions on correct sentences: {rate:.1%}"
     ax.set(ylim=(0, 1.05), ylabel="recall", title=title)
-    fig.tight_layout()
-    save_png(fig, png)
-    plt.close(fig)
-
-
-EVALUATION = Evaluation(
-    name="slots",
-    help="slot-level contradiction checks on a planted dev set: recall by error type",
-    primary="recall_min",
-)
+    save_figure(fig, png)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:

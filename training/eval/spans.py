@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from training.eval.base import Evaluation
+from training.figures import save_figure
 
 PRIMARY = "wrong_fixed"
 EVALUATION = Evaluation(
@@ -105,8 +106,6 @@ def _plot(m: dict[str, float], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from retrieval.files import save_png
-
     suites = sorted({k.split("/")[0] for k in m if k.endswith("/wrong")})
     fig, ax = plt.subplots(figsize=(7, 3.2))
     for k, s in enumerate(suites):
@@ -125,9 +124,7 @@ def _plot(m: dict[str, float], path: Path) -> None:
     ax.set_ylim(0, 1)
     ax.legend()
     ax.set_title("span judge on the statements suites")
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def main(args: argparse.Namespace) -> dict:

@@ -42,7 +42,7 @@ from editor.attribution.decoder_model import (
     pad_batch,
     read_adapter,
 )
-from training.fit.steps import epoch_batches, fit_steps
+from training.fit.steps import add_number_flags, add_stop_flags, epoch_batches, fit_steps
 
 SHARED = ("scifact", "climate-fever", "wice", "summedits")
 
@@ -271,20 +271,14 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--bundle", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--rank", type=int, default=32)
-    p.add_argument("--lr", type=float, default=3e-4)
-    p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--batch-size", type=int, default=64)
-    p.add_argument("--eval-every", type=int, default=300)
-    p.add_argument("--patience", type=int, default=4)
-    p.add_argument("--seed", type=int, default=1)
+    add_number_flags(p, rank=32, lr=3e-4, epochs=2, batch_size=64)
+    add_number_flags(p, eval_every=300, patience=4, seed=1)
     p.add_argument(
         "--train-exclude", default="", help="sources starting so are labelled, not trained on"
     )
     p.add_argument("--max-steps", type=int, default=0, help="cap on steps (the schedule's length)")
     p.add_argument("--init-adapter", type=Path, default=None, help="a trained folder to go on from")
-    p.add_argument("--max-seconds", type=float, default=0, help="stop training after this long")
-    p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
+    add_stop_flags(p)
     r = train(p.parse_args(argv))
     print(
         json.dumps(

@@ -33,7 +33,13 @@ from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.attribution.span_model import pad
 from editor.llm.partial import save_partial
 from training.fit.decoder_train import scores
-from training.fit.steps import epoch_batches, fit_steps, whole_state
+from training.fit.steps import (
+    add_number_flags,
+    add_stop_flags,
+    epoch_batches,
+    fit_steps,
+    whole_state,
+)
 
 FROZEN = ["bert.embeddings.word_embeddings.weight"]
 
@@ -198,15 +204,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--distill", type=float, default=0.7, help="weight of the teacher's term")
-    p.add_argument("--lr", type=float, default=1e-4)
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--eval-every", type=int, default=500)
-    p.add_argument("--patience", type=int, default=4)
-    p.add_argument("--seed", type=int, default=1)
+    add_number_flags(p, lr=1e-4, epochs=1.0, batch_size=128, eval_every=500, patience=4, seed=1)
     p.add_argument("--max-steps", type=int, default=0)
-    p.add_argument("--max-seconds", type=float, default=0, help="stop training after this long")
-    p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
+    add_stop_flags(p)
     r = train(p.parse_args(argv))
     print(
         json.dumps(

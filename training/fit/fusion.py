@@ -31,10 +31,11 @@ from editor.attribution.fusion import (  # the fitting maths live with the model
     fit_weights,
 )
 from editor.attribution.nli import LABELS
-from retrieval.files import save_png, write_text
+from retrieval.files import write_text
 from training.data.nli import NLIExample, is_dev, read_splits
 from training.data.nli_sources import SHARED
 from training.eval.attribution_metrics import balanced_accuracy, expected_calibration_error, roc_auc
+from training.figures import save_figure
 
 log = logging.getLogger(__name__)
 
@@ -156,10 +157,7 @@ def reliability_plot(y: np.ndarray, curves: dict[str, np.ndarray], path: Path, b
     ax.set_ylabel("observed share supported")
     ax.set_title("verifier reliability, dev (report half)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    save_png(fig, path)
-    plt.close(fig)
-    return path
+    return save_figure(fig, path)
 
 
 def fit_fusion(

@@ -213,6 +213,8 @@ def plot(curve: list, head: Head, out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from training.figures import save_figure
+
     t, fixed, harmful = zip(*curve, strict=True)
     fig, ax = plt.subplots(figsize=(6, 3.5))
     ax.plot(t, fixed, label="fixed (held-out folds)")
@@ -222,9 +224,7 @@ def plot(curve: list, head: Head, out: Path) -> None:
     ax.set_xlabel("P(edit right)")
     ax.set_ylabel("sentences")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
+    save_figure(fig, out)
 
 
 def write(folder: Path, head: Head, curve: list, metrics: dict[str, Any], command: str) -> None:

@@ -34,7 +34,12 @@ from training.data.spans.arrays import label_all
 from training.data.spans.rows import LABELS, read_rows
 from training.eval.span_metrics import judge_scores, nli_scores
 from training.fit.encoder_train import load_matching
-from training.fit.steps import epoch_batches, fit_steps, whole_state
+from training.fit.steps import (
+    add_number_flags,
+    epoch_batches,
+    fit_steps,
+    whole_state,
+)
 
 FROZEN = ["bert.embeddings.word_embeddings.weight"]
 HEADS = ("token.", "pointer.")
@@ -305,14 +310,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     p.add_argument("--tokenizer", type=Path, required=True, help="a tokenizer.json")
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--max-length", type=int, default=160)
-    p.add_argument("--lr", type=float, default=5e-5)
-    p.add_argument("--head-lr", type=float, default=5e-4)
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--batch-size", type=int, default=128)
-    p.add_argument("--eval-every", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--max-steps", type=int, default=0)
+    add_number_flags(p, max_length=160, lr=5e-5, head_lr=5e-4, epochs=1.0, batch_size=128)
+    add_number_flags(p, eval_every=1000, seed=1, max_steps=0)
     p.add_argument("--max-seconds", type=float, default=0)
     p.add_argument(
         "--expected-rate",
@@ -321,8 +320,7 @@ def main(argv: list[str] | None = None) -> None:
         help="pairs/s expected: with --max-seconds, the schedule ends with the time",
     )
     p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
-    p.add_argument("--dev-limit", type=int, default=6000)
-    p.add_argument("--workers", type=int, default=0)
+    add_number_flags(p, dev_limit=6000, workers=0)
     p.add_argument(
         "--freeze-layers",
         type=int,

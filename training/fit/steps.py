@@ -9,6 +9,7 @@ whole model, or the adapter and head alone).
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
 import traceback
@@ -121,3 +122,16 @@ def _clip(params: Sequence[Any]) -> None:
     import torch
 
     torch.nn.utils.clip_grad_norm_(params, 1.0)
+
+
+def add_number_flags(p: argparse.ArgumentParser, **defaults: float) -> None:
+    """A ``--flag`` per keyword, in order (``batch_size=16`` is ``--batch-size``, an int of
+    default 16): the plain numbers of a trainer's command line."""
+    for name, default in defaults.items():
+        p.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
+
+
+def add_stop_flags(p: argparse.ArgumentParser) -> None:
+    """``--max-seconds`` and ``--limit``: when a run stops early, and a smoke run's size."""
+    p.add_argument("--max-seconds", type=float, default=0, help="stop training after this long")
+    p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Cfg(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+Probability = Annotated[float, Field(ge=0, le=1)]
+"""A setting from 0 to 1: a probability, a share or a weight."""
 
 
 class ChunkingConfig(_Cfg):
@@ -34,7 +38,7 @@ class BM25Config(_Cfg):
     """Sparse retrieval with bm25s (see README for why not rank-bm25)."""
 
     k1: float = Field(1.2, gt=0)
-    b: float = Field(0.75, ge=0, le=1)
+    b: Probability = 0.75
     stemmer: Literal["english", "none"] = Field(
         "english", description="PyStemmer stemmer, or none."
     )
@@ -113,10 +117,8 @@ class RerankConfig(_Cfg):
         "train (purr eval retrieval --calibrate): test ECE 0.232 -> 0.045.",
     )
     calibration_bias: float = -1.0659
-    fuse_weight: float = Field(
+    fuse_weight: Probability = Field(
         0.3,
-        ge=0,
-        le=1,
         description="Final ranking mixes the first-stage fused score with this weight (0 = cross-encoder only).",
     )
 
@@ -127,8 +129,8 @@ class SearchConfig(_Cfg):
     mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
     fusion: Literal["rrf", "weighted"] = "rrf"
     rrf_k: int = Field(60, ge=1)
-    dense_weight: float = Field(
-        0.5, ge=0, le=1, description="Weight of the dense score in weighted fusion."
+    dense_weight: Probability = Field(
+        0.5, description="Weight of the dense score in weighted fusion."
     )
     candidates: int = Field(100, ge=1, description="Hits taken from each retriever before fusion.")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -177,21 +177,10 @@ class SentenceTransformerEncoder(_BatchEncoder):
 def build_encoder(cfg: DenseConfig) -> Encoder:
     """An encoder for ``cfg.model``: ONNX for packaged/exported ONNX folders, else sentence-transformers."""
     resolved = resolve(cfg.model)
+    size: dict[str, Any] = {"max_length": cfg.max_length, "batch_size": cfg.batch_size}
     if resolved.path is not None and (resolved.path / "model.onnx").exists():
         default_prefix = BGE_QUERY_PREFIX if "bge" in cfg.model.lower() else ""
         prefix = cfg.query_prefix if cfg.query_prefix is not None else default_prefix
-        return OnnxEncoder(
-            resolved.path,
-            name=cfg.model,
-            query_prefix=prefix,
-            max_length=cfg.max_length,
-            batch_size=cfg.batch_size,
-        )
+        return OnnxEncoder(resolved.path, name=cfg.model, query_prefix=prefix, **size)
     prefix = cfg.query_prefix if cfg.query_prefix is not None else ""
-    return SentenceTransformerEncoder(
-        resolved.load_id,
-        name=cfg.model,
-        query_prefix=prefix,
-        max_length=cfg.max_length,
-        batch_size=cfg.batch_size,
-    )
+    return SentenceTransformerEncoder(resolved.load_id, name=cfg.model, query_prefix=prefix, **size)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -68,23 +69,18 @@ UPSTREAM_RESPONSES = documented(
 )
 
 
+@dataclass(eq=False, repr=False)  # an exception: compared and shown as one
 class ApiError(Exception):
     """An error with its HTTP status; the message says what was wrong and what to do."""
 
-    def __init__(
-        self,
-        status: int,
-        message: str,
-        code: str | None = None,
-        param: str | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
-        self.param = param
-        self.headers = headers
+    status: int
+    message: str
+    code: str | None = None
+    param: str | None = None
+    headers: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        super().__init__(self.message)
 
 
 def error_body(

@@ -17,7 +17,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -46,6 +46,16 @@ class ModelNotFoundError(ValueError):
     """The request named a model this server does not serve."""
 
 
+def _sampling(request: CompletionRequest | ChatCompletionRequest) -> dict[str, Any]:
+    """The request's sampling settings, as the backend's ``complete`` and ``chat`` take them."""
+    return {
+        "max_new_tokens": request.max_tokens,
+        "temperature": request.temperature,
+        "n": request.n,
+        "stop": request.stop_list(),
+    }
+
+
 class LLMService:
     """Turns protocol requests into backend calls; no HTTP here."""
 
@@ -65,48 +75,34 @@ class LLMService:
                 f"model '{model}' is not served here; use '{self.model_name}' (GET /v1/models)"
             )
 
+    def _stamp(self, prefix: str) -> dict[str, Any]:
+        """A response's id (``prefix``-random hex), creation time and model name."""
+        return {
+            "id": f"{prefix}-{uuid.uuid4().hex}",
+            "created": int(time.time()),
+            "model": self.model_name,
+        }
+
     def complete(self, request: CompletionRequest) -> CompletionResponse:
         self._check_model(request.model)
-        samples = self.backend.complete(
-            request.prompts(),
-            max_new_tokens=request.max_tokens,
-            temperature=request.temperature,
-            n=request.n,
-            stop=request.stop_list(),
-        )
+        samples = self.backend.complete(request.prompts(), **_sampling(request))
         # OpenAI numbers choices prompt-major: index = prompt * n + sample
         choices = [
             CompletionChoice(index=i * request.n + j, text=text)
             for i, texts in enumerate(samples)
             for j, text in enumerate(texts)
         ]
-        return CompletionResponse(
-            id=f"cmpl-{uuid.uuid4().hex}",
-            created=int(time.time()),
-            model=self.model_name,
-            choices=choices,
-        )
+        return CompletionResponse(**self._stamp("cmpl"), choices=choices)
 
     def chat(self, request: ChatCompletionRequest) -> ChatCompletionResponse:
         self._check_model(request.model)
         conversation = [m.model_dump() for m in request.messages]
-        [samples] = self.backend.chat(
-            [conversation],
-            max_new_tokens=request.max_tokens,
-            temperature=request.temperature,
-            n=request.n,
-            stop=request.stop_list(),
-        )
+        [samples] = self.backend.chat([conversation], **_sampling(request))
         choices = [
             ChatChoice(index=j, message=ChatChoiceMessage(content=text))
             for j, text in enumerate(samples)
         ]
-        return ChatCompletionResponse(
-            id=f"chatcmpl-{uuid.uuid4().hex}",
-            created=int(time.time()),
-            model=self.model_name,
-            choices=choices,
-        )
+        return ChatCompletionResponse(**self._stamp("chatcmpl"), choices=choices)
 
 
 Service = Annotated[LLMService, Depends(from_state("llm_service"))]

@@ -113,29 +113,17 @@ def _isolated_cache(purr_cache):
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(tmp_path_factory) -> Path:
-    import torch
-    from llm_helpers import smollm
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from llm_helpers import save_tiny_decoder
+    from transformers import LlamaForCausalLM
 
-    tokenizer = smollm().tokenizer
-    out = tmp_path_factory.mktemp("tiny-llama")
-    cfg = LlamaConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
+    return save_tiny_decoder(
+        tmp_path_factory.mktemp("tiny-llama"),
+        LlamaForCausalLM,
+        token_ids=("bos_token_id", "eos_token_id", "pad_token_id"),
+        chat_template=False,  # exercise the plain "User:/Assistant:" fallback
         num_attention_heads=4,
         num_key_value_heads=2,
         max_position_embeddings=256,
-        bos_token_id=tokenizer.bos_token_id,
-        eos_token_id=tokenizer.eos_token_id,
-        pad_token_id=tokenizer.pad_token_id,
         initializer_range=0.5,  # decisive logits: greedy decoding has no near-ties
         tie_word_embeddings=True,
     )
-    torch.manual_seed(0)
-    LlamaForCausalLM(cfg).save_pretrained(out)
-    saved = tokenizer.__class__.from_pretrained(smollm().location.load_id)
-    saved.chat_template = None  # exercise the plain "User:/Assistant:" fallback
-    saved.save_pretrained(out)
-    return out

@@ -20,6 +20,16 @@ CONTRACT_KEYS = frozenset(
     "citations hops findings".split()
 )
 
+TINY_BERT = {
+    "vocab_size": 120,
+    "hidden_size": 64,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 4,
+    "intermediate_size": 128,
+    "max_position_embeddings": 64,
+}
+"""The size of a tiny random BERT built from a config (ids 0-119, sequences up to 64)."""
+
 
 def save_tiny_bert_nli(path: Path, id2label: dict[int, str] | None, seed: int = 0) -> Path:
     """A 2-layer BERT sequence classifier with the given labels (a bare encoder when
@@ -89,6 +99,46 @@ def save_tiny_t5(
     return path
 
 
+def few_steps(max_steps: int, eval_every: int, lr: float) -> dict:
+    """The settings of a few-step training run in a test: batches of 4, no warm-up, 30% of the
+    rows held out for the dev loss."""
+    return dict(
+        lr=lr,
+        batch_size=4,
+        max_steps=max_steps,
+        warmup_steps=0,
+        eval_every=eval_every,
+        dev_share=0.3,
+    )
+
+
+def citation_checker():
+    """A ``CitationChecker`` over the default attribution model, loaded."""
+    from editor.attribution.base import build
+    from editor.citations.check import CitationChecker
+    from editor.config import AttributionConfig
+
+    model = build(AttributionConfig())
+    model.load()
+    return CitationChecker.with_verifier(model)
+
+
+def run_on_rte(run, out: Path, data_dir: Path, **kwargs) -> dict:
+    """An evaluation's ``run(model, out, ...)`` with the shipped verifier over 80 RTE rows of
+    the development data, without a progress bar; its report."""
+    from editor.attribution.factories import default_purr_path
+
+    return run(
+        str(default_purr_path()),
+        out,
+        data_dir=data_dir,
+        sources=["rte"],
+        limit=80,
+        progress=False,
+        **kwargs,
+    )
+
+
 def run_purr(
     *args: str, env: dict[str, str] | None = None, timeout: int = 600
 ) -> subprocess.CompletedProcess:
@@ -122,8 +172,20 @@ def run_docs_example(page: str, cwd: Path, timeout: int = 600) -> str:
     return done.stdout
 
 
+ACME_FOUNDED = "Acme Robotics was founded in 2011 by Maria Lopez in Austin, Texas."
+ACME_PORTER = "The Porter X2, Acme's flagship robot, can lift 150 kilograms."
+"""The company knowledge base the framework integration tests retrieve from."""
+
 MNLI = {0: "entailment", 1: "neutral", 2: "contradiction"}
 """The label names of an MNLI-style three-way model."""
+
+
+def long_premise(n: int = 30, needle_at: int | None = None, needle: str = "") -> str:
+    """``n`` filler sentences, the one at ``needle_at`` replaced by ``needle``."""
+    sentences = [f"Filler sentence number {i} says little." for i in range(n)]
+    if needle_at is not None:
+        sentences[needle_at] = needle
+    return " ".join(sentences)
 
 
 class TruncatingStub(ChunkedNLI):

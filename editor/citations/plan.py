@@ -33,25 +33,22 @@ class RepairPlan:
     """a revision the editor wrote that was not a local correction"""
 
 
+Researcher = Callable[[str, str | None], Sequence[Evidence]]
+"""Evidence for a claim (and the dialogue context): what repair researches a claim with."""
+
+
+@dataclass(eq=False)
 class RepairPlanner:
     """Plans the repair of each sentence with the checker's verifier: ``max_candidates`` given
     sources tried per claim, ``remove_below`` the P(supported) under which a citation is removed,
     and with a ``researcher``, its ``research_top`` snippets judged for a claim no given source
     settles."""
 
-    def __init__(
-        self,
-        checker: CitationChecker,
-        max_candidates: int = 5,
-        remove_below: float = 0.02,
-        researcher: Callable[[str, str | None], Sequence[Evidence]] | None = None,
-        research_top: int = 3,
-    ) -> None:
-        self.checker = checker
-        self.max_candidates = max_candidates
-        self.remove_below = remove_below
-        self.researcher = researcher
-        self.research_top = research_top
+    checker: CitationChecker
+    max_candidates: int = 5
+    remove_below: float = 0.02
+    researcher: Researcher | None = None
+    research_top: int = 3
 
     def plan(
         self,

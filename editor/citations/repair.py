@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from editor.citations.check import CitationChecker
@@ -36,13 +36,12 @@ from editor.citations.markers import (
     restore,
     set_markers,
 )
-from editor.citations.plan import RepairPlan, RepairPlanner
+from editor.citations.plan import RepairPlan, RepairPlanner, Researcher
 from editor.citations.results import CheckResult
 from editor.citations.sources import Source
 from editor.result import AddedSource, CitationChange, CitationReport, Step
 from editor.revision.base import Revises
 from editor.text.words import detokenize
-from editor.types import Evidence
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ class CitationRepairer:
         reviser: Revises | None = None,
         max_candidates: int = 5,
         remove_below: float = 0.02,
-        researcher: Callable[[str, str | None], Sequence[Evidence]] | None = None,
+        researcher: Researcher | None = None,
         research_top: int = 3,
     ) -> None:
         self.checker = checker

@@ -10,7 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from editor.config.base import _Cfg, _registered
 from editor.config.revision import AgreementConfig, EditorConfig, JudgeConfig, RevisionConfig
-from retrieval.config import IndexConfig, RerankConfig, SearchConfig, WebConfig
+from retrieval.config import IndexConfig, Probability, RerankConfig, SearchConfig, WebConfig
 
 
 class LLMConfig(_Cfg):
@@ -95,8 +95,8 @@ class ResearchConfig(_Cfg):
         "(up to K x max_snippets_per_doc). The reranker is most of research's time; 8 keeps "
         "every edit of the statements suites and the real-answer dev set.",
     )
-    min_relevance: float = Field(
-        0.0, ge=0, le=1, description="Drop evidence below this calibrated relevance."
+    min_relevance: Probability = Field(
+        0.0, description="Drop evidence below this calibrated relevance."
     )
     source: Literal["index", "web", "both"] = Field(
         "index",

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from editor.config.base import _Cfg, _registered
+from retrieval.config import Probability
 
 RuleFamily = Literal[
     "slot",
@@ -40,26 +41,22 @@ class ReaderPolicy(_Cfg):
     quantize: Literal["none", "int8"] = Field(
         "int8", description="int8: the reader as its 8-bit ONNX graph (built once into the cache)."
     )
-    min_evidence: float = Field(
-        0.3, ge=0, le=1, description="the evidence's answer must be at least this likely."
+    min_evidence: Probability = Field(
+        0.3, description="the evidence's answer must be at least this likely."
     )
-    min_text: float = Field(
-        0.3, ge=0, le=1, description="the text's own answer must be at least this likely."
+    min_text: Probability = Field(
+        0.3, description="the text's own answer must be at least this likely."
     )
-    max_no_answer: float = Field(
-        0.3, ge=0, le=1, description="above this P(no answer) the evidence is read as silent."
+    max_no_answer: Probability = Field(
+        0.3, description="above this P(no answer) the evidence is read as silent."
     )
-    rival_ratio: float = Field(
+    rival_ratio: Probability = Field(
         0.3,
-        ge=0,
-        le=1,
         description="no finding where an evidence answer that agrees with the text is at "
         "least this share of the best answer's probability (the evidence is ambiguous).",
     )
-    apply_min: float = Field(
+    apply_min: Probability = Field(
         0.5,
-        ge=0,
-        le=1,
         description="the evidence's answer is applied (safe) from this probability on, both "
         "readings this sure; below it the fix is suggested.",
     )
@@ -69,10 +66,8 @@ class ReaderPolicy(_Cfg):
         "(support too low, no better, no sentence stating it), from prove_min; a refutation or "
         "a form problem still rejects it.",
     )
-    prove_min: float = Field(
+    prove_min: Probability = Field(
         0.6,
-        ge=0,
-        le=1,
         description="proves: the evidence's answer must be at least this likely for the "
         "reader alone to prove its fix.",
     )
@@ -86,10 +81,8 @@ class ReaderPolicy(_Cfg):
         description="without a question, ask each name, number and date of a sentence as a "
         "cloze (the sentence with it blanked) of the evidence too.",
     )
-    cloze_min: float = Field(
+    cloze_min: Probability = Field(
         0.5,
-        ge=0,
-        le=1,
         description="statements: the evidence's answer to a cloze must be at least this likely.",
     )
 
@@ -135,16 +128,14 @@ class JudgeConfig(_Cfg):
         description="the extractive reader's answers as a signal (with a question as context).",
     )
     # -- the policy: every number that turns a score into a decision ------------------------
-    contradicted_min: float = Field(
+    contradicted_min: Probability = Field(
         0.7,
-        ge=0,
-        le=1,
         description="P(contradicted) from which the evidence contradicts a sentence (and above "
         "its P(supported)) where no slot check names the difference: the gate, the report "
         "and the citation check (editor.judge.policy.refutes).",
     )
-    supported_min: float = Field(
-        0.5, ge=0, le=1, description="the gate: P(supported) from which the evidence agrees."
+    supported_min: Probability = Field(
+        0.5, description="the gate: P(supported) from which the evidence agrees."
     )
     verify_edits: bool = Field(
         True,
@@ -153,13 +144,11 @@ class JudgeConfig(_Cfg):
         "than the original) and the sentence keeps its form (no question made of an answer, "
         "no name doubled, nothing pasted from the user's question).",
     )
-    accept_min_supported: float = Field(
-        0.5, ge=0, le=1, description="P(supported) the revised sentence needs (verify_edits)."
+    accept_min_supported: Probability = Field(
+        0.5, description="P(supported) the revised sentence needs (verify_edits)."
     )
-    min_gain: float = Field(
+    min_gain: Probability = Field(
         0.2,
-        ge=0,
-        le=1,
         description="substitute and the answer editor: how much P(supported) - P(contradicted) "
         "must rise to keep a swap.",
     )
@@ -180,17 +169,13 @@ class JudgeConfig(_Cfg):
         description="Apply the edits the judge is unsure of too (rejected for want of proof, "
         "not refuted; otherwise reported as suggestions: `purr edit --apply-unsure`).",
     )
-    attributed_min: float = Field(
+    attributed_min: Probability = Field(
         0.5,
-        ge=0,
-        le=1,
         description="P(supported) from which auto-AIS counts a sentence attributable, and the "
         "report calls a sentence the judge did not assess supported.",
     )
-    remove_citation_below: float = Field(
+    remove_citation_below: Probability = Field(
         0.02,
-        ge=0,
-        le=1,
         description="Citation repair: a citation whose source gives its claim P(supported) "
         "under this, and no source supports it, is removed.",
     )

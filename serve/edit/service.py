@@ -44,6 +44,19 @@ T = TypeVar("T")
 # a month and a unit: the slot checks' date and unit tables load in the warm-up too
 WARMUP_TEXT = "The Eiffel Tower in Paris opened in March 1889 at a height of 300 metres."
 
+LIMITS = {  # a request's list: the setting that caps it, what it counts, the limit, the fix, code
+    "evidence": (
+        "max_evidence", "evidence texts", "the limit", "send the most relevant ones",
+        "too_much_evidence",
+    ),
+    "sources": (
+        "max_evidence", "sources", "the limit", "send the ones the text cites", "too_many_sources"
+    ),
+    "items": (
+        "max_batch", "items", "the batch limit", "send several smaller batches", "batch_too_large"
+    ),
+}  # fmt: skip
+
 
 class _Late(Exception):
     """The deadline passed before the work started."""
@@ -151,16 +164,19 @@ class EditService:
         cap = self.settings.deadline_s
         return min(options.deadline_s, cap) if options.deadline_s else cap
 
+    def _refuse_over_limit(self, param: str, count: int) -> None:
+        """413 where ``count`` of the request's ``param`` are over their limit (``LIMITS``)."""
+        setting, counted, limit_name, fix, code = LIMITS[param]
+        limit = getattr(self.settings, setting)
+        if count > limit:
+            raise ApiError(
+                413, f"{count} {counted}, over {limit_name} of {limit}; {fix}", code, param
+            )
+
     def check(self, req: EditRequest | ScoreRequest) -> None:
         """Raise ``ApiError`` (413 over a limit, 422 otherwise) naming the problem and the fix."""
-        if req.evidence is not None and len(req.evidence) > self.settings.max_evidence:
-            raise ApiError(
-                413,
-                f"{len(req.evidence)} evidence texts, over the limit of "
-                f"{self.settings.max_evidence}; send the most relevant ones",
-                "too_much_evidence",
-                "evidence",
-            )
+        if req.evidence is not None:
+            self._refuse_over_limit("evidence", len(req.evidence))
         try:
             self.pipeline.check_input(req.text, req.context, req.evidence)
         except InputError as e:
@@ -171,14 +187,7 @@ class EditService:
         if sources is not None:
             from editor.citations.sources import read_sources
 
-            if len(sources) > self.settings.max_evidence:
-                raise ApiError(
-                    413,
-                    f"{len(sources)} sources, over the limit of {self.settings.max_evidence}; "
-                    "send the ones the text cites",
-                    "too_many_sources",
-                    "sources",
-                )
+            self._refuse_over_limit("sources", len(sources))
             if req.evidence is not None:
                 raise ApiError(
                     422, "give either evidence or sources, not both", "invalid_input", "sources"
@@ -278,14 +287,7 @@ class EditService:
         return (await self.edit_result(req, tenant=tenant)).to_json()
 
     async def edit_batch(self, req: BatchRequest, tenant: str = ANONYMOUS) -> list[BatchItem]:
-        if len(req.items) > self.settings.max_batch:
-            raise ApiError(
-                413,
-                f"{len(req.items)} items, over the batch limit of {self.settings.max_batch}; "
-                "send several smaller batches",
-                "batch_too_large",
-                "items",
-            )
+        self._refuse_over_limit("items", len(req.items))
         self.require_ready(req.options)
         deadline = time.monotonic() + self._deadline(req.options)
 
@@ -301,14 +303,7 @@ class EditService:
 
     async def check_citations(self, req: CheckRequest) -> CheckResponse:
         """``Pipeline.check``: the verdict of every citation (what ``purr check --json`` prints)."""
-        if len(req.sources) > self.settings.max_evidence:
-            raise ApiError(
-                413,
-                f"{len(req.sources)} sources, over the limit of {self.settings.max_evidence}; "
-                "send the ones the text cites",
-                "too_many_sources",
-                "sources",
-            )
+        self._refuse_over_limit("sources", len(req.sources))
         try:
             self.pipeline.check_input(req.text)
         except InputError as e:

@@ -11,8 +11,9 @@ from editor.pipeline import Pipeline
 
 
 @pytest.fixture(scope="session")
-def default_pipeline(built_index) -> Pipeline:
-    """The default pipeline (real models) over the test index, shared by a worker's tests."""
+def pipeline(built_index) -> Pipeline:
+    """The default pipeline (real models) over the test index, shared by a worker's tests (a
+    test module may define its own ``pipeline``)."""
     nli = build_attribution(AttributionConfig())
     cfg = load_config("default")
     return Pipeline(Components(cfg, index_path=built_index, progress=False), attribution=nli)

@@ -9,6 +9,12 @@ from helpers import run_purr as purr
 pytestmark = pytest.mark.integration
 
 
+def _bm25_search(query: str, index) -> dict:
+    """What ``purr search QUERY --mode bm25 --no-rerank --json`` prints, parsed."""
+    r = purr("search", query, "--index", str(index), "--mode", "bm25", "--no-rerank", "--json")
+    return json.loads(r.stdout)
+
+
 def test_index_then_search_json(tmp_path, resources):
     out = tmp_path / "ix"
     r = purr(
@@ -27,17 +33,7 @@ def test_index_then_search_json(tmp_path, resources):
     data = json.loads(r.stdout)
     assert data["reranked"] is True and len(data["hits"]) == 2
     assert data["hits"][0]["doc_id"] == "moon-landing" and 0 <= data["hits"][0]["relevance"] <= 1
-    r = purr(
-        "search",
-        "Who walked on the Moon first?",
-        "--index",
-        str(out),
-        "--mode",
-        "bm25",
-        "--no-rerank",
-        "--json",
-    )
-    data = json.loads(r.stdout)
+    data = _bm25_search("Who walked on the Moon first?", out)
     assert (
         data["reranked"] is False
         and data["mode"] == "bm25"
@@ -52,17 +48,7 @@ def test_index_append_and_overwrite_flags(tmp_path, resources):
     assert r.returncode == 2 and "--overwrite" in r.stderr
     r = purr("index", str(resources / "tiny_corpus.jsonl"), "--out", str(out), "--append")
     assert r.returncode == 0 and "appended" in r.stdout, r.stderr
-    r = purr(
-        "search",
-        "Amazon river length",
-        "--index",
-        str(out),
-        "--mode",
-        "bm25",
-        "--no-rerank",
-        "--json",
-    )
-    assert json.loads(r.stdout)["hits"][0]["doc_id"] == "amazon-river"
+    assert _bm25_search("Amazon river length", out)["hits"][0]["doc_id"] == "amazon-river"
 
 
 def test_human_output_and_research(built_index):

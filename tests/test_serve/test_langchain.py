@@ -11,7 +11,7 @@ pytest.importorskip(
     "langchain_core", reason="the LangChain extra: pip install 'purr-edit[langchain]'"
 )
 
-from helpers import run_docs_example  # noqa: E402
+from helpers import ACME_FOUNDED, ACME_PORTER, run_docs_example  # noqa: E402
 from langchain_core.callbacks import BaseCallbackHandler  # noqa: E402
 from langchain_core.documents import Document  # noqa: E402
 from langchain_core.embeddings import DeterministicFakeEmbedding  # noqa: E402
@@ -23,16 +23,9 @@ from langchain_core.vectorstores import InMemoryVectorStore  # noqa: E402
 
 from serve.integrations.langchain import PurrEdit  # noqa: E402
 
-FOUNDED = "Acme Robotics was founded in 2011 by Maria Lopez in Austin, Texas."
-PORTER = "The Porter X2, Acme's flagship robot, can lift 150 kilograms."
 QUESTION = "How much can the Porter X2 lift?"
 WRONG = "The Porter X2 can lift 300 kilograms."
 RIGHT = "The Porter X2 can lift 150 kilograms."
-
-
-@pytest.fixture(scope="module")
-def pipeline(default_pipeline):
-    return default_pipeline
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +33,8 @@ def retriever():
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=64))
     store.add_documents(
         [
-            Document(FOUNDED, metadata={"source": "about.md"}),
-            Document(PORTER, metadata={"source": "specs.md", "title": "Porter X2"}),
+            Document(ACME_FOUNDED, metadata={"source": "about.md"}),
+            Document(ACME_PORTER, metadata={"source": "specs.md", "title": "Porter X2"}),
         ]
     )
     return store.as_retriever(search_kwargs={"k": 2})
@@ -83,7 +76,7 @@ def test_a_correct_answer_comes_back_byte_for_byte(pipeline, retriever):
 
 def test_a_cited_answer_has_its_citations_checked_against_the_documents(pipeline):
     purr = PurrEdit(pipeline)
-    docs = [Document(FOUNDED), Document(PORTER)]
+    docs = [Document(ACME_FOUNDED), Document(ACME_PORTER)]
     reply = purr.invoke({"answer": "The Porter X2 can lift 300 kilograms [2].", "context": docs})
     assert reply.content == "The Porter X2 can lift 150 kilograms [2]."
     meta = reply.response_metadata["purr"]
@@ -113,7 +106,7 @@ def test_stream_buffers_edits_then_streams_words(pipeline, retriever):
 
 def test_async_forms_and_batch(pipeline, retriever):
     purr = PurrEdit(pipeline)
-    docs = [Document(FOUNDED), Document(PORTER)]
+    docs = [Document(ACME_FOUNDED), Document(ACME_PORTER)]
     rows = [{"answer": WRONG, "context": docs}, {"answer": RIGHT, "context": docs}]
     assert [m.content for m in purr.batch(rows)] == [RIGHT, RIGHT]
 
@@ -138,7 +131,7 @@ def test_with_config_names_the_run_for_callbacks(pipeline):
 
     seen = Names()
     purr = PurrEdit(pipeline).with_config(run_name="fact-check", callbacks=[seen])
-    assert purr.invoke({"answer": RIGHT, "context": [PORTER]}).content == RIGHT
+    assert purr.invoke({"answer": RIGHT, "context": [ACME_PORTER]}).content == RIGHT
     assert "fact-check" in seen.names
 
 

@@ -12,7 +12,7 @@ pytest.importorskip(
     "llama_index.core", reason="the LlamaIndex extra: pip install 'purr-edit[llamaindex]'"
 )
 
-from helpers import run_docs_example  # noqa: E402
+from helpers import ACME_FOUNDED, ACME_PORTER, run_docs_example  # noqa: E402
 from llama_index.core import Document, PromptTemplate, VectorStoreIndex  # noqa: E402
 from llama_index.core.base.response.schema import (  # noqa: E402
     AsyncStreamingResponse,
@@ -25,21 +25,17 @@ from llama_index.core.query_engine import CitationQueryEngine  # noqa: E402
 
 from serve.integrations.llamaindex import PurrQueryEngine  # noqa: E402
 
-FOUNDED = "Acme Robotics was founded in 2011 by Maria Lopez in Austin, Texas."
-PORTER = "The Porter X2, Acme's flagship robot, can lift 150 kilograms."
 QUESTION = "When was Acme Robotics founded?"
 WRONG = "Acme Robotics was founded in 2014 by Maria Lopez."
 RIGHT = "Acme Robotics was founded in 2011 by Maria Lopez."
 
 
 @pytest.fixture(scope="module")
-def pipeline(default_pipeline):
-    return default_pipeline
-
-
-@pytest.fixture(scope="module")
 def index():
-    docs = [Document(text=FOUNDED, metadata={"title": "Acme Robotics"}), Document(text=PORTER)]
+    docs = [
+        Document(text=ACME_FOUNDED, metadata={"title": "Acme Robotics"}),
+        Document(text=ACME_PORTER),
+    ]
     return VectorStoreIndex.from_documents(docs, embed_model=MockEmbedding(embed_dim=8))
 
 
@@ -61,7 +57,7 @@ def test_a_planted_error_is_fixed_from_the_source_nodes(pipeline, index):
     assert (finding["text"], finding["fix"]) == ("2014", "2011")
     [cite] = purr["citations"]
     node = response.source_nodes[cite["document"]].node
-    assert cite["id"] == node.node_id and node.get_content() == FOUNDED
+    assert cite["id"] == node.node_id and node.get_content() == ACME_FOUNDED
     assert cite["title"] == "Acme Robotics"
     assert len(response.source_nodes) == 2  # the engine's nodes, and its metadata, kept
     assert set(response.metadata) >= {n.node.node_id for n in response.source_nodes}
@@ -76,7 +72,7 @@ def test_a_correct_answer_comes_back_byte_for_byte(pipeline, index):
 def test_a_citation_engine_answer_has_its_citations_checked(pipeline, index):
     probe = CitationQueryEngine.from_args(index, llm=MockLLM(max_tokens=1), similarity_top_k=2)
     order = [n.node.get_content() for n in probe.query(QUESTION).source_nodes]
-    n = 1 + next(i for i, text in enumerate(order) if FOUNDED in text)
+    n = 1 + next(i for i, text in enumerate(order) if ACME_FOUNDED in text)
     template = PromptTemplate(f"Acme Robotics was founded in 2014 by Maria Lopez [{n}].")
     cited = CitationQueryEngine.from_args(
         index, llm=MockLLM(), similarity_top_k=2, citation_qa_template=template

@@ -4,6 +4,7 @@ and configuration."""
 from __future__ import annotations
 
 import pytest
+from helpers import long_premise
 
 from editor.attribution import (
     EntailmentScores,
@@ -21,13 +22,6 @@ from editor.config import (
     load_config,
 )
 from retrieval.assets import AssetNotFoundError
-
-
-def _long_premise(n: int = 30, needle_at: int | None = None, needle: str = "") -> str:
-    sentences = [f"Filler sentence number {i} says little." for i in range(n)]
-    if needle_at is not None:
-        sentences[needle_at] = needle
-    return " ".join(sentences)
 
 
 def _as_tuple(s: EntailmentScores) -> tuple[float, float, float]:
@@ -96,7 +90,7 @@ def test_hf_two_way_and_single_logit_models(bert_dirs):
 
 
 def test_hf_long_premise_is_chunked_and_max_pooled(mnli_model):
-    premise = _long_premise(30, needle_at=17, needle="The Eiffel Tower was completed in 1889.")
+    premise = long_premise(30, needle_at=17, needle="The Eiffel Tower was completed in 1889.")
     hypothesis = "The Eiffel Tower was completed in 1889."
     s = mnli_model.score(premise, hypothesis)
     [windows] = mnli_model._windows([(premise, hypothesis)])
@@ -150,7 +144,7 @@ def test_t5_true_long_premise_fits_the_window(t5_dir):
     nli._model.register_forward_pre_hook(
         lambda _m, _a, kw: lengths.append(kw["input_ids"].shape[1]), with_kwargs=True
     )
-    premise = _long_premise(20, needle_at=15, needle="The Eiffel Tower was completed in 1889.")
+    premise = long_premise(20, needle_at=15, needle="The Eiffel Tower was completed in 1889.")
     s = nli.score(premise, "The Eiffel Tower was completed in 1889.")
     assert s.chunks > 1 and lengths and max(lengths) <= 32
     assert _sums_to_one(s)  # two-way: still a distribution after max-pooling

@@ -10,6 +10,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
+from helpers import TINY_BERT
 from transformers import BertConfig, BertForSequenceClassification, BertModel
 
 from editor.attribution.bert_graph import build_graph, save_graph
@@ -17,15 +18,7 @@ from editor.attribution.bert_weights import UnsupportedModel, folder_weights
 from editor.attribution.nli_onnx import source_network
 from editor.llm.partial import load_partial, save_partial
 
-TINY = {
-    "vocab_size": 120,
-    "hidden_size": 64,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "intermediate_size": 128,
-    "max_position_embeddings": 64,
-    "num_labels": 3,
-}
+TINY = {**TINY_BERT, "num_labels": 3}
 
 
 def _classifier(seed: int = 0) -> BertForSequenceClassification:

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from helpers import MNLI, TruncatingStub
+from helpers import MNLI, TruncatingStub, long_premise
 
 from editor.attribution import (
     EntailmentScores,
     infer_label_map,
     premise_windows,
 )
-
-
-def _long_premise(n: int = 30, needle_at: int | None = None, needle: str = "") -> str:
-    sentences = [f"Filler sentence number {i} says little." for i in range(n)]
-    if needle_at is not None:
-        sentences[needle_at] = needle
-    return " ".join(sentences)
 
 
 @pytest.mark.parametrize(
@@ -74,7 +67,7 @@ def test_short_premise_is_one_window():
 
 def test_long_premise_takes_the_max_over_windows():
     stub = TruncatingStub(max_length=40, overlap=1)
-    premise = _long_premise(30, needle_at=25, needle="Late evidence SUPPORT for it.")
+    premise = long_premise(30, needle_at=25, needle="Late evidence SUPPORT for it.")
     premise = premise.replace("number 5 says", "number 5 CONTRA says")
     hypothesis = "The claim."
     # Read whole, the model would see only the first 38 words: no SUPPORT there.

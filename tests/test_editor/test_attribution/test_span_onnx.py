@@ -7,20 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from helpers import TINY_BERT
 
 from editor.attribution.span_judge import SpanJudge
 from editor.attribution.span_model import build_model
 from editor.attribution.span_onnx import MODEL_FILE, OnnxSpanNetwork, build, cache_key
 from editor.config import load_config
-
-TINY = {
-    "vocab_size": 120,
-    "hidden_size": 64,
-    "num_hidden_layers": 2,
-    "num_attention_heads": 4,
-    "intermediate_size": 128,
-    "max_position_embeddings": 64,
-}
 
 
 def _batch(lengths: list[int], seed: int = 0):
@@ -40,7 +32,7 @@ def test_the_int8_graph_answers_like_the_torch_network_at_any_batch_and_length(t
     import onnx
 
     torch.manual_seed(0)
-    model = build_model(TINY).eval()
+    model = build_model(TINY_BERT).eval()
     for p in model.parameters():  # weights far from zero: outputs that differ, row to row
         p.data.mul_(2)
     weights = {k: v.numpy() for k, v in model.state_dict().items() if "position_ids" not in k}

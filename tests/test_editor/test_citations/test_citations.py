@@ -5,12 +5,11 @@ ALCE's citation precision and recall."""
 from __future__ import annotations
 
 import pytest
+from helpers import citation_checker
 
-from editor.attribution.base import build as build_attribution
 from editor.citations import CitedDocument, parse_markers
-from editor.citations.check import CitationChecker
 from editor.citations.sources import Source, read_sources
-from editor.config import AttributionConfig, load_config
+from editor.config import load_config
 from editor.factory import Components
 from editor.inputs import InputError
 from editor.pipeline import Pipeline
@@ -58,9 +57,7 @@ def test_markers_belong_to_their_sentence_and_claims_lose_them():
 
 @pytest.fixture(scope="module")
 def checker():
-    model = build_attribution(AttributionConfig())
-    model.load()
-    return CitationChecker.with_verifier(model)
+    return citation_checker()
 
 
 def test_each_outcome_and_alce_scores(checker):

@@ -6,8 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from helpers import run_on_rte
 
-from editor.attribution.factories import default_purr_path
 from training.eval.calibration import recalibration_metrics, run
 
 
@@ -25,15 +25,7 @@ def test_metrics_compare_given_and_cross_fitted_probabilities():
 
 
 def test_each_set_is_recalibrated_by_fits_on_its_other_documents(dev_data, tmp_path):
-    report = run(
-        str(default_purr_path()),
-        tmp_path,
-        data_dir=dev_data,
-        sources=["rte"],
-        limit=80,
-        folds=4,
-        progress=False,
-    )
+    report = run_on_rte(run, tmp_path, dev_data, folds=4)
     m = report["metrics"]
     assert report["sources"] == ["rte"] and m["rte/n"] == 80
     for key in ("ece", "balanced_accuracy", "roc_auc"):

@@ -9,12 +9,10 @@ import random
 
 import pytest
 from conftest import RESOURCES
-from helpers import run_purr
+from helpers import citation_checker, run_purr
 
-from editor.attribution.base import build
-from editor.citations.check import CitationChecker
 from editor.citations.mafe import mafe, token_f1
-from editor.config import AttributionConfig, load_config
+from editor.config import load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline
 from training.eval.attribution import load_dev_sets
@@ -29,9 +27,7 @@ EXAMPLE = RESOURCES / "nuggets_example.jsonl"
 
 @pytest.fixture(scope="module")
 def checker():
-    model = build(AttributionConfig())
-    model.load()
-    return CitationChecker.with_verifier(model)
+    return citation_checker()
 
 
 def test_worked_example_scores_as_by_hand(checker):
@@ -105,40 +101,26 @@ def _cited_rows() -> list[dict]:
         "fortifications built across northern China.",
     }
     good = "The Eiffel Tower was completed in 1889 [1]. It is 330 metres tall [1]."
+    faults = [  # id, text, fault, the faulty sentence, the truth of each sentence
+        ("ok", good, "correct", None, ["supported"] * 2),
+        ("wrong", good.replace("tall [1]", "tall [2]"), "wrong_source", 1,
+         ["supported", "citation_not_supporting"]),
+        ("missing", good.replace(" [1].", ".", 1), "missing_citation", 0,
+         ["needs_citation", "supported"]),
+    ]  # fmt: skip
     return [
         {
-            "id": "ok",
+            "id": row_id,
             "dataset": "t",
-            "text": good,
+            "text": text,
             "sources": [tower, wall],
-            "fault": "correct",
-            "fault_sentence": None,
-            "truth": ["supported"] * 2,
+            "fault": fault,
+            "fault_sentence": sentence,
+            "truth": truth,
             "gold_text": good,
             "gold_source": "1",
-        },
-        {
-            "id": "wrong",
-            "dataset": "t",
-            "text": good.replace("tall [1]", "tall [2]"),
-            "sources": [tower, wall],
-            "fault": "wrong_source",
-            "fault_sentence": 1,
-            "truth": ["supported", "citation_not_supporting"],
-            "gold_text": good,
-            "gold_source": "1",
-        },
-        {
-            "id": "missing",
-            "dataset": "t",
-            "text": good.replace(" [1].", ".", 1),
-            "sources": [tower, wall],
-            "fault": "missing_citation",
-            "fault_sentence": 0,
-            "truth": ["needs_citation", "supported"],
-            "gold_text": good,
-            "gold_source": "1",
-        },
+        }
+        for row_id, text, fault, sentence, truth in faults
     ]
 
 

@@ -5,20 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import run_on_rte
 
-from editor.attribution.factories import default_purr_path
 from training.eval.paraphrase import run
 
 
 def test_written_and_reworded_claims_are_scored_against_the_same_evidence(dev_data, tmp_path):
-    report = run(
-        str(default_purr_path()),
-        tmp_path,
-        data_dir=dev_data,
-        sources=["rte"],
-        limit=80,
-        progress=False,
-    )
+    report = run_on_rte(run, tmp_path, dev_data)
     m = report["metrics"]
     assert m["all/n"] == m["rte/n"] > 0
     assert 0.0 <= m["all/verdict_flip_rate"] <= 1.0

@@ -27,29 +27,19 @@ FACTS = [
 
 @pytest.fixture(scope="module")
 def tiny_gemma(tmp_path_factory) -> Path:
-    import torch
-    from llm_helpers import smollm
-    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+    from llm_helpers import save_tiny_decoder
+    from transformers import Gemma3ForCausalLM
 
-    tokenizer = smollm().tokenizer
-    out = tmp_path_factory.mktemp("tiny-gemma")
-    cfg = Gemma3TextConfig(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=2,
+    return save_tiny_decoder(
+        tmp_path_factory.mktemp("tiny-gemma"),
+        Gemma3ForCausalLM,
         num_attention_heads=2,
         num_key_value_heads=1,
         head_dim=16,
         max_position_embeddings=512,
         sliding_window=64,
         layer_types=["sliding_attention", "full_attention"],
-        pad_token_id=tokenizer.pad_token_id,
     )
-    torch.manual_seed(0)
-    Gemma3ForCausalLM(cfg).save_pretrained(out)
-    tokenizer.__class__.from_pretrained(smollm().location.load_id).save_pretrained(out)
-    return out
 
 
 def write_gguf(model_dir: Path, path: Path) -> None:

@@ -7,7 +7,7 @@ import json
 import random
 
 import pytest
-from helpers import save_tiny_t5
+from helpers import few_steps, save_tiny_t5
 
 from editor.config import load_config
 from editor.revision.editors.causal import CausalEditor
@@ -30,6 +30,12 @@ def _rows_words(path) -> list[str]:
     return ["<pad>", "</s>", "<unk>", *rest]
 
 
+def _assert_edits(editor) -> None:
+    """The editor loads and writes a revision of a sentence its evidence contradicts."""
+    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
+    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+
+
 def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
     out_rows = rows_file[0]
     base = save_tiny_t5(tmp_path / "t5", _rows_words(out_rows), d_model=32, init=1.0)
@@ -38,12 +44,7 @@ def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
         arch="fid",
         base=str(base),
         out=str(tmp_path / "fid"),
-        lr=3e-3,
-        batch_size=4,
-        max_steps=8,
-        warmup_steps=0,
-        eval_every=4,
-        dev_share=0.3,
+        **few_steps(max_steps=8, eval_every=4, lr=3e-3),
     )
     report = train_editor(cfg, progress=False)
     assert report["curve"][0]["step"] == 0 and report["curve"][-1]["step"] == 8
@@ -51,8 +52,7 @@ def test_train_fid_editor_saves_a_loadable_adapter(rows_file, tmp_path):
     saved = tmp_path / "fid"
     assert (saved / "adapter_config.json").is_file() and (saved / "train_config.json").is_file()
     editor = FiDEditor(str(base), adapter=str(saved), max_new_tokens=8)
-    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
-    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+    _assert_edits(editor)
     # continuing the saved adapter starts where it stopped, not from scratch
     more = cfg.model_copy(update={"init_adapter": str(saved), "out": str(tmp_path / "more")})
     again = train_editor(EditorTrainConfig(**more.model_dump()), progress=False)
@@ -74,12 +74,7 @@ def test_fid_editor_from_scratch_is_a_loadable_t5(rows_file, tmp_path):
         base="scratch:t5-tiny",
         lora=False,
         out=str(tmp_path / "scratch"),
-        lr=3e-3,
-        batch_size=4,
-        max_steps=6,
-        warmup_steps=0,
-        eval_every=3,
-        dev_share=0.3,
+        **few_steps(max_steps=6, eval_every=3, lr=3e-3),
     )
     report = train_editor(cfg, progress=False)
     assert report["best_dev_loss"] < report["curve"][0]["dev_loss"]
@@ -90,8 +85,7 @@ def test_fid_editor_from_scratch_is_a_loadable_t5(rows_file, tmp_path):
     tokenizer, _ = editor.load()
     text = "Marie Curie was born in Warsaw in 1867."
     assert tokenizer.decode(tokenizer(text).input_ids, skip_special_tokens=True) == text
-    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
-    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+    _assert_edits(editor)
     for bad, match in [
         ({"arch": "causal", "lora": False}, "only arch=fid"),
         ({"arch": "fid", "lora": True}, "pass --no-lora"),
@@ -106,12 +100,7 @@ def test_train_causal_editor_saves_a_loadable_adapter(rows_file, tiny_model_dir,
         arch="causal",
         base=str(tiny_model_dir),
         out=str(tmp_path / "causal"),
-        lr=1e-2,
-        batch_size=4,
-        max_steps=12,  # 6 steps can end on a bump of the dev loss
-        warmup_steps=0,
-        eval_every=3,
-        dev_share=0.3,
+        **few_steps(max_steps=12, eval_every=3, lr=1e-2),  # 6 steps can end on a dev-loss bump
         max_length=192,
     )
     report = train_editor(cfg, progress=False)
@@ -122,8 +111,7 @@ def test_train_causal_editor_saves_a_loadable_adapter(rows_file, tiny_model_dir,
     card = write_editor_card(saved, evaluations={"planted": {"rows": 3, "f1_ap": 0.9}})
     assert "purr train editor --data" in card.read_text() and "| planted | 3 |" in card.read_text()
     editor = CausalEditor(str(tiny_model_dir), adapter=str(saved), max_new_tokens=6)
-    ev = Evidence("e", "Paris is in France.", "", "t", None, "", 1.0)
-    assert isinstance(editor.edit("Paris is in Spain.", [ev]).text, str)
+    _assert_edits(editor)
 
 
 def test_train_editor_explains_bad_data(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import few_steps
 
 from editor.config import QueryGenConfig
 from editor.research.querygen.base import build as build_querygen
@@ -74,12 +75,7 @@ def test_train_querygen_and_load_it_as_querygen_type_trained(tiny_model_dir, tmp
         data=str(data),
         base=str(tiny_model_dir),
         out=str(tmp_path / "qg"),
-        lr=1e-2,
-        batch_size=4,
-        max_steps=6,
-        warmup_steps=0,
-        eval_every=3,
-        dev_share=0.3,
+        **few_steps(max_steps=6, eval_every=3, lr=1e-2),
     )
     report = train_querygen(cfg, progress=False)
     assert report["best_dev_loss"] < report["curve"][0]["dev_loss"]

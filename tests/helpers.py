@@ -304,7 +304,12 @@ def wait_ready(url: str, timeout: float = 120):
 
     deadline = time.monotonic() + timeout
     while True:
-        r = httpx.get(f"{url}/readyz")
+        try:  # a server busy loading may answer slowly; that is not an answer yet
+            r = httpx.get(f"{url}/readyz", timeout=30)
+        except httpx.TimeoutException:
+            if time.monotonic() > deadline:
+                raise
+            continue
         if r.status_code == 200 or "loading" not in r.text or time.monotonic() > deadline:
             return r
         time.sleep(0.2)

@@ -5,11 +5,9 @@ every response must match the documented schema, status codes and content type."
 
 from __future__ import annotations
 
-import time
-
-import httpx
 import pytest
 import schemathesis
+from helpers import wait_ready
 from hypothesis import HealthCheck, settings
 from llm_helpers import serve, smollm
 
@@ -35,10 +33,8 @@ def api_schema(built_index):
     with serve(create_llm_app(smollm(), "smollm2")) as upstream:
         app = create_app(pipeline, ServeSettings(upstream_url=f"{upstream}/v1", deadline_s=30))
         with serve(app) as url:
-            deadline = time.monotonic() + 120
-            while httpx.get(f"{url}/readyz").status_code != 200:
-                assert time.monotonic() < deadline, "the service did not get ready"
-                time.sleep(0.2)
+            ready = wait_ready(url, 120)
+            assert ready.status_code == 200, f"the service did not get ready: {ready.text}"
             yield schemathesis.openapi.from_url(f"{url}/openapi.json")
 
 

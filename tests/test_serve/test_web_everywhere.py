@@ -5,12 +5,11 @@ and the chat wrapper (real servers), all against the loopback web."""
 from __future__ import annotations
 
 import json
-import time
 
 import httpx
 import openai
 import pytest
-from helpers import run_purr
+from helpers import run_purr, wait_ready
 from llm_helpers import serve, smollm
 from web_helpers import create_web_app
 
@@ -100,10 +99,8 @@ def test_the_service_and_the_chat_wrapper_research_the_web(web):
         serve(create_llm_app(smollm(), "smollm2")) as upstream,
         serve(create_app(pipeline, ServeSettings(upstream_url=f"{upstream}/v1"))) as purr,
     ):
-        deadline = time.monotonic() + 300  # the models load in the background first
-        while httpx.get(f"{purr}/readyz").status_code != 200:
-            assert time.monotonic() < deadline, "purr serve never became ready"
-            time.sleep(0.5)
+        ready = wait_ready(purr, 300)  # the models load in the background first
+        assert ready.status_code == 200, f"purr serve never became ready: {ready.text}"
         r = httpx.post(f"{purr}/v1/edit", json={"text": TEXT}, timeout=300)
         assert r.status_code == 200
         result = r.json()

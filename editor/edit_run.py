@@ -14,6 +14,7 @@ the reason (``degraded``). A text that does not look like English comes back unc
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -36,6 +37,7 @@ from editor.text.language import check_language
 from editor.types import Evidence, Query
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class StageFailed(RuntimeError):
@@ -99,6 +101,7 @@ class EditRun:
         except Refused as r:
             return EditResult.untouched(text, self.context, r.reason, r.status)
         except StageFailed as failed:
+            log.warning("degraded: %s", failed.reason)
             untouched = EditResult.untouched(text, self.context, failed.reason)
             asked = tuple(q.text for q in self.queries)
             return replace(
@@ -165,14 +168,19 @@ class EditRun:
             return qs, given, assign_queries(qs, given)
 
         try:
-            self.queries, self.found, to_revise = self.stage(
+            queries, found, to_revise = self.stage(
                 "research", research, cfg.limits.research_timeout_s
             )
+            if cfg.research.set_aside_instructions:
+                found, to_revise = set_aside_researched(found, to_revise, self.warnings)
+            self.warnings.extend(f"web: {w}" for w in notes["failures"])
+        except StageFailed:
+            raise
+        except Exception as e:  # noqa: BLE001 - the research's own reading of what it found
+            raise StageFailed("research", f"research failed: {e}") from e
         finally:
             self.timings.update(notes["timings"])
-        if cfg.research.set_aside_instructions:
-            self.found, to_revise = set_aside_researched(self.found, to_revise, self.warnings)
-        self.warnings.extend(f"web: {w}" for w in notes["failures"])
+        self.queries, self.found = queries, found
         return to_revise
 
     def _repair(self, text: str, sources: list[Source]) -> EditResult:

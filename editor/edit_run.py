@@ -49,11 +49,7 @@ class StageFailed(RuntimeError):
 
 
 class Refused(Exception):
-    """The text is returned as it came without any stage seeing it (``reason``, ``status``)."""
-
-    def __init__(self, reason: str, status: Status):
-        super().__init__(reason)
-        self.reason, self.status = reason, status
+    """The text comes back unchanged, with the reason, without any stage seeing it."""
 
 
 @dataclass
@@ -99,7 +95,7 @@ class EditRun:
         try:
             return stages()
         except Refused as r:
-            return EditResult.untouched(text, self.context, r.reason, r.status)
+            return EditResult.untouched(text, self.context, str(r), "unchanged")
         except StageFailed as failed:
             log.warning("degraded: %s", failed.reason)
             untouched = EditResult.untouched(text, self.context, failed.reason)
@@ -126,7 +122,7 @@ class EditRun:
         if self.pipeline.cfg.limits.english_only:
             verdict = check_language(text)
             if not verdict.english:
-                raise Refused(f"{verdict.reason}; returned unchanged", "unchanged")
+                raise Refused(f"{verdict.reason}; returned unchanged")
         self.stage("prepare", lambda: self.pipeline.prepare(research=research))
         self.warnings.extend(skipped(self.pipeline.cfg))  # what this install leaves out
 

@@ -7,20 +7,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from editor.types import Evidence
+from editor.verdicts import Finding, Flag, Verdict
 
 Status = Literal["edited", "unchanged", "degraded"]
-
-
-@dataclass(frozen=True)
-class Flag:
-    """Words of the judged text (``[start, end)`` of ``Step.before``) the evidence contradicts
-    (``contradicted``) or does not state (``not_supported``); ``fix``: the evidence's words for
-    that slot, where it states them."""
-
-    start: int
-    end: int
-    kind: str
-    fix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,13 +57,54 @@ class Step:
     verified_by: str | None = None
     flags: tuple[Flag, ...] = ()
     """what the judge flagged in ``before`` (see ``Flag``)"""
-    verdict: str | None = None
+    verdict: Verdict | None = None
     """the judge's verdict on the sentence it assessed: supported, contradicted, not_stated or
     not_checkable"""
     suggested: str | None = None
     """the text the edit the judge is unsure of would give (not applied; see ``apply_unsure``)"""
     span: tuple[int, int] | None = None
     """``[start, end)`` of ``before``: the sentence the judge assessed (None: none was)"""
+    finding: Finding | None = field(default=None, compare=False, repr=False)
+    """the judge's ``Finding`` the step was decided on, whole: its probabilities, the evidence
+    it read and the findings it was weighed from. In process only: the JSON carries what the
+    contract names (``agrees``, ``rule``, ``flags``, ``verdict``), all read from it by
+    ``of``; a step read back from JSON has none."""
+
+    @classmethod
+    def of(
+        cls,
+        finding: Finding,
+        query: str,
+        evidence_id: str,
+        reason: str,
+        before: str,
+        after: str | None = None,
+        accepted: bool = False,
+        **decided: Any,
+    ) -> Step:
+        """The step of ``finding`` on ``before``: its verdict, rule and named words, whether it
+        agrees, with ``reason``; ``after``: the text the step leaves (default: ``before``);
+        ``decided``: ``editor``, ``verified_by``, ``suggested``, ``span`` (default: the
+        finding's) and ``rule`` where the step names none.
+
+        >>> f = Finding("contradicted", "the evidence contradicts '7'", (0, 7), opens=True)
+        >>> s = Step.of(f, "q", "e1", f.reason, "B is 7.", "B is 8.", True, editor="answer")
+        >>> s.agrees, s.verdict, s.flags[0].kind, s.span, s.finding is f
+        (False, 'contradicted', 'contradicted', (0, 7), True)
+        """
+        return cls(
+            query,
+            evidence_id,
+            finding.agrees,
+            reason,
+            before,
+            before if after is None else after,
+            accepted,
+            **{"rule": finding.rule, "span": finding.span, **decided},
+            flags=finding.named(),
+            verdict=finding.verdict,
+            finding=finding,
+        )
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Step:
@@ -233,6 +263,8 @@ class EditResult:
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the contract (lists, not tuples; rounded timings)."""
         data = asdict(self)
+        for step in data["steps"]:
+            del step["finding"]  # in process only (``Step.finding``)
         data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}
         return data
 

@@ -171,18 +171,7 @@ class Reviser:
 
     def _noted(self, query: str, e: Evidence, f: Finding, text: str) -> Step:
         """The step of a finding that asks for no edit."""
-        return Step(
-            query,
-            e.id,
-            f.agrees,
-            f.reason,
-            text,
-            text,
-            False,
-            flags=f.named(),
-            verdict=f.verdict,
-            span=f.span,
-        )
+        return Step.of(f, query, e.id, f.reason, text, rule=None)
 
     def _step(
         self,
@@ -200,22 +189,7 @@ class Reviser:
         reason = "; ".join([f.reason, *notes])
         if choice is None or choice.index is None:
             editor = cands[0].source if cands else tried
-            return Step(
-                t.query,
-                t.lead.id,
-                f.agrees,
-                reason,
-                current,
-                current,
-                False,
-                f.rule,
-                editor,
-                None,
-                f.named(),
-                f.verdict,
-                None,
-                t.span,
-            )
+            return Step.of(f, t.query, t.lead.id, reason, current, editor=editor, span=t.span)
         c, d = cands[choice.index], choice.decision
         passed = [
             f"{cands[k].source}: {e.reason}"
@@ -230,21 +204,18 @@ class Reviser:
             ok, why = True, f"{why}; applied as asked (apply_unsure)"
         elif d.applicability == "unsafe":
             suggested = new
-        return Step(
+        return Step.of(
+            f,
             t.query,
             t.lead.id,
-            f.agrees,
             f"{reason}; {why}",
             current,
             new if ok else current,
             ok,
-            f.rule,
-            c.source,
-            d.proof,
-            f.named(),
-            f.verdict,
-            suggested,
-            t.span,
+            editor=c.source,
+            verified_by=d.proof,
+            suggested=suggested,
+            span=t.span,
         )
 
     # -- RARR ------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Crash safety with real ``purr`` processes: SIGKILL at seeded random moments during
 ``edit --input``, ``data make`` and ``index --append`` (every row exactly once, every artefact
-whole), a cut last line, SIGTERM on a batch job, and a full disk (a file-size limit)."""
+whole), a cut last line, SIGTERM on a batch job, and a full disk (a file-size limit). The
+first seeds run by default, the rest under ``-m slow``; the kills of ``purr bench crash`` are
+in ``test_crash_bench.py``."""
 
 from __future__ import annotations
 
@@ -26,8 +28,8 @@ from serve.bench.purr_jobs import (
 # the CLI as a subprocess
 pytestmark = pytest.mark.integration
 
-TRIALS = 2
-"""Seeded kill trials per job (each: kill, kill again, then finish)."""
+SEEDS = [0, pytest.param(1, marks=pytest.mark.slow)]
+"""The seeded kill trials of a job (each: kill, kill again, then finish)."""
 
 
 def _whole_rows(path: Path) -> list[dict]:
@@ -51,7 +53,7 @@ def _edit_args(src: Path, out: Path, index: Path) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("seed", range(TRIALS))
+@pytest.mark.parametrize("seed", SEEDS)
 def test_edit_input_killed_at_random_moments_loses_and_doubles_nothing(
     seed, edit_input, built_index, tmp_path
 ):
@@ -162,27 +164,37 @@ def _make_args(corpus: Path, index: Path, out: Path) -> list[str]:
     ]
 
 
-def test_data_make_killed_at_random_moments_makes_the_same_rows(resources, built_index, tmp_path):
-    corpus = resources / "tiny_corpus.jsonl"
-    reference = tmp_path / "reference.jsonl"
-    r = run_purr(_make_args(corpus, built_index, reference))
+@pytest.fixture(scope="module")
+def made_rows(resources, built_index, tmp_path_factory) -> dict[str, dict]:
+    """The rows an unbroken ``data make`` run makes, by id."""
+    reference = tmp_path_factory.mktemp("made") / "reference.jsonl"
+    r = run_purr(_make_args(resources / "tiny_corpus.jsonl", built_index, reference))
     assert r.returncode == 0, r.stderr
-    want = {x["id"]: x for x in _whole_rows(reference)}
-    assert len(want) >= 4
-    for seed in range(TRIALS):
-        rng = random.Random(seed)
-        out = tmp_path / f"out{seed}.jsonl"
-        for _ in range(2):
-            target = newlines(out) + rng.randint(0, 2)
-            r = kill_after_rows(_make_args(corpus, built_index, out), out, target, rng.random())
-            assert r.returncode in (-signal.SIGKILL, 0), r.stderr
-        assert run_purr(_make_args(corpus, built_index, out)).returncode == 0
-        rows = _whole_rows(out)
-        assert len({x["id"] for x in rows}) == len(rows)  # none doubled
-        assert {x["id"]: x for x in rows} == want  # none lost, each as an unbroken run makes it
+    return {x["id"]: x for x in _whole_rows(reference)}
 
 
-def test_index_append_killed_at_random_moments_leaves_a_whole_index(resources, tmp_path):
+@pytest.mark.parametrize("seed", SEEDS)
+def test_data_make_killed_at_random_moments_makes_the_same_rows(
+    seed, made_rows, resources, built_index, tmp_path
+):
+    corpus = resources / "tiny_corpus.jsonl"
+    assert len(made_rows) >= 4
+    rng = random.Random(seed)
+    out = tmp_path / "out.jsonl"
+    for _ in range(2):
+        target = newlines(out) + rng.randint(0, 2)
+        r = kill_after_rows(_make_args(corpus, built_index, out), out, target, rng.random())
+        assert r.returncode in (-signal.SIGKILL, 0), r.stderr
+    assert run_purr(_make_args(corpus, built_index, out)).returncode == 0
+    rows = _whole_rows(out)
+    assert len({x["id"] for x in rows}) == len(rows)  # none doubled
+    assert {x["id"]: x for x in rows} == made_rows  # none lost, each as an unbroken run makes it
+
+
+@pytest.mark.parametrize(
+    "seeds", [range(3), pytest.param(range(3, 8), marks=pytest.mark.slow)], ids=["0-2", "3-7"]
+)
+def test_index_append_killed_at_random_moments_leaves_a_whole_index(seeds, resources, tmp_path):
     from retrieval.index import Index
 
     base = tmp_path / "base"
@@ -197,7 +209,7 @@ def test_index_append_killed_at_random_moments_leaves_a_whole_index(resources, t
     took = time.monotonic() - t
     after = Index.open(full).stats()["documents"]
     assert after > before
-    for seed in range(8):  # cheap: a small index appends in under a second
+    for seed in seeds:  # cheap: a small index appends in under a second
         rng = random.Random(seed)
         idx = tmp_path / f"idx{seed}"
         shutil.copytree(base, idx)
@@ -212,32 +224,3 @@ def test_index_append_killed_at_random_moments_leaves_a_whole_index(resources, t
         assert run_purr([*append, "--out", str(idx)]).returncode == 0
         assert Index.open(idx).stats()["documents"] == after
         assert sorted(p.name for p in tmp_path.glob(f".idx{seed}.*")) == []  # no leftovers
-
-
-def test_kills_at_scale_cover_score_check_and_index_builds(built_index, resources, tmp_path):
-    # the benchmark's harness, a few kills per kind (purr bench crash --kills 200 is the scale)
-    args = ["bench", "crash", "--kind", "score,check,index", "--kills", "2", "--seed", "4"]
-    args += ["--out", str(tmp_path)]  # seed 4: kills at 24% and 10% of the run, mid-run
-    args += ["--index", str(built_index), "--corpus", str(resources / "tiny_corpus.jsonl")]
-    r = run_purr([*args, "--docs", str(resources / "docs")])
-    assert r.returncode == 0, r.stderr
-    report = json.loads((tmp_path / "bench_crash_kills.json").read_text())
-    for kind in ("score", "check", "index"):
-        k = report["kinds"][kind]
-        assert k["kills"] == 2 and k["landed"] >= 1 and len(k["kill_moments"]) == 2, k
-        assert k["bad"] == 0 and k["resume_failed"] == 0, k  # nothing lost, doubled or half
-    assert report["kinds"]["index"]["half_after_kill"] == 0
-    assert (tmp_path / "bench_crash_kills.png").stat().st_size > 1000
-
-
-def test_a_killed_purr_data_spans_resumes_to_the_same_rows(dev_data, resources, tmp_path):
-    # every span file is written whole or not at all (a kill mid-parse used to leave a cut
-    # parsed.jsonl.xz that the resume trusted); the resumed rows equal an uninterrupted run's
-    args = ["bench", "crash", "--kind", "spans", "--kills", "1", "--seed", "4"]
-    args += ["--out", str(tmp_path), "--data", str(dev_data)]
-    args += ["--corpus", str(resources / "tiny_corpus.jsonl"), "--docs", str(resources / "docs")]
-    r = run_purr(args)
-    assert r.returncode == 0, r.stderr
-    k = json.loads((tmp_path / "bench_crash_kills.json").read_text())["kinds"]["spans"]
-    assert k["kills"] == 1 and k["bad"] == 0 and k["resume_failed"] == 0, k
-    assert k["half_after_kill"] == 0, k

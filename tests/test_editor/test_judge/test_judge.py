@@ -58,8 +58,10 @@ def _check_suite(suite: str, judge: str, every: int = 1) -> None:
 
 
 @pytest.mark.parametrize("judge", ["rules", "span"])
-def test_each_judge_gives_half_the_statements_suite_as_before_and_reports_its_verdicts(judge):
-    _check_suite("statements", judge, every=2)
+def test_each_judge_gives_a_third_of_the_statements_suite_as_before_and_reports_its_verdicts(
+    judge,
+):
+    _check_suite("statements", judge, every=3)
 
 
 @pytest.mark.parametrize("judge", ["learned", "union"])
@@ -229,3 +231,23 @@ def test_two_threads_editing_two_texts_each_get_their_one_thread_result():
         for _ in range(2):
             both = list(pool.map(lambda job: said(pipe.edit(job[0], evidence=job[1])), jobs))
             assert both == alone
+
+
+def test_each_step_carries_the_finding_it_was_decided_on_and_its_json_the_same_words():
+    from editor.result import EditResult
+
+    r = _pipeline("rules").edit(
+        "Mars is the third planet from the Sun.", evidence=[MARS_PAGE, MERCURY_PAGE]
+    )
+    assert r.status == "edited" and "fourth" in r.revised, r.steps
+    for s in r.steps:
+        f = s.finding
+        assert isinstance(f, Finding) and f.evidence is not None
+        assert f.evidence.id == s.evidence_id
+        assert (s.verdict, s.flags, s.agrees) == (f.verdict, f.named(), f.agrees)
+        assert s.reason.startswith(f.reason)
+    assert any(s.finding.contradicted is not None for s in r.steps)  # the scores behind it
+    data = r.to_json()
+    assert all("finding" not in s for s in data["steps"])  # the contract is unchanged
+    back = EditResult.from_json(json.loads(json.dumps(data)))
+    assert back.steps == r.steps and all(s.finding is None for s in back.steps)

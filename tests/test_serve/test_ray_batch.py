@@ -62,6 +62,7 @@ def test_results_come_back_in_order_and_a_killed_actor_loses_nothing(local_ray):
         ray.kill(a)
 
 
+@pytest.mark.slow  # a default run keeps the kill test of the same pool
 def test_stopping_drops_the_batches_in_flight(local_ray):
     job = RayJob(workers=2, batch_size=1)
     seen = []
@@ -142,6 +143,7 @@ def test_a_ray_address_that_does_not_answer_is_one_line_and_writes_nothing(tmp_p
     assert lite.returncode == 2 and "milvus-lite server" in lite.stderr and not out.exists()
 
 
+@pytest.mark.slow  # a default run keeps the kill test of the same pool
 def test_a_worker_that_cannot_start_is_one_error(local_ray):
     from training.jobs.ray_pool import RayJobError
 

@@ -65,8 +65,11 @@ def _curve(out) -> list[dict]:
     return json.loads((out / "metrics.json").read_text())["curve"]
 
 
+@pytest.mark.parametrize(
+    "seeds", [range(1), pytest.param(range(1, 3), marks=pytest.mark.slow)], ids=["0", "1-2"]
+)
 def test_training_killed_at_random_moments_keeps_a_whole_checkpoint_and_resumes_exactly(
-    rows_file, tmp_path
+    seeds, rows_file, tmp_path
 ):
     rows = rows_file[0]
     base = save_tiny_t5(tmp_path / "t5", _words(rows), d_model=32, init=1.0)
@@ -79,7 +82,7 @@ def test_training_killed_at_random_moments_keeps_a_whole_checkpoint_and_resumes_
     assert full.returncode == 0, err
     assert not (tmp_path / "full" / "resume").exists()  # a finished run keeps no resume state
     resumed = 0
-    for seed in range(2):  # each kill lands mid-run, so two are enough
+    for seed in seeds:  # each kill lands mid-run (timed from the first checkpoint)
         rng = random.Random(seed)
         out = tmp_path / f"run{seed}"
         proc = _popen(_train(rows, base, out))
@@ -99,9 +102,10 @@ def test_training_killed_at_random_moments_keeps_a_whole_checkpoint_and_resumes_
             assert _curve(out) == _curve(tmp_path / "full")
     assert resumed, "no kill landed mid-run; nothing was tested"
     # the same command afterwards overwrites the folder and leaves no temporary sibling
-    again = subprocess.run(_train(rows, base, tmp_path / "run0", 4), capture_output=True, text=True)
+    killed = tmp_path / f"run{seeds[0]}"
+    again = subprocess.run(_train(rows, base, killed, 4), capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
-    assert _whole_checkpoint(tmp_path / "run0") >= 2
+    assert _whole_checkpoint(killed) >= 2
     assert [p.name for p in tmp_path.glob(".run*")] == []
     gone = subprocess.run(
         [*_train(rows, base, tmp_path / "full"), "--resume"], capture_output=True, text=True

@@ -131,7 +131,7 @@ def scraped(url: str, prefix: str) -> dict[str, float]:
 
 
 def _start_server(
-    workers: int, args: argparse.Namespace, batching: str | None = None
+    workers: int, args: argparse.Namespace, batching: str | None = None, threads: int | None = None
 ) -> tuple[subprocess.Popen, str]:
     import httpx
 
@@ -153,6 +153,8 @@ def _start_server(
         env["PURR_API_KEYS"] = args.api_key
     if batching is not None:  # the dynamic batcher on or off (retrieval.batching)
         env["PURR_BATCH"] = "1" if batching == "on" else "0"
+    if threads is not None:  # intra-op threads per model call (retrieval.settings.threads)
+        env["PURR_THREADS"] = str(threads)
     for pair in getattr(args, "server_env", None) or []:
         name, _, value = pair.partition("=")
         env[name] = value
@@ -222,8 +224,11 @@ def _bench_mix(
 
     with canned_upstream(passages[0]) as upstream:
         args.upstream_url = upstream
-        for workers, batching in [(w, b) for w in args.workers for b in args.batching]:
-            proc, url = _start_server(workers, args, batching)
+        threads = getattr(args, "threads", None) or [None]
+        for workers, n, batching in [
+            (w, t, b) for w in args.workers for t in threads for b in args.batching
+        ]:
+            proc, url = _start_server(workers, args, batching, n)
             try:  # warm up at full concurrency: every thread's first allocations are made
                 warm = args.warmup_s if args.warmup_s is not None else args.baseline_s
                 asyncio.run(drive_mix(url, passages, args.clients, warm, timeout, args.api_key))
@@ -235,9 +240,11 @@ def _bench_mix(
                 after = memory_mb(proc.pid, "VmRSS")
                 load["research_cache"] = scraped(url, "purr_research_cache_")
                 growth = after / before - 1 if before and after else None
-                report["runs"][f"workers={workers}, batching {batching}"] = {
+                named = f"workers={workers}" + ("" if n is None else f", threads={n}")
+                report["runs"][f"{named}, batching {batching}"] = {
                     "mix": load,
                     "workers": workers,
+                    "threads": n,
                     "batching": batching,
                     "warmup_s": warm,
                     "malloc_arenas": args.malloc_arenas,
@@ -323,6 +330,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         help="--mix: the dynamic batcher on, off or both (a server each, in this order)",
     )
     p.add_argument(
+        "--threads",
+        default="",
+        help="--mix: comma-separated PURR_THREADS values, a server each (inference threads per "
+        "model call; 0: every core; default: the server's own)",
+    )
+    p.add_argument(
         "--server-env",
         action="append",
         default=[],
@@ -360,6 +373,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     args.batching = [b.strip() for b in str(args.batching).split(",") if b.strip()]
     if not args.batching or set(args.batching) - {"on", "off"}:
         raise ValueError(f"--batching takes on, off or on,off; got {args.batching}")
+    args.threads = [int(t) for t in str(args.threads).split(",") if t.strip()]
     texts = [p if isinstance(p, str) else p[0] for p in bench_passages(args.data, args.n)]
     report = bench_serve(texts, args)
     save_report(report, args.report_file, plot, indent=None)  # the file keeps every latency

@@ -15,11 +15,14 @@ pytestmark = pytest.mark.integration
 def test_mixed_load_answers_every_kind_of_request_and_reports_memory(built_index, tmp_path):
     r = run_purr(
         "bench", "serve", "--mix", "--clients", "4", "--duration", "6", "--baseline-s", "3",
-        "--batching", "off", "--index", str(built_index), "--out", str(tmp_path),
+        "--batching", "off", "--threads", "1", "--index", str(built_index),
+        "--out", str(tmp_path),
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
-    run = json.loads((tmp_path / "bench_serve.json").read_text())["runs"]["workers=2, batching off"]
+    runs = json.loads((tmp_path / "bench_serve.json").read_text())["runs"]
+    run = runs["workers=2, threads=1, batching off"]
     mix = run["mix"]
+    assert run["threads"] == 1 and run["workers"] == 2
     assert mix["server_errors"] == 0 and mix["lost"] == 0, mix
     assert mix["research_cache"]["hits"] + mix["research_cache"]["misses"] >= 1, mix
     assert mix["by_op"]["score"]["p50_s"] <= mix["by_op"]["score"]["p95_s"]

@@ -30,16 +30,21 @@ def session(model_path: str, threads: int = 0):  # -> onnxruntime.InferenceSessi
 
 
 def batched(session: Any) -> Any:
-    """``session`` behind a dynamic batcher when ``PURR_BATCH`` is on (``purr serve``), else
+    """``session`` behind a dynamic batcher when ``PURR_BATCH`` is on (``purr serve``), and
+    behind the cheap lane's gate when ``PURR_PRIORITY`` is (``retrieval.lanes``); else
     itself."""
     from retrieval.settings import Settings
 
     s = Settings()
-    if not s.batch:
-        return session
-    from retrieval.batching import BatchedSession, BatchPolicy
+    if s.batch:
+        from retrieval.batching import BatchedSession, BatchPolicy
 
-    return BatchedSession(session, BatchPolicy(s.batch_wait_ms, s.batch_max))
+        session = BatchedSession(session, BatchPolicy(s.batch_wait_ms, s.batch_max))
+    if s.priority:
+        from retrieval.lanes import PrioritySession
+
+        session = PrioritySession(session, s.priority_max_wait_ms / 1000)
+    return session
 
 
 @lru_cache(maxsize=8)

@@ -77,6 +77,18 @@ class Settings(BaseSettings):
         "join it (0: none; calls that arrive while the model runs join the next run anyway).",
     )
     batch_max: int = Field(default=32, ge=1, le=1024, description="Most rows in one joined run.")
+    priority: bool = Field(
+        default=False,
+        description="Model calls of the cheap lane's requests (purr serve's /v1/score and "
+        "/v1/check) go first: other calls wait while one is in flight (retrieval.lanes).",
+    )
+    priority_max_wait_ms: float = Field(
+        default=1000.0,
+        ge=0,
+        le=60000,
+        description="Longest a model call waits for the cheap lane's requests (edits are "
+        "slowed, never starved).",
+    )
     offline: bool = Field(
         default=True, description="Never try to download from a model hub (sets HF_HUB_OFFLINE)."
     )

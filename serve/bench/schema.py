@@ -119,8 +119,8 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    from serve.bench.serve import _start_server
     from serve.bench.serve_mix import canned_upstream
+    from serve.bench.server import start_server
 
     if args.max_examples < 1:
         raise ValueError("--max-examples must be >= 1")
@@ -131,7 +131,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     try:
         with canned_upstream("The Eiffel Tower is a lattice tower in Paris.") as upstream:
             args.upstream_url = upstream
-            proc, url = _start_server(args.workers, args)
+            proc, url = start_server(args.workers, args)
             try:
                 report = run_schemathesis(url, args, work)
                 report["server_alive_after"] = proc.poll() is None

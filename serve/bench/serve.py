@@ -15,15 +15,14 @@ import argparse
 import asyncio
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from serve.bench.memory import RssSampler, memory_mb
+from serve.bench.memory import memory_mb
+from serve.bench.server import start_server
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 from training.figures import save_figure
 
@@ -114,71 +113,6 @@ def summarise(records: list[dict[str, Any]], wall_s: float, clients: int) -> dic
     }
 
 
-def scraped(url: str, prefix: str) -> dict[str, float]:
-    """The server's /metrics samples whose names start with ``prefix`` (prefix dropped)."""
-    import httpx
-
-    try:
-        text = httpx.get(f"{url}/metrics", timeout=10).text
-    except httpx.HTTPError:
-        return {}
-    out = {}
-    for line in text.splitlines():
-        if line.startswith(prefix):
-            name, _, value = line.partition(" ")
-            out[name.removeprefix(prefix)] = float(value)
-    return out
-
-
-def _start_server(
-    workers: int, args: argparse.Namespace, batching: str | None = None, threads: int | None = None
-) -> tuple[subprocess.Popen, str]:
-    import httpx
-
-    from serve.loopback_web import free_port
-
-    port = free_port()
-    cmd = [sys.executable, "-m", "serve.cli", "serve", "--port", str(port)]
-    cmd += ["--workers", str(workers), "--config", args.config]
-    if args.index:
-        cmd += ["--index", args.index]
-    for o in args.overrides:
-        cmd += ["--set", o]
-    env = {**os.environ, "PURR_DEADLINE_S": str(args.deadline_s)}
-    if getattr(args, "malloc_arenas", None) is not None:
-        env["PURR_MALLOC_ARENAS"] = str(args.malloc_arenas)
-    if getattr(args, "upstream_url", None):
-        env["PURR_UPSTREAM_URL"] = args.upstream_url
-    if getattr(args, "api_key", None):  # the clients send it: auth and its quota in the path
-        env["PURR_API_KEYS"] = args.api_key
-    if batching is not None:  # the dynamic batcher on or off (retrieval.batching)
-        env["PURR_BATCH"] = "1" if batching == "on" else "0"
-    if threads is not None:  # intra-op threads per model call (retrieval.settings.threads)
-        env["PURR_THREADS"] = str(threads)
-    for pair in getattr(args, "server_env", None) or []:
-        name, _, value = pair.partition("=")
-        env[name] = value
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + args.start_timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.stderr else ""
-            raise RuntimeError(f"purr serve exited with {proc.returncode}:\n{err}")
-        try:
-            r = httpx.get(f"{url}/readyz", timeout=2)
-            if r.status_code == 200:
-                return proc, url
-            if "loading" not in r.text:
-                proc.terminate()
-                raise RuntimeError(f"purr serve is not ready: {r.text}")
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    proc.terminate()
-    raise RuntimeError(f"purr serve was not ready within {args.start_timeout_s:g} s")
-
-
 def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]:
     from tqdm.auto import tqdm
 
@@ -192,9 +126,11 @@ def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]
     }
     timeout = args.deadline_s + 30
     if args.mix:
-        return _bench_mix(passages, args, report, timeout)
+        from serve.bench.serve_mix import bench_mix
+
+        return bench_mix(passages, args, report, timeout)
     for workers in tqdm(args.workers, desc="server configurations"):
-        proc, url = _start_server(workers, args)
+        proc, url = start_server(workers, args)
         try:
             asyncio.run(
                 drive(url, passages, 1, min(5.0, args.baseline_s), timeout, args.api_key)
@@ -213,51 +149,6 @@ def bench_serve(passages: list[str], args: argparse.Namespace) -> dict[str, Any]
         finally:
             proc.terminate()
             proc.wait(timeout=30)
-    return report
-
-
-def _bench_mix(
-    passages: list[str], args: argparse.Namespace, report: dict[str, Any], timeout: float
-) -> dict[str, Any]:
-    """``--mix``: edit, check, score and streamed chat from every client; memory before/after."""
-    from serve.bench.serve_mix import canned_upstream, drive_mix
-
-    with canned_upstream(passages[0]) as upstream:
-        args.upstream_url = upstream
-        threads = getattr(args, "threads", None) or [None]
-        for workers, n, batching in [
-            (w, t, b) for w in args.workers for t in threads for b in args.batching
-        ]:
-            proc, url = _start_server(workers, args, batching, n)
-            try:  # warm up at full concurrency: every thread's first allocations are made
-                warm = args.warmup_s if args.warmup_s is not None else args.baseline_s
-                asyncio.run(drive_mix(url, passages, args.clients, warm, timeout, args.api_key))
-                before = memory_mb(proc.pid, "VmRSS")
-                with RssSampler(proc.pid) as rss:
-                    load = asyncio.run(
-                        drive_mix(url, passages, args.clients, args.duration, timeout, args.api_key)
-                    )
-                after = memory_mb(proc.pid, "VmRSS")
-                load["research_cache"] = scraped(url, "purr_research_cache_")
-                growth = after / before - 1 if before and after else None
-                named = f"workers={workers}" + ("" if n is None else f", threads={n}")
-                report["runs"][f"{named}, batching {batching}"] = {
-                    "mix": load,
-                    "workers": workers,
-                    "threads": n,
-                    "batching": batching,
-                    "warmup_s": warm,
-                    "malloc_arenas": args.malloc_arenas,
-                    "server_rss_mb_before": before,
-                    "server_rss_mb_after": after,
-                    "rss_growth": round(growth, 3) if growth is not None else None,
-                    "rss_growth_second_half": rss.second_half_growth(),
-                    "rss_timeline_mb": rss.samples,
-                    "server_peak_rss_mb": memory_mb(proc.pid),
-                }
-            finally:
-                proc.terminate()
-                proc.wait(timeout=30)
     return report
 
 
@@ -330,6 +221,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         help="--mix: the dynamic batcher on, off or both (a server each, in this order)",
     )
     p.add_argument(
+        "--priority",
+        default="",
+        help="--mix: the cheap lane's model calls first (PURR_PRIORITY) on, off or both, a "
+        "server each (default: the server's own)",
+    )
+    p.add_argument(
         "--threads",
         default="",
         help="--mix: comma-separated PURR_THREADS values, a server each (inference threads per "
@@ -373,6 +270,9 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     args.batching = [b.strip() for b in str(args.batching).split(",") if b.strip()]
     if not args.batching or set(args.batching) - {"on", "off"}:
         raise ValueError(f"--batching takes on, off or on,off; got {args.batching}")
+    args.priority = [b.strip() for b in str(args.priority).split(",") if b.strip()]
+    if set(args.priority) - {"on", "off"}:
+        raise ValueError(f"--priority takes on, off or on,off; got {args.priority}")
     args.threads = [int(t) for t in str(args.threads).split(",") if t.strip()]
     texts = [p if isinstance(p, str) else p[0] for p in bench_passages(args.data, args.n)]
     report = bench_serve(texts, args)

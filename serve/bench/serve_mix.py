@@ -8,16 +8,21 @@ lost, p50/p99; and the server's resident memory before and after the load.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import itertools
 import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from fastapi import FastAPI, Request  # module level: the handler's annotations must resolve
 from fastapi.responses import StreamingResponse
+
+from serve.bench.memory import RssSampler, memory_mb
+from serve.bench.server import scraped, start_server
 
 OPS = ("edit", "check", "score", "chat")
 SOURCE = (
@@ -176,3 +181,73 @@ def summarise_mix(records: list[dict[str, Any]], wall_s: float, clients: int) ->
         "lost": sum(v["lost"] for v in by_op.values()),
         "by_op": by_op,
     }
+
+
+class Setting(NamedTuple):
+    """One server's settings: its name's tail, its environment, its report fields."""
+
+    name: str
+    env: dict[str, str]
+    fields: dict[str, Any]
+
+
+def servers(args: argparse.Namespace) -> list[tuple[int, Setting]]:
+    """A server for each ``--workers`` x ``--threads`` x ``--priority`` x ``--batching`` value
+    (threads and priority only where given), in that order.
+
+    >>> a = argparse.Namespace(workers=[2], threads=[1], priority=[], batching=["on", "off"])
+    >>> [f"workers={w}{s.name}" for w, s in servers(a)]
+    ['workers=2, threads=1, batching on', 'workers=2, threads=1, batching off']
+    """
+    out = []
+    for w, t, p, b in itertools.product(
+        args.workers, args.threads or [None], args.priority or [None], args.batching
+    ):
+        env = {"PURR_BATCH": "1" if b == "on" else "0"}  # the dynamic batcher (retrieval.batching)
+        name = ""
+        if t is not None:  # inference threads per model call (retrieval.settings.threads)
+            env["PURR_THREADS"], name = str(t), f", threads={t}"
+        if p is not None:  # the cheap lane's calls first (retrieval.lanes)
+            env["PURR_PRIORITY"], name = ("1" if p == "on" else "0"), f"{name}, priority {p}"
+        out.append(
+            (w, Setting(f"{name}, batching {b}", env, {"threads": t, "priority": p, "batching": b}))
+        )
+    return out
+
+
+def bench_mix(
+    passages: list[str], args: argparse.Namespace, report: dict[str, Any], timeout: float
+) -> dict[str, Any]:
+    """``--mix``: edit, check, score and streamed chat from every client; memory before/after."""
+    with canned_upstream(passages[0]) as upstream:
+        args.upstream_url = upstream
+        for workers, setting in servers(args):
+            proc, url = start_server(workers, args, setting.env)
+            try:  # warm up at full concurrency: every thread's first allocations are made
+                warm = args.warmup_s if args.warmup_s is not None else args.baseline_s
+                asyncio.run(drive_mix(url, passages, args.clients, warm, timeout, args.api_key))
+                before = memory_mb(proc.pid, "VmRSS")
+                with RssSampler(proc.pid) as rss:
+                    load = asyncio.run(
+                        drive_mix(url, passages, args.clients, args.duration, timeout, args.api_key)
+                    )
+                after = memory_mb(proc.pid, "VmRSS")
+                load["research_cache"] = scraped(url, "purr_research_cache_")
+                growth = after / before - 1 if before and after else None
+                report["runs"][f"workers={workers}{setting.name}"] = {
+                    "mix": load,
+                    "workers": workers,
+                    **setting.fields,
+                    "warmup_s": warm,
+                    "malloc_arenas": args.malloc_arenas,
+                    "server_rss_mb_before": before,
+                    "server_rss_mb_after": after,
+                    "rss_growth": round(growth, 3) if growth is not None else None,
+                    "rss_growth_second_half": rss.second_half_growth(),
+                    "rss_timeline_mb": rss.samples,
+                    "server_peak_rss_mb": memory_mb(proc.pid),
+                }
+            finally:
+                proc.terminate()
+                proc.wait(timeout=30)
+    return report

@@ -21,6 +21,8 @@ from editor.inputs import InputError
 from editor.pipeline import Pipeline
 from editor.research.cache import ResearchCache
 from editor.result import EditResult
+from retrieval.lanes import LANES
+from retrieval.settings import Settings
 from serve.edit.protocol import (
     BatchItem,
     BatchRequest,
@@ -78,6 +80,8 @@ class EditService:
             if settings.cheap_workers
             else self._pool
         )
+        # and, with PURR_PRIORITY, their model calls go before the edits' (retrieval.lanes)
+        self._priority = bool(settings.cheap_workers) and Settings().priority
         self.research_cache = (
             ResearchCache(settings.research_cache, settings.research_cache_ttl_s)
             if settings.research_cache
@@ -233,6 +237,9 @@ class EditService:
                     raise _Late
                 if self._warmup is not None:
                     self._warmup.result()
+                if cheap and self._priority:
+                    with LANES.urgent():  # its model calls go first (retrieval.lanes)
+                        return fn()
                 return fn()
             finally:
                 with self._pending_lock:

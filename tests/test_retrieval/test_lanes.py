@@ -1,0 +1,74 @@
+"""The cheap lane's gate (``retrieval.lanes``) on the packaged int8 reranker (a real ONNX
+session): a call outside an urgent request waits for it, and every call gets its own scores."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from retrieval import onnx_runtime
+from retrieval.assets import resolve
+from retrieval.lanes import Lanes, PrioritySession
+from retrieval.rerank import OnnxCrossEncoder
+
+QUERY = "When was the Eiffel Tower built?"
+PASSAGES = [
+    "The Eiffel Tower was built from 1887 to 1889 as the entrance to the World's Fair.",
+    "Paris is the capital of France.",
+]
+
+
+@pytest.fixture(scope="module")
+def folder():
+    return resolve("packaged:ms-marco-minilm-l12").path
+
+
+def test_an_edits_model_call_waits_for_the_urgent_request_in_flight(folder, monkeypatch):
+    ref = OnnxCrossEncoder(folder, 256).logits(QUERY, PASSAGES)
+    lanes = Lanes()
+    gated = PrioritySession(onnx_runtime.session(str(folder / "model.onnx")), 60.0, lanes)
+    monkeypatch.setattr(onnx_runtime, "session", lambda *a, **k: gated)
+    model = OnnxCrossEncoder(folder, 256)
+    release = threading.Event()
+    order: list[str] = []
+
+    def cheap() -> np.ndarray:
+        with lanes.urgent():
+            scores = model.logits(QUERY, PASSAGES)  # its own calls never wait
+            order.append("urgent ran")
+            release.wait(60)
+            order.append("urgent done")
+            return scores
+
+    def edit() -> np.ndarray:
+        scores = model.logits(QUERY, PASSAGES)
+        order.append("edit ran")
+        return scores
+
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(cheap)
+        while lanes.in_flight == 0:  # the urgent request has begun
+            threading.Event().wait(0.01)
+        second = pool.submit(edit)
+        while "urgent ran" not in order:
+            threading.Event().wait(0.01)
+        assert not second.done()  # held at the gate while the urgent request is in flight
+        release.set()
+        urgent, other = first.result(), second.result()
+    assert order == ["urgent ran", "urgent done", "edit ran"]
+    np.testing.assert_allclose(urgent, ref, atol=1e-5)
+    np.testing.assert_allclose(other, ref, atol=1e-5)
+
+
+def test_a_call_waits_no_longer_than_its_cap(folder, monkeypatch):
+    ref = OnnxCrossEncoder(folder, 256).logits(QUERY, PASSAGES)
+    lanes = Lanes()
+    gated = PrioritySession(onnx_runtime.session(str(folder / "model.onnx")), 0.0, lanes)
+    monkeypatch.setattr(onnx_runtime, "session", lambda *a, **k: gated)
+    model = OnnxCrossEncoder(folder, 256)
+    with ThreadPoolExecutor(1) as other, lanes.urgent():  # a cap of 0: never held back
+        scores = other.submit(model.logits, QUERY, PASSAGES).result()
+    np.testing.assert_allclose(scores, ref, atol=1e-5)

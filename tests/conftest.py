@@ -16,6 +16,32 @@ import pytest
 RESOURCES = Path(__file__).parent / "resources"
 
 
+LONGEST_FIRST = (
+    "tests/test_serve/test_core_install.py",
+    "tests/test_serve/test_crash_safety.py",
+    "tests/test_serve/test_ray_batch.py",
+    "tests/test_editor/test_judge/test_judge.py",
+    "tests/test_serve/test_serve.py",
+    "tests/test_training/test_fit/test_crash_training.py",
+    "tests/test_editor/test_llm/test_llm.py",
+    "tests/test_editor/test_first_use.py",
+    "tests/test_training/test_data/test_real_errors.py",
+    "tests/test_training/test_data/test_editor_data.py",
+    "tests/test_serve/test_crash_bench.py",
+    "tests/test_serve/test_bench_serve.py",
+    "tests/test_editor/test_revision/test_revision.py",
+)
+"""Test modules that take a minute or more, longest first. The default run starts them first
+(``--no-loadscope-reorder``: xdist would otherwise order modules by how many tests they hold, and
+leave a long module with few tests to the end, with one worker busy and the other idle)."""
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The modules of ``LONGEST_FIRST`` first, in its order; the rest as collected."""
+    rank = {path: i for i, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
 def pytest_xdist_auto_num_workers(config) -> int:
     """``-n auto`` (the default run): one worker per core, at most 4, since each worker loads
     its own models (two workers peaked at 7.8 GB together); ``-n 0`` runs them in one process."""

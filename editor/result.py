@@ -3,7 +3,7 @@ CLI and the HTTP API."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from editor.types import Evidence
@@ -262,7 +262,8 @@ class EditResult:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the contract (lists, not tuples; rounded timings)."""
-        data = asdict(self)
+        steps = tuple(replace(s, finding=None) for s in self.steps)  # not copied, then dropped
+        data = asdict(replace(self, steps=steps))
         for step in data["steps"]:
             del step["finding"]  # in process only (``Step.finding``)
         data["timings_ms"] = {k: round(v, 1) for k, v in self.timings_ms.items()}

@@ -5,8 +5,8 @@ own threads, but their model calls still share the cores with the edits' and wai
 on 2 cores a 0.05 s score request took 2 s at p95 under 16 clients. With ``PURR_PRIORITY`` on,
 the cheap lane runs each request inside ``urgent()``, and every ONNX session sits behind a
 ``PrioritySession``: while an urgent request is in flight, a call that is not urgent waits
-before it starts (at most ``PURR_PRIORITY_MAX_WAIT_MS`` per call, so edits are slowed, never
-starved), and the urgent request has the cores to itself between its own calls.
+before it starts, until the urgent requests ahead of it are done (not those that come after
+it, and at most ``PURR_PRIORITY_MAX_WAIT_MS`` per call, so edits are slowed, never starved).
 
 The gate is one per process (``LANES``), as the cores and the ONNX sessions it guards are.
 """
@@ -32,34 +32,47 @@ class Lanes:
     (False, True)
     >>> lanes.in_flight, other.submit(lanes.wait_turn, 0.01).result()
     (0, True)
+    >>> with lanes.urgent():  # a call waits only for the requests that started before it
+    ...     waiting = other.submit(lanes.wait_turn, 5.0)
+    ...     while lanes.started == lanes.finished or not waiting.running():
+    ...         pass
+    >>> with lanes.urgent():  # the next urgent request does not hold it back
+    ...     waiting.result()
+    True
     """
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
-        self.in_flight = 0
+        self.started = 0
+        self.finished = 0
+
+    @property
+    def in_flight(self) -> int:
+        return self.started - self.finished
 
     @contextlib.contextmanager
     def urgent(self) -> Iterator[None]:
         """The block is one urgent request: its model calls do not wait, others' do."""
         token = _URGENT.set(True)
         with self._cond:
-            self.in_flight += 1
+            self.started += 1
         try:
             yield
         finally:
             with self._cond:
-                self.in_flight -= 1
-                if not self.in_flight:
-                    self._cond.notify_all()
+                self.finished += 1
+                self._cond.notify_all()
             _URGENT.reset(token)
 
     def wait_turn(self, max_wait_s: float) -> bool:
-        """Wait, up to ``max_wait_s``, until no urgent request is in flight (at once inside
-        one); whether the way is clear."""
+        """Wait, up to ``max_wait_s``, until as many urgent requests have finished as had
+        started when the call came (at once inside one): a call waits for the urgent requests
+        ahead of it, not for those that come after it. Whether its turn came."""
         if _URGENT.get():
             return True
         with self._cond:
-            return self._cond.wait_for(lambda: not self.in_flight, timeout=max_wait_s)
+            ahead = self.started
+            return self._cond.wait_for(lambda: self.finished >= ahead, timeout=max_wait_s)
 
 
 LANES = Lanes()

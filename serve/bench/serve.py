@@ -274,6 +274,12 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
     if set(args.priority) - {"on", "off"}:
         raise ValueError(f"--priority takes on, off or on,off; got {args.priority}")
     args.threads = [int(t) for t in str(args.threads).split(",") if t.strip()]
+    if (args.threads or args.priority) and not args.mix:
+        raise ValueError("--threads and --priority compare servers under --mix; add --mix")
+    named = {pair.partition("=")[0] for pair in args.server_env}
+    for flag, env in (("--threads", "PURR_THREADS"), ("--priority", "PURR_PRIORITY")):
+        if getattr(args, flag[2:]) and env in named:
+            raise ValueError(f"{flag} sets {env} for each server; drop it from --server-env")
     texts = [p if isinstance(p, str) else p[0] for p in bench_passages(args.data, args.n)]
     report = bench_serve(texts, args)
     save_report(report, args.report_file, plot, indent=None)  # the file keeps every latency

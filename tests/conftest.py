@@ -30,6 +30,7 @@ LONGEST_FIRST = (
     "tests/test_serve/test_crash_bench.py",
     "tests/test_serve/test_bench_serve.py",
     "tests/test_editor/test_revision/test_revision.py",
+    "tests/test_training/test_fit/test_reranker.py",
 )
 """Test modules that take a minute or more, longest first. The default run starts them first
 (``--no-loadscope-reorder``: xdist would otherwise order modules by how many tests they hold, and

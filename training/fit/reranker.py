@@ -1,4 +1,4 @@
-"""``purr train reranker``: distil the 12-layer cross-encoder into a smaller one, on a CPU.
+"""``purr train reranker``: distil the 12-layer cross-encoder into a smaller one.
 
 The student is the teacher cut to ``--layers`` of its own (DistilBERT's init: every other layer,
 the last kept), its word embeddings frozen at the teacher's. It learns the teacher's raw logits
@@ -12,6 +12,10 @@ Written to ``--out``:
   ``--per-channel``), with the teacher's ``tokenizer.json``: a folder ``rerank.model`` loads
   directly; ``fp32/``: the same network unquantised (90 MB, for measuring);
 - ``metrics.json``: settings, the curve, held-out scores, teacher and student pairs/s.
+
+The loop is ``training.fit.reranker_fit``'s, here on the CPU. On a GPU machine it runs from the
+kit ``training.fit.reranker_kit`` writes; ``--trained DIR`` then exports what the kit's run
+returned, with the same ``--pairs``, ``--limit``, ``--seed`` and ``--layers``.
 """
 
 from __future__ import annotations
@@ -19,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import random
 import shutil
 import time
@@ -29,10 +32,17 @@ from typing import Any
 import numpy as np
 
 from training.args import positive_int
+from training.fit.reranker_fit import (
+    agreement,
+    encode,
+    fit,
+    load_trained,
+    predict,
+    split_by_query,
+)
 
 log = logging.getLogger(__name__)
 TEACHER = "packaged:ms-marco-minilm-l12"
-FROZEN = "bert.embeddings.word_embeddings.weight"
 
 
 def student_weights(teacher: dict[str, np.ndarray], layers: list[int]) -> dict[str, np.ndarray]:
@@ -49,82 +59,6 @@ def student_weights(teacher: dict[str, np.ndarray], layers: list[int]) -> dict[s
             if k.startswith(prefix):
                 out[f"bert.encoder.layer.{new}.{k[len(prefix) :]}"] = v
     return out
-
-
-def _split(rows: list, dev_share: float, seed: int) -> tuple[list, list]:
-    """Rows split by query text, so that no held-out query is trained on."""
-    queries = sorted({r.query for r in rows})
-    random.Random(seed).shuffle(queries)
-    held = set(queries[: max(1, int(len(queries) * dev_share))])
-    return [r for r in rows if r.query not in held], [r for r in rows if r.query in held]
-
-
-def top_weights(rows: list, top_k: int, weight: float) -> np.ndarray:
-    """Per-pair loss weights: ``weight`` for each query's ``top_k`` windows by the teacher's
-    logit (the ones research keeps), 1 for the rest.
-
-    >>> from types import SimpleNamespace as R
-    >>> rows = [R(query="q", logit=0.0), R(query="q", logit=2.0), R(query="p", logit=1.0)]
-    >>> top_weights(rows, 1, 4.0).tolist()
-    [1.0, 4.0, 4.0]
-    """
-    out = np.ones(len(rows), np.float32)
-    by: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        by.setdefault(r.query, []).append(i)
-    for ix in by.values():
-        for i in sorted(ix, key=lambda i: -rows[i].logit)[:top_k]:
-            out[i] = weight
-    return out
-
-
-def _encode(tok: Any, rows: list) -> list:
-    return tok.encode_batch([(r.query, r.passage) for r in rows])
-
-
-def _batch(encs: list, idx: np.ndarray):
-    import torch
-
-    width = max(len(encs[i].ids) for i in idx)
-    ids = np.zeros((len(idx), width), np.int64)
-    types, mask = np.zeros_like(ids), np.zeros_like(ids)
-    for j, i in enumerate(idx):
-        n = len(encs[i].ids)
-        ids[j, :n], types[j, :n], mask[j, :n] = encs[i].ids, encs[i].type_ids, 1
-    return torch.from_numpy(ids), torch.from_numpy(mask), torch.from_numpy(types)
-
-
-def predict(model: Any, encs: list, batch: int = 64) -> np.ndarray:
-    """The model's logit for every encoded pair."""
-    import torch
-
-    order = np.argsort([len(e.ids) for e in encs])
-    out = np.zeros(len(encs), np.float32)
-    model.eval()
-    with torch.inference_mode():
-        for i in range(0, len(order), batch):
-            idx = order[i : i + batch]
-            ids, mask, types = _batch(encs, idx)
-            out[idx] = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits[:, 0]
-    model.train()
-    return out
-
-
-def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str, float]:
-    """How the student ranks each query's windows against the teacher: the share of queries
-    whose best window is the teacher's (``top1``, primary), Pearson's r of the logits.
-
-    >>> from types import SimpleNamespace as R
-    >>> rows = [R(query="q"), R(query="q"), R(query="p"), R(query="p")]
-    >>> agreement(rows, np.array([1.0, 0.0, 0.0, 2.0]), np.array([2.0, 1.0, 1.0, 0.0]))["top1"]
-    0.5
-    """
-    by: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        by.setdefault(r.query, []).append(i)
-    top = [int(np.argmax(teacher[ix]) == np.argmax(student[ix])) for ix in by.values()]
-    r = float(np.corrcoef(teacher, student)[0, 1]) if len(rows) > 1 else float("nan")
-    return {"top1": float(np.mean(top)), "pearson": r, "queries": float(len(by))}
 
 
 def export(model: Any, tokenizer_dir: Path, out: Path, per_channel: bool = False) -> None:
@@ -186,71 +120,54 @@ def pairs_per_second(folder: Path, rows: list, max_length: int, runs: int = 3) -
     return len(pairs) / float(np.median(times))
 
 
-def train(args: argparse.Namespace) -> dict[str, Any]:
-    import torch
-    from tqdm import tqdm
+def student(layers: list[int]) -> tuple[Any, dict[str, Any]]:
+    """The teacher cut to ``layers`` (a ``BertForSequenceClassification``) and its config."""
     from transformers import BertConfig, BertForSequenceClassification
 
     from editor.attribution.bert_weights import base_weights
     from editor.attribution.onnx_bert import bert_config
-    from retrieval.assets import resolve
-    from retrieval.onnx_runtime import tokenizer
-    from training.data.rerank_pairs import read_pairs
     from training.fit.encoder_train import load_matching
-    from training.fit.steps import warmup_linear
 
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    layers = [int(x) for x in args.layers.split(",")]
-    teacher_dir = resolve(TEACHER).path
-    assert teacher_dir is not None
     weights = student_weights(base_weights(TEACHER), layers)
     config = bert_config(weights, ["relevance"])
     model = BertForSequenceClassification(BertConfig(**config))
     fresh = load_matching(model, weights)
     if fresh:
         raise ValueError(f"the teacher's weights left these fresh: {fresh[:5]}")
-    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    return model, config
+
+
+def pair_rows(args: argparse.Namespace) -> list:
+    """The pairs the student learns from (``--limit`` of them, drawn with ``--seed``)."""
+    from training.data.rerank_pairs import read_pairs
 
     rows = read_pairs(Path(args.pairs))
     if args.limit:
         rows = random.Random(args.seed).sample(rows, min(args.limit, len(rows)))
-    train_rows, dev_rows = _split(rows, args.dev_share, args.seed)
+    return rows
+
+
+def train(args: argparse.Namespace) -> dict[str, Any]:
+    import torch
+
+    from retrieval.assets import resolve
+    from retrieval.onnx_runtime import tokenizer
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    layers = [int(x) for x in args.layers.split(",")]
+    teacher_dir = resolve(TEACHER).path
+    assert teacher_dir is not None
+    model, _ = student(layers)
+    train_rows, dev_rows = split_by_query(pair_rows(args), args.dev_share, args.seed)
     tok = tokenizer(teacher_dir, args.max_length)
-    train_enc, dev_enc = _encode(tok, train_rows), _encode(tok, dev_rows)
-    target = torch.tensor([r.logit for r in train_rows], dtype=torch.float32)
-    weight = torch.from_numpy(top_weights(train_rows, args.top_k, args.top_weight))
     dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
-    steps = math.ceil(len(train_rows) / args.batch_size) * args.epochs
-    opt = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=args.lr)
-    sched = warmup_linear(opt, steps)
-    curve = [{"step": 0, **agreement(dev_rows, dev_teacher, predict(model, dev_enc))}]
-    log.info("start: %s", curve[-1])
-    rng, step = np.random.default_rng(args.seed), 0
-    lengths = np.array([len(e.ids) for e in train_enc])
-    bar = tqdm(total=steps, desc="distil reranker", disable=not args.progress)
-    for _ in range(args.epochs):
-        # batches of similar length, in random order: little padding
-        order = np.argsort(lengths + rng.uniform(0, 8, len(lengths)))
-        batches = [order[i : i + args.batch_size] for i in range(0, len(order), args.batch_size)]
-        for b in rng.permutation(len(batches)):
-            idx = batches[b]
-            ids, mask, types = _batch(train_enc, idx)
-            out = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits[:, 0]
-            w = weight[idx]
-            loss = (w * (out - target[idx]) ** 2).sum() / w.sum()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step(), sched.step(), opt.zero_grad()
-            step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-            if step % args.eval_every == 0 or step == steps:
-                curve.append(
-                    {"step": step, **agreement(dev_rows, dev_teacher, predict(model, dev_enc))}
-                )
-                log.info("step %d: %s", step, curve[-1])
-    bar.close()
+    if args.trained:  # the kit's run on a device (training.fit.reranker_kit)
+        load_trained(model, Path(args.trained))
+        trained = predict(model, encode(tok, dev_rows))
+        curve = [{"step": "device", **agreement(dev_rows, dev_teacher, trained)}]
+    else:
+        curve = fit(model, tok, train_rows, dev_rows, args)
     out = Path(args.out)
     export(model, teacher_dir, out, args.per_channel)
     student_dev = _onnx_logits(out, dev_rows, args.max_length)
@@ -298,6 +215,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", dest="progress", action="store_false")
+    p.add_argument(
+        "--trained",
+        default=None,
+        help="the output folder of the device kit's run (training.fit.reranker_kit): export "
+        "its weights instead of training here (the same --pairs, --limit, --seed and --layers)",
+    )
 
 
 def add_parser(tsub: argparse._SubParsersAction, common: Any) -> None:

@@ -2,6 +2,10 @@
 cross-encoder that ``rerank.model`` loads."""
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +15,8 @@ from retrieval.assets import resolve
 from retrieval.config import RerankConfig
 from retrieval.rerank import OnnxCrossEncoder, build_reranker
 from training.fit.reranker import student_weights
+
+ROOT = Path(__file__).resolve().parents[3]
 
 # the CLI as a subprocess
 pytestmark = pytest.mark.integration
@@ -24,17 +30,27 @@ PASSAGES = [
 ]
 
 
-def test_a_distilled_student_is_written_and_loads_as_the_reranker(tmp_path):
+PAIRS = [(q, p) for q in QUERIES for p in PASSAGES] * 3
+RECIPE = ["--layers", "0,11", "--batch-size", "8", "--dev-share", "0.5", "--eval-every", "2"]
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory):
+    """The pairs scored by the real teacher, as ``purr data rerank-pairs`` writes them."""
     teacher = OnnxCrossEncoder(resolve("packaged:ms-marco-minilm-l12").path)
-    pairs = [(q, p) for q in QUERIES for p in PASSAGES] * 3
-    logits = teacher.pair_logits(pairs)
-    rows = tmp_path / "pairs.jsonl"
-    rows.write_text(
+    logits = teacher.pair_logits(PAIRS)
+    path = tmp_path_factory.mktemp("pairs") / "pairs.jsonl"
+    path.write_text(
         "".join(
             json.dumps({"query": q, "passage": p, "logit": float(x), "kind": "generated"}) + "\n"
-            for (q, p), x in zip(pairs, logits, strict=True)
+            for (q, p), x in zip(PAIRS, logits, strict=True)
         )
     )
+    return path
+
+
+def test_a_distilled_student_is_written_and_loads_as_the_reranker(rows, tmp_path):
+    pairs = PAIRS
     out = tmp_path / "student"
     r = run_purr(
         "train", "reranker", "--pairs", str(rows), "--out", str(out), "--layers", "0,11",
@@ -55,3 +71,44 @@ def test_student_weights_keep_and_renumber_the_chosen_layers():
     kept = student_weights(w, [1, 3])
     assert sorted(kept) == ["bert.encoder.layer.0.w", "bert.encoder.layer.1.w", "classifier.b"]
     assert kept["bert.encoder.layer.1.w"][0] == 3
+
+
+def test_the_device_kit_trains_without_purr_and_its_weights_export_here(rows, tmp_path):
+    kit, back = tmp_path / "kit", tmp_path / "back"
+    built = subprocess.run(
+        [sys.executable, "-m", "training.fit.reranker_kit", "--pairs", str(rows), "--out", str(kit),
+         *RECIPE, "--epochs", "1"],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    assert json.loads(built.stdout)["pairs"] == len(PAIRS)
+    # the kit's run, as on a machine without purr: its own copies of the modules, nothing else
+    run = (
+        "import runpy, sys; sys.argv = ['x', '--kit', 'd', '--out', sys.argv[1], '--device', "
+        "'cpu']; runpy.run_module('training.fit.reranker_fit', run_name='__main__'); "
+        "own = {m.split('.')[0] for m in sys.modules}; "
+        "assert not own & {'editor', 'retrieval', 'serve', 'pydantic', 'spacy'}, own"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run(
+        [sys.executable, "-c", run, str(back)], capture_output=True, text=True, cwd=kit, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    curve = json.loads((back / "curve.json").read_text())["curve"]
+    assert sorted(p.name for p in back.glob("trained-*")) == ["trained-0.safetensors"]
+    out = tmp_path / "student"
+    r = run_purr(
+        "train", "reranker", "--pairs", str(rows), "--out", str(out), *RECIPE,
+        "--trained", str(back), "--no-progress",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    metrics = json.loads((out / "metrics.json").read_text())
+    # the device's weights, read back here: the same held-out ranking as the device measured
+    assert metrics["dev_torch"]["step"] == "device"
+    assert metrics["dev_torch"]["top1"] == curve[-1]["top1"]
+    assert abs(metrics["dev_torch"]["pearson"] - curve[-1]["pearson"]) < 0.01
+    scores = build_reranker(RerankConfig(model=str(out))).scorer.pair_logits(PAIRS[:4])
+    assert np.isfinite(scores).all()
+    gone = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "x"),
+                    *RECIPE, "--trained", str(tmp_path))  # fmt: skip
+    assert gone.returncode != 0 and "trained-*.safetensors" in gone.stderr

@@ -1,0 +1,245 @@
+"""The reranker's distillation loop, on any device, with nothing of purr's but its data rows.
+
+``purr train reranker`` runs it on the CPU; ``training.fit.reranker_kit`` carries it to a GPU
+machine where purr is not installed (numpy, torch, transformers, tokenizers and safetensors
+only) and runs it there as ``python -m training.fit.reranker_fit --kit d --out OUT``. The
+student learns the teacher's raw logits (mean squared error, each query's ``top_k`` windows
+weighted ``top_weight``) and is scored on held-out queries by how often its best window is the
+teacher's (``agreement``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import logging
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.data.rerank_pairs import PairRow
+from training.fit.steps import warmup_linear
+
+log = logging.getLogger(__name__)
+FROZEN = "bert.embeddings.word_embeddings.weight"
+SHARD_BYTES = 15 * 2**20
+"""fp16 shards of the trained weights stay under the device's 16 MiB per returned file"""
+
+
+def split_by_query(rows: list, dev_share: float, seed: int) -> tuple[list, list]:
+    """Rows split by query text, so that no held-out query is trained on."""
+    queries = sorted({r.query for r in rows})
+    random.Random(seed).shuffle(queries)
+    held = set(queries[: max(1, int(len(queries) * dev_share))])
+    return [r for r in rows if r.query not in held], [r for r in rows if r.query in held]
+
+
+def top_weights(rows: list, top_k: int, weight: float) -> np.ndarray:
+    """Per-pair loss weights: ``weight`` for each query's ``top_k`` windows by the teacher's
+    logit (the ones research keeps), 1 for the rest.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(query="q", logit=0.0), R(query="q", logit=2.0), R(query="p", logit=1.0)]
+    >>> top_weights(rows, 1, 4.0).tolist()
+    [1.0, 4.0, 4.0]
+    """
+    out = np.ones(len(rows), np.float32)
+    by: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by.setdefault(r.query, []).append(i)
+    for ix in by.values():
+        for i in sorted(ix, key=lambda i: -rows[i].logit)[:top_k]:
+            out[i] = weight
+    return out
+
+
+def encode(tok: Any, rows: list) -> list:
+    return tok.encode_batch([(r.query, r.passage) for r in rows])
+
+
+def _batch(encs: list, idx: np.ndarray, device: str = "cpu"):
+    import torch
+
+    width = max(len(encs[i].ids) for i in idx)
+    ids = np.zeros((len(idx), width), np.int64)
+    types, mask = np.zeros_like(ids), np.zeros_like(ids)
+    for j, i in enumerate(idx):
+        n = len(encs[i].ids)
+        ids[j, :n], types[j, :n], mask[j, :n] = encs[i].ids, encs[i].type_ids, 1
+    return tuple(torch.from_numpy(a).to(device) for a in (ids, mask, types))
+
+
+def predict(model: Any, encs: list, batch: int = 64, device: str = "cpu") -> np.ndarray:
+    """The model's logit for every encoded pair."""
+    import torch
+
+    order = np.argsort([len(e.ids) for e in encs])
+    out = np.zeros(len(encs), np.float32)
+    model.eval()
+    with torch.inference_mode():
+        for i in range(0, len(order), batch):
+            idx = order[i : i + batch]
+            ids, mask, types = _batch(encs, idx, device)
+            logits = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+            out[idx] = logits[:, 0].float().cpu().numpy()
+    model.train()
+    return out
+
+
+def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str, float]:
+    """How the student ranks each query's windows against the teacher: the share of queries
+    whose best window is the teacher's (``top1``, primary), Pearson's r of the logits.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(query="q"), R(query="q"), R(query="p"), R(query="p")]
+    >>> agreement(rows, np.array([1.0, 0.0, 0.0, 2.0]), np.array([2.0, 1.0, 1.0, 0.0]))["top1"]
+    0.5
+    """
+    by: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by.setdefault(r.query, []).append(i)
+    top = [int(np.argmax(teacher[ix]) == np.argmax(student[ix])) for ix in by.values()]
+    r = float(np.corrcoef(teacher, student)[0, 1]) if len(rows) > 1 else float("nan")
+    return {"top1": float(np.mean(top)), "pearson": r, "queries": float(len(by))}
+
+
+def fit(model: Any, tok: Any, train_rows: list, dev_rows: list, a: argparse.Namespace) -> list:
+    """Train ``model`` (its word embeddings frozen) on ``train_rows`` with ``a``'s epochs,
+    batch size, lr, top_k, top_weight, eval_every, seed and device; the held-out curve."""
+    import torch
+    from tqdm.auto import tqdm
+
+    device = getattr(a, "device", "cpu")
+    model.to(device)
+    model.bert.embeddings.word_embeddings.weight.requires_grad_(False)
+    train_enc, dev_enc = encode(tok, train_rows), encode(tok, dev_rows)
+    target = torch.tensor([r.logit for r in train_rows], dtype=torch.float32, device=device)
+    weight = torch.from_numpy(top_weights(train_rows, a.top_k, a.top_weight)).to(device)
+    dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
+    steps = math.ceil(len(train_rows) / a.batch_size) * a.epochs
+    opt = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=a.lr)
+    sched = warmup_linear(opt, steps)
+
+    def scored(step: int) -> dict:
+        row = {
+            "step": step,
+            **agreement(dev_rows, dev_teacher, predict(model, dev_enc, 64, device)),
+        }
+        log.info("step %d: %s", step, row)
+        return row
+
+    curve = [scored(0)]
+    rng, step = np.random.default_rng(a.seed), 0
+    lengths = np.array([len(e.ids) for e in train_enc])
+    bar = tqdm(total=steps, desc="distil reranker", disable=not getattr(a, "progress", True))
+    for _ in range(a.epochs):
+        # batches of similar length, in random order: little padding
+        order = np.argsort(lengths + rng.uniform(0, 8, len(lengths)))
+        batches = [order[i : i + a.batch_size] for i in range(0, len(order), a.batch_size)]
+        for b in rng.permutation(len(batches)):
+            idx = batches[b]
+            ids, mask, types = _batch(train_enc, idx, device)
+            with torch.autocast("cuda", torch.bfloat16, enabled=device.startswith("cuda")):
+                out = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+            w = weight[idx]
+            loss = (w * (out[:, 0].float() - target[idx]) ** 2).sum() / w.sum()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step(), sched.step(), opt.zero_grad()
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{loss.item():.3f}")
+            if step % a.eval_every == 0 or step == steps:
+                curve.append(scored(step))
+    bar.close()
+    model.to("cpu")
+    return curve
+
+
+def save_trained(model: Any, out: Path) -> list[str]:
+    """The weights that trained (all but the frozen word embeddings), fp16, in safetensors
+    shards under 16 MiB; their names."""
+    from safetensors.torch import save_file
+
+    out.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().half().contiguous() for k, v in model.state_dict().items()}
+    shards: list[dict] = [{}]
+    size = 0
+    for name, t in state.items():
+        if name == FROZEN:
+            continue
+        if shards[-1] and size + t.numel() * 2 > SHARD_BYTES:
+            shards.append({})
+            size = 0
+        shards[-1][name] = t
+        size += t.numel() * 2
+    names = [f"trained-{i}.safetensors" for i in range(len(shards))]
+    for name, shard in zip(names, shards, strict=True):
+        save_file(shard, str(out / name))
+    return names
+
+
+def load_trained(model: Any, folder: Path) -> None:
+    """``save_trained``'s shards in ``folder`` loaded into ``model`` (fp32)."""
+    from safetensors.torch import load_file
+
+    state = {}
+    for f in sorted(Path(folder).glob("trained-*.safetensors")):
+        state.update({k: v.float() for k, v in load_file(str(f)).items()})
+    if not state:
+        raise ValueError(f"no trained-*.safetensors in {folder}: run the kit first")
+    missing = set(model.state_dict()) - set(state) - {FROZEN}
+    if missing:
+        raise ValueError(f"{folder} lacks {sorted(missing)[:3]}: not this student's weights")
+    model.load_state_dict(state, strict=False)
+
+
+def read_rows(path: Path) -> list[PairRow]:
+    """Pair rows from ``pairs.jsonl`` or ``pairs.jsonl.gz``."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [PairRow(**json.loads(line)) for line in f if line.strip()]
+
+
+def main(argv: list[str] | None = None) -> None:
+    """The kit's run: ``--kit`` holds ``config.json``, ``student.npz`` (the cut teacher,
+    fp16), ``tokenizer.json``, ``pairs.jsonl.gz`` and ``settings.json`` (the split and the
+    recipe); the trained weights and the curve land in ``--out``."""
+    import torch
+    from tokenizers import Tokenizer
+    from transformers import BertConfig, BertForSequenceClassification
+
+    p = argparse.ArgumentParser(description=main.__doc__)
+    p.add_argument("--kit", type=Path, required=True)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--epochs", type=int, default=None, help="default: the kit's settings")
+    a = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO)
+    settings = json.loads((a.kit / "settings.json").read_text())
+    run = argparse.Namespace(**{**settings, "device": a.device, "progress": True})
+    run.epochs = a.epochs or run.epochs
+    torch.manual_seed(run.seed)
+    model = BertForSequenceClassification(
+        BertConfig(**json.loads((a.kit / "config.json").read_text()))
+    )
+    with np.load(a.kit / "student.npz") as w:
+        model.load_state_dict({k: torch.from_numpy(w[k].astype(np.float32)) for k in w.files})
+    tok = Tokenizer.from_file(str(a.kit / "tokenizer.json"))
+    tok.enable_truncation(max_length=run.max_length)
+    tok.no_padding()
+    rows = read_rows(a.kit / "pairs.jsonl.gz")
+    train_rows, dev_rows = split_by_query(rows, run.dev_share, run.seed)
+    curve = fit(model, tok, train_rows, dev_rows, run)
+    names = save_trained(model, a.out)
+    report = {"settings": vars(run), "curve": curve, "shards": names, "device": a.device}
+    (a.out / "curve.json").write_text(json.dumps(report, indent=1))
+    print(json.dumps({"out": str(a.out), "last": curve[-1]}))
+
+
+if __name__ == "__main__":
+    main()

@@ -59,9 +59,10 @@ class Settings(BaseSettings):
         default=0,
         ge=0,
         le=1024,
-        description="CPU threads per process for model inference (ONNX Runtime and torch); "
-        "0 = all cores. Set 1 when running several processes side by side (purr data make "
-        "--shard), so they do not fight over the cores.",
+        description="CPU threads per model call (ONNX Runtime and torch); 0 = all cores, and "
+        "under purr serve the cores shared between its workers (2 workers on 2 cores: 1 each). "
+        "Set 1 when running several processes side by side (purr data make --shard), so they "
+        "do not fight over the cores.",
     )
     batch: bool = Field(
         default=False,

@@ -230,7 +230,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         "--threads",
         default="",
         help="--mix: comma-separated PURR_THREADS values, a server each (inference threads per "
-        "model call; 0: every core; default: the server's own)",
+        "model call; default and 0: the server's own, the cores shared between its workers)",
     )
     p.add_argument(
         "--server-env",

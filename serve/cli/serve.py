@@ -57,6 +57,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from editor.factory import Components
     from editor.pipeline import Pipeline
     from serve.app import create_app
+    from serve.cli.common import share_cores
     from serve.malloc import arenas_setting, limit_arenas
     from serve.settings import ServeSettings
 
@@ -76,6 +77,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             raise ValueError(f"--grace must be >= 0 seconds, got {args.grace}")
         updates["shutdown_grace_s"] = args.grace
     settings = ServeSettings(**updates) if updates else ServeSettings()
+    threads = share_cores(settings.workers)  # before any model loads
+    logging.getLogger(__name__).info(
+        "%d workers, %d inference thread(s) per model call (PURR_THREADS)",
+        settings.workers,
+        threads,
+    )
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     app = create_app(pipeline, settings)
     # SIGTERM / Ctrl-C: uvicorn stops accepting, waits up to the grace period for the requests

@@ -123,29 +123,36 @@ def resume_hint(signal: str, exit_code: int, written: int) -> int:
 
 
 def limit_threads() -> None:
-    """Apply ``PURR_THREADS`` to torch (ONNX Runtime reads it per session)."""
+    """Apply ``PURR_THREADS`` to torch (ONNX Runtime reads it per session). Torch is not
+    imported for it: where it is not loaded yet, ``OMP_NUM_THREADS`` (unless set) carries the
+    count to its import, so the default path stays free of it."""
+    import os
+    import sys
+
     from retrieval.settings import Settings
 
     threads = Settings().threads
-    if threads:
-        try:
-            import torch
-        except ImportError:  # the core install: ONNX Runtime only
-            return
-        torch.set_num_threads(threads)
-        try:
-            torch.set_num_interop_threads(threads)
-        except RuntimeError:  # set once per process, or too late: the pool it has stays
-            pass
+    if not threads:
+        return
+    torch = sys.modules.get("torch")
+    if torch is None:
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        return
+    torch.set_num_threads(threads)
+    try:
+        torch.set_num_interop_threads(threads)
+    except RuntimeError:  # set once per process, or too late: the pool it has stays
+        pass
 
 
 def share_cores(workers: int) -> int:
     """``purr serve``'s inference threads per model call: ``PURR_THREADS`` when set, else the
-    cores shared out between the ``workers`` (at least one each), so that workers x threads is
-    the machine's cores. On 2 cores, 2 workers of 1 thread served 4.96 requests/s under
-    ``purr bench serve --mix`` where 2 workers of 2 threads served 2.45 (one run, the same
-    build): two requests whose model calls each spread over every core only get in each
-    other's way."""
+    cores shared out between the edit ``workers`` (at least one each), so that edit workers x
+    threads is the machine's cores (the cheap lane's thread, mostly idle, is not counted).
+
+    On 2 cores, 2 workers of 1 thread served 4.96 requests/s under ``purr bench serve --mix``
+    where 2 workers of 2 threads served 2.45 (one run, the same build): two requests whose
+    model calls each spread over every core only get in each other's way."""
     import os
 
     from retrieval.settings import Settings

@@ -163,9 +163,10 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     tok = tokenizer(teacher_dir, args.max_length)
     dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
     if args.trained:  # the kit's run on a device (training.fit.reranker_kit)
+        device = _device_run(Path(args.trained), layers, dev_rows)
         load_trained(model, Path(args.trained))
         trained = predict(model, encode(tok, dev_rows))
-        curve = [{"step": "device", **agreement(dev_rows, dev_teacher, trained)}]
+        curve = [*device["curve"], {"step": "device", **agreement(dev_rows, dev_teacher, trained)}]
     else:
         curve = fit(model, tok, train_rows, dev_rows, args)
     out = Path(args.out)
@@ -186,6 +187,28 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     return metrics
+
+
+def _device_run(folder: Path, layers: list[int], dev_rows: list) -> dict[str, Any]:
+    """The kit run's ``curve.json``, refused unless it kept these layers and held out these
+    queries (the same ``--pairs``, ``--limit``, ``--seed`` and ``--dev-share``)."""
+    from training.fit.reranker_fit import held_out_digest
+
+    path = folder / "curve.json"
+    if not path.is_file():
+        raise ValueError(
+            f"no curve.json in {folder}: run the kit first (training.fit.reranker_kit)"
+        )
+    run = json.loads(path.read_text())
+    kept = [int(x) for x in str(run["settings"].get("layers", "")).split(",") if x]
+    if kept != layers:
+        raise ValueError(f"{folder} kept layers {kept}, not --layers {layers}")
+    if run.get("held_out") != held_out_digest(dev_rows):
+        raise ValueError(
+            f"{folder} held out other queries: give the kit's --pairs, --limit, --seed and "
+            "--dev-share"
+        )
+    return run
 
 
 def _onnx_logits(folder: Path, rows: list, max_length: int) -> np.ndarray:

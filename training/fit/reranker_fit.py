@@ -57,6 +57,19 @@ def top_weights(rows: list, top_k: int, weight: float) -> np.ndarray:
     return out
 
 
+def held_out_digest(dev_rows: list) -> str:
+    """A short digest of the held-out queries: the kit's run and its export here must split
+    the same pairs the same way.
+
+    >>> from types import SimpleNamespace as R
+    >>> held_out_digest([R(query="b"), R(query="a")]) == held_out_digest([R(query="a")] * 2 + [R(query="b")])
+    True
+    """
+    import hashlib
+
+    return hashlib.sha256("\n".join(sorted({r.query for r in dev_rows})).encode()).hexdigest()[:16]
+
+
 def encode(tok: Any, rows: list) -> list:
     return tok.encode_batch([(r.query, r.passage) for r in rows])
 
@@ -177,6 +190,8 @@ def save_trained(model: Any, out: Path) -> list[str]:
             size = 0
         shards[-1][name] = t
         size += t.numel() * 2
+    if any(sum(t.numel() * 2 for t in sh.values()) > SHARD_BYTES for sh in shards):
+        raise ValueError("a trained weight alone exceeds a returned file's 16 MiB")
     names = [f"trained-{i}.safetensors" for i in range(len(shards))]
     for name, shard in zip(names, shards, strict=True):
         save_file(shard, str(out / name))
@@ -192,9 +207,11 @@ def load_trained(model: Any, folder: Path) -> None:
         state.update({k: v.float() for k, v in load_file(str(f)).items()})
     if not state:
         raise ValueError(f"no trained-*.safetensors in {folder}: run the kit first")
-    missing = set(model.state_dict()) - set(state) - {FROZEN}
-    if missing:
-        raise ValueError(f"{folder} lacks {sorted(missing)[:3]}: not this student's weights")
+    own = set(model.state_dict())
+    missing, extra = own - set(state) - {FROZEN}, set(state) - own
+    if missing or extra:
+        odd = sorted(missing)[:3] or sorted(extra)[:3]
+        raise ValueError(f"{folder} does not match this student ({odd}): check --layers")
     model.load_state_dict(state, strict=False)
 
 
@@ -236,7 +253,13 @@ def main(argv: list[str] | None = None) -> None:
     train_rows, dev_rows = split_by_query(rows, run.dev_share, run.seed)
     curve = fit(model, tok, train_rows, dev_rows, run)
     names = save_trained(model, a.out)
-    report = {"settings": vars(run), "curve": curve, "shards": names, "device": a.device}
+    report = {
+        "settings": vars(run),
+        "held_out": held_out_digest(dev_rows),
+        "curve": curve,
+        "shards": names,
+        "device": a.device,
+    }
     (a.out / "curve.json").write_text(json.dumps(report, indent=1))
     print(json.dumps({"out": str(a.out), "last": curve[-1]}))
 

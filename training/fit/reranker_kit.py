@@ -22,8 +22,11 @@ the three in ``.git/info/exclude``; ``git reset -q`` and the exclude lines remov
     purr train reranker --pairs runs/rerank-pairs/pairs.jsonl --out runs/reranker-gpu \\
         --trained DIR --per-channel   # DIR: what came back; exported int8, scored here
 
-The returned folder holds only the weights that trained (fp16 shards under 16 MiB each, about
-22 MB for 6 layers) and ``curve.json``.
+The kit lives in the ignored ``runs/``, so the device call names it in ``carry``. The returned
+folder holds only the weights that trained (fp16 shards under 16 MiB each, about 22 MB for 6
+layers) and ``curve.json`` (the device's curve, its settings and a digest of the held-out
+queries, which ``--trained`` checks). The frozen word embeddings travel in fp16; the export
+here puts the teacher's own back.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ RUN = """#!/usr/bin/env bash
 # The reranker's one-shot GPU run: bash run.sh [EPOCHS]; the weights land in $OUT/reranker.
 set -euo pipefail
 cd "$(dirname "$0")"
-python -m training.fit.reranker_fit --kit d --out "${OUT:-out}/reranker" ${1:+--epochs "$1"}
+"${PYTHON:-python3}" -m training.fit.reranker_fit --kit d --out "${OUT:-out}/reranker" ${1:+--epochs "$1"}
 """
 
 
@@ -67,7 +70,7 @@ def build(out: Path, a: argparse.Namespace) -> dict:
     with gzip.open(d / "pairs.jsonl.gz", "wt", encoding="utf-8") as f:
         f.writelines(json.dumps(asdict(r)) + "\n" for r in rows)
     recipe = ("epochs", "batch_size", "lr", "max_length", "dev_share", "top_k", "top_weight")
-    settings = {k: getattr(a, k) for k in (*recipe, "eval_every", "seed")}
+    settings = {k: getattr(a, k) for k in (*recipe, "eval_every", "seed", "layers", "limit")}
     (d / "settings.json").write_text(json.dumps(settings, indent=1))
     (out / "run.sh").write_text(RUN, "utf-8")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

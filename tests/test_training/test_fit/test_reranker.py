@@ -111,4 +111,7 @@ def test_the_device_kit_trains_without_purr_and_its_weights_export_here(rows, tm
     assert np.isfinite(scores).all()
     gone = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "x"),
                     *RECIPE, "--trained", str(tmp_path))  # fmt: skip
-    assert gone.returncode != 0 and "trained-*.safetensors" in gone.stderr
+    assert gone.returncode != 0 and "curve.json" in gone.stderr
+    other = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "y"),
+                     *RECIPE, "--layers", "0,5", "--trained", str(back))  # fmt: skip
+    assert other.returncode != 0 and "kept layers [0, 11]" in other.stderr

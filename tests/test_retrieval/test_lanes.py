@@ -26,12 +26,17 @@ def folder():
     return resolve("packaged:ms-marco-minilm-l12").path
 
 
-def test_an_edits_model_call_waits_for_the_urgent_request_in_flight(folder, monkeypatch):
+def _gated(folder, monkeypatch, cap_s: float):
+    """The reranker's scores without a gate, a gate, and the reranker behind it (``cap_s``)."""
     ref = OnnxCrossEncoder(folder, 256).logits(QUERY, PASSAGES)
     lanes = Lanes()
-    gated = PrioritySession(onnx_runtime.session(str(folder / "model.onnx")), 60.0, lanes)
+    gated = PrioritySession(onnx_runtime.session(str(folder / "model.onnx")), cap_s, lanes)
     monkeypatch.setattr(onnx_runtime, "session", lambda *a, **k: gated)
-    model = OnnxCrossEncoder(folder, 256)
+    return ref, lanes, OnnxCrossEncoder(folder, 256)
+
+
+def test_an_edits_model_call_waits_for_the_urgent_request_in_flight(folder, monkeypatch):
+    ref, lanes, model = _gated(folder, monkeypatch, 60.0)
     release = threading.Event()
     order: list[str] = []
 
@@ -68,11 +73,7 @@ def test_an_edits_model_call_waits_for_the_urgent_request_in_flight(folder, monk
 
 
 def test_a_call_waits_no_longer_than_its_cap(folder, monkeypatch):
-    ref = OnnxCrossEncoder(folder, 256).logits(QUERY, PASSAGES)
-    lanes = Lanes()
-    gated = PrioritySession(onnx_runtime.session(str(folder / "model.onnx")), 0.0, lanes)
-    monkeypatch.setattr(onnx_runtime, "session", lambda *a, **k: gated)
-    model = OnnxCrossEncoder(folder, 256)
+    ref, lanes, model = _gated(folder, monkeypatch, 0.0)
     with ThreadPoolExecutor(1) as other, lanes.urgent():  # a cap of 0: never held back
         scores = other.submit(model.logits, QUERY, PASSAGES).result()
     np.testing.assert_allclose(scores, ref, atol=1e-5)

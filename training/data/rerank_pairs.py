@@ -115,8 +115,11 @@ def make_pairs(
 
 
 def read_pairs(path: Path) -> list[PairRow]:
-    """Rows written by :func:`make_pairs`."""
-    with Path(path).open(encoding="utf-8") as f:
+    """Rows written by :func:`make_pairs` (``pairs.jsonl``, or gzipped as a kit carries them)."""
+    import gzip
+
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
         return [PairRow(**json.loads(line)) for line in f if line.strip()]
 
 

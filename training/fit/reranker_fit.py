@@ -11,7 +11,6 @@ teacher's (``agreement``).
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import logging
 import math
@@ -21,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from training.data.rerank_pairs import PairRow
+from training.data.rerank_pairs import read_pairs
 from training.fit.steps import warmup_linear
 
 log = logging.getLogger(__name__)
@@ -215,13 +214,6 @@ def load_trained(model: Any, folder: Path) -> None:
     model.load_state_dict(state, strict=False)
 
 
-def read_rows(path: Path) -> list[PairRow]:
-    """Pair rows from ``pairs.jsonl`` or ``pairs.jsonl.gz``."""
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [PairRow(**json.loads(line)) for line in f if line.strip()]
-
-
 def main(argv: list[str] | None = None) -> None:
     """The kit's run: ``--kit`` holds ``config.json``, ``student.npz`` (the cut teacher,
     fp16), ``tokenizer.json``, ``pairs.jsonl.gz`` and ``settings.json`` (the split and the
@@ -249,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     tok = Tokenizer.from_file(str(a.kit / "tokenizer.json"))
     tok.enable_truncation(max_length=run.max_length)
     tok.no_padding()
-    rows = read_rows(a.kit / "pairs.jsonl.gz")
+    rows = read_pairs(a.kit / "pairs.jsonl.gz")
     train_rows, dev_rows = split_by_query(rows, run.dev_share, run.seed)
     curve = fit(model, tok, train_rows, dev_rows, run)
     names = save_trained(model, a.out)

@@ -38,6 +38,7 @@ from training.fit.reranker_fit import (
     fit,
     load_trained,
     predict,
+    save_trained,
     split_by_query,
 )
 
@@ -168,8 +169,12 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
         trained = predict(model, encode(tok, dev_rows))
         curve = [*device["curve"], {"step": "device", **agreement(dev_rows, dev_teacher, trained)}]
     else:
+        if getattr(args, "init", None):
+            load_trained(model, Path(args.init))
         curve = fit(model, tok, train_rows, dev_rows, args)
     out = Path(args.out)
+    if getattr(args, "save_trained", False):
+        save_trained(model, out)
     export(model, teacher_dir, out, args.per_channel)
     student_dev = _onnx_logits(out, dev_rows, args.max_length)
     metrics = {
@@ -231,6 +236,27 @@ def add_args(p: argparse.ArgumentParser) -> None:
         "--top-weight", type=float, default=1.0, help="loss weight of each query's top windows"
     )
     p.add_argument("--top-k", type=positive_int, default=3, help="windows --top-weight covers")
+    p.add_argument(
+        "--loss",
+        choices=("mse", "listwise"),
+        default="mse",
+        help="mse: the teacher's logits; listwise: each query's ranking of its windows too",
+    )
+    p.add_argument("--temperature", type=float, default=1.0, help="the listwise softmax's")
+    p.add_argument(
+        "--mse-weight", type=float, default=0.1, help="the squared error's share under listwise"
+    )
+    p.add_argument(
+        "--init",
+        default=None,
+        help="start from these trained-*.safetensors (a kit run's or --save-trained's output) "
+        "instead of the cut teacher: training continued across runs",
+    )
+    p.add_argument(
+        "--save-trained",
+        action="store_true",
+        help="also write the trained weights (fp16 shards under 16 MiB) into --out, for --init",
+    )
     p.add_argument("--eval-every", type=positive_int, default=200)
     p.add_argument("--threads", type=positive_int, default=2)
     p.add_argument(

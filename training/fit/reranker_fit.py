@@ -4,8 +4,11 @@
 machine where purr is not installed (numpy, torch, transformers, tokenizers and safetensors
 only) and runs it there as ``python -m training.fit.reranker_fit --kit d --out OUT``. The
 student learns the teacher's raw logits (mean squared error, each query's ``top_k`` windows
-weighted ``top_weight``) and is scored on held-out queries by how often its best window is the
-teacher's (``agreement``).
+weighted ``top_weight``), or with ``loss="listwise"`` each query's ranking as well (the
+KL divergence of the student's softmax over the query's windows from the teacher's, at a
+``temperature``, plus ``mse_weight`` times the squared error that keeps the logits' scale for
+calibration); it is scored on held-out queries by how often its best window is the teacher's
+(``agreement``).
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import random
 from pathlib import Path
 from typing import Any
@@ -67,6 +69,59 @@ def held_out_digest(dev_rows: list) -> str:
     import hashlib
 
     return hashlib.sha256("\n".join(sorted({r.query for r in dev_rows})).encode()).hexdigest()[:16]
+
+
+def query_batches(rows: list, lengths: np.ndarray, size: int, rng: Any) -> list[np.ndarray]:
+    """Batches of whole queries (every window of a query in one batch, for the listwise
+    loss), about ``size`` pairs each, queries of similar length together.
+
+    >>> from types import SimpleNamespace as R
+    >>> rows = [R(query=q) for q in "aabbbc"]
+    >>> bs = query_batches(rows, np.array([5, 5, 9, 9, 9, 1]), 3, np.random.default_rng(0))
+    >>> sorted(sorted(b.tolist()) for b in bs)
+    [[0, 1, 5], [2, 3, 4]]
+    """
+    by: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by.setdefault(r.query, []).append(i)
+    groups = list(by.values())
+    order = np.argsort([lengths[g].mean() for g in groups] + rng.uniform(0, 8, len(groups)))
+    out: list[np.ndarray] = []
+    pending: list[int] = []
+    for k in order:
+        pending += groups[k]
+        if len(pending) >= size:
+            out.append(np.array(pending))
+            pending = []
+    if pending:
+        out.append(np.array(pending))
+    return out
+
+
+def distil_loss(out: Any, target: Any, w: Any, queries: list[str], a: Any) -> Any:
+    """The batch's loss: weighted squared error to the teacher's logits, and under
+    ``a.loss == "listwise"`` the mean over its queries of KL(teacher || student) of their
+    softmax over the query's windows at ``a.temperature`` (times T², the usual scale), plus
+    ``a.mse_weight`` times the squared error."""
+    import torch.nn.functional as F
+
+    mse = (w * (out - target) ** 2).sum() / w.sum()
+    if getattr(a, "loss", "mse") != "listwise":
+        return mse
+    t = float(getattr(a, "temperature", 1.0))
+    by: dict[str, list[int]] = {}
+    for j, q in enumerate(queries):
+        by.setdefault(q, []).append(j)
+    kl = sum(
+        F.kl_div(
+            F.log_softmax(out[g] / t, 0),
+            F.log_softmax(target[g] / t, 0),
+            log_target=True,
+            reduction="sum",
+        )
+        for g in by.values()
+    )
+    return kl * t * t / len(by) + float(getattr(a, "mse_weight", 0.1)) * mse
 
 
 def encode(tok: Any, rows: list) -> list:
@@ -132,7 +187,17 @@ def fit(model: Any, tok: Any, train_rows: list, dev_rows: list, a: argparse.Name
     target = torch.tensor([r.logit for r in train_rows], dtype=torch.float32, device=device)
     weight = torch.from_numpy(top_weights(train_rows, a.top_k, a.top_weight)).to(device)
     dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
-    steps = math.ceil(len(train_rows) / a.batch_size) * a.epochs
+    rng, step = np.random.default_rng(a.seed), 0
+    lengths = np.array([len(e.ids) for e in train_enc])
+    plan = []  # each epoch's batches, in the order they run
+    for _ in range(a.epochs):
+        if getattr(a, "loss", "mse") == "listwise":
+            batches = query_batches(train_rows, lengths, a.batch_size, rng)
+        else:  # batches of similar length, in random order: little padding
+            order = np.argsort(lengths + rng.uniform(0, 8, len(lengths)))
+            batches = [order[i : i + a.batch_size] for i in range(0, len(order), a.batch_size)]
+        plan += [batches[b] for b in rng.permutation(len(batches))]
+    steps = len(plan)
     opt = torch.optim.AdamW((p for p in model.parameters() if p.requires_grad), lr=a.lr)
     sched = warmup_linear(opt, steps)
 
@@ -145,28 +210,21 @@ def fit(model: Any, tok: Any, train_rows: list, dev_rows: list, a: argparse.Name
         return row
 
     curve = [scored(0)]
-    rng, step = np.random.default_rng(a.seed), 0
-    lengths = np.array([len(e.ids) for e in train_enc])
     bar = tqdm(total=steps, desc="distil reranker", disable=not getattr(a, "progress", True))
-    for _ in range(a.epochs):
-        # batches of similar length, in random order: little padding
-        order = np.argsort(lengths + rng.uniform(0, 8, len(lengths)))
-        batches = [order[i : i + a.batch_size] for i in range(0, len(order), a.batch_size)]
-        for b in rng.permutation(len(batches)):
-            idx = batches[b]
-            ids, mask, types = _batch(train_enc, idx, device)
-            with torch.autocast("cuda", torch.bfloat16, enabled=device.startswith("cuda")):
-                out = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
-            w = weight[idx]
-            loss = (w * (out[:, 0].float() - target[idx]) ** 2).sum() / w.sum()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step(), sched.step(), opt.zero_grad()
-            step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{loss.item():.3f}")
-            if step % a.eval_every == 0 or step == steps:
-                curve.append(scored(step))
+    for idx in plan:
+        ids, mask, types = _batch(train_enc, idx, device)
+        with torch.autocast("cuda", torch.bfloat16, enabled=device.startswith("cuda")):
+            out = model(input_ids=ids, attention_mask=mask, token_type_ids=types).logits
+        queries = [train_rows[i].query for i in idx]
+        loss = distil_loss(out[:, 0].float(), target[idx], weight[idx], queries, a)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step(), sched.step(), opt.zero_grad()
+        step += 1
+        bar.update(1)
+        bar.set_postfix(loss=f"{loss.item():.3f}")
+        if step % a.eval_every == 0 or step == steps:
+            curve.append(scored(step))
     bar.close()
     model.to("cpu")
     return curve

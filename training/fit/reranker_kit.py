@@ -70,6 +70,7 @@ def build(out: Path, a: argparse.Namespace) -> dict:
     with gzip.open(d / "pairs.jsonl.gz", "wt", encoding="utf-8") as f:
         f.writelines(json.dumps(asdict(r)) + "\n" for r in rows)
     recipe = ("epochs", "batch_size", "lr", "max_length", "dev_share", "top_k", "top_weight")
+    recipe += ("loss", "temperature", "mse_weight")
     settings = {k: getattr(a, k) for k in (*recipe, "eval_every", "seed", "layers", "limit")}
     (d / "settings.json").write_text(json.dumps(settings, indent=1))
     (out / "run.sh").write_text(RUN, "utf-8")

@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -115,3 +116,33 @@ def test_the_device_kit_trains_without_purr_and_its_weights_export_here(rows, tm
     other = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "y"),
                      *RECIPE, "--layers", "0,5", "--trained", str(back))  # fmt: skip
     assert other.returncode != 0 and "kept layers [0, 11]" in other.stderr
+
+
+def test_the_listwise_loss_reads_each_querys_order_not_its_scale():
+    import torch
+
+    from training.fit.reranker_fit import distil_loss
+
+    a = SimpleNamespace(loss="listwise", temperature=1.0, mse_weight=0.0)
+    target, w = torch.tensor([3.0, 1.0, -2.0, 0.5]), torch.ones(4)
+    queries = ["q", "q", "p", "p"]
+    shifted = distil_loss(target + 4.0, target, w, queries, a)
+    swapped = distil_loss(torch.tensor([1.0, 3.0, 0.5, -2.0]), target, w, queries, a)
+    assert float(shifted) == pytest.approx(0.0, abs=1e-6) and float(swapped) > 0.5
+    mse = distil_loss(target + 4.0, target, w, queries, SimpleNamespace(loss="mse"))
+    assert float(mse) == pytest.approx(16.0)
+
+
+def test_training_continues_from_a_saved_student(rows, tmp_path):
+    first, second = tmp_path / "first", tmp_path / "second"
+    r = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(first), *RECIPE,
+                 "--loss", "listwise", "--epochs", "1", "--save-trained", "--no-progress")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in first.glob("trained-*")) == ["trained-0.safetensors"]
+    r = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(second), *RECIPE,
+                 "--loss", "listwise", "--epochs", "1", "--init", str(first), "--no-progress")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    before = json.loads((first / "metrics.json").read_text())["curve"][-1]
+    after = json.loads((second / "metrics.json").read_text())["curve"][0]
+    # the second run starts where the first ended, not from the cut teacher
+    assert after["step"] == 0 and after["pearson"] == pytest.approx(before["pearson"], abs=1e-3)

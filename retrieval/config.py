@@ -110,6 +110,15 @@ class RerankConfig(_Cfg):
         "reaches this keeps them alone (null: score every hit).",
     )
     probe: int = Field(4, ge=1, description="Hits scored first per query under stop_at.")
+    prefilter: str | None = Field(
+        None,
+        description="A cheaper cross-encoder (packaged:NAME, a folder or an HF id) that scores "
+        "every hit first; only each query's `prefilter_keep` best are scored by `model`, and "
+        "come first in its order (a cascade; null: `model` scores every hit).",
+    )
+    prefilter_keep: int = Field(
+        2, ge=1, description="Hits per query `model` scores under prefilter."
+    )
     calibration_scale: float = Field(
         0.2002,
         gt=0,
@@ -121,6 +130,15 @@ class RerankConfig(_Cfg):
         0.3,
         description="Final ranking mixes the first-stage fused score with this weight (0 = cross-encoder only).",
     )
+
+    @model_validator(mode="after")
+    def _one_shortcut(self) -> RerankConfig:
+        if self.prefilter and self.stop_at is not None:
+            raise ValueError(
+                f"rerank.prefilter ({self.prefilter!r}) and rerank.stop_at ({self.stop_at}) both "
+                "skip pairs of the main model: set one of them (the other null)"
+            )
+        return self
 
 
 class SearchConfig(_Cfg):

@@ -6,6 +6,7 @@ Default: the packaged ms-marco-MiniLM-L-12-v2 int8 ONNX model. Any Hugging Face 
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from dataclasses import replace
@@ -169,15 +170,17 @@ class HFCrossEncoder:
 class Reranker:
     """Reranks hits by cross-encoder relevance; ``relevance`` is the calibrated 0-1 score."""
 
-    def __init__(self, scorer: Scorer, cfg: RerankConfig):
+    def __init__(self, scorer: Scorer, cfg: RerankConfig, prefilter: Scorer | None = None):
         self.scorer = scorer
         self.cfg = cfg
+        self.prefilter = prefilter
 
     def load(self) -> None:
-        """Load the scorer's model now (otherwise the first call does)."""
-        load = getattr(self.scorer, "load", None)
-        if callable(load):
-            load()
+        """Load the scorers' models now (otherwise the first call does)."""
+        for scorer in (self.scorer, self.prefilter):
+            load = getattr(scorer, "load", None)
+            if callable(load):
+                load()
 
     def relevance(self, query: str, passages: list[str]) -> np.ndarray:
         """Calibrated relevance of each passage to the query."""
@@ -193,16 +196,31 @@ class Reranker:
             return []
         return self._ranked(hits, self.relevance(query, [h.snippet.text for h in hits]), top_k)
 
-    def _ranked(self, hits: list[Hit], rel: np.ndarray, top_k: int | None) -> list[Hit]:
+    def _fused(self, hits: list[Hit], rel: np.ndarray) -> np.ndarray:
+        """The final score: relevance mixed with the first-stage score (min-max over the
+        query's hits) at ``fuse_weight``."""
         w = self.cfg.fuse_weight
-        if w > 0:
-            first = np.array([h.score for h in hits], dtype=np.float64)
-            span = first.max() - first.min()
-            first = (first - first.min()) / span if span > 0 else np.ones_like(first)
-            final = (1 - w) * rel + w * first
-        else:
-            final = rel
-        order = np.argsort(-final, kind="stable")[: top_k or len(hits)]
+        if w <= 0:
+            return rel
+        first = np.array([h.score for h in hits], dtype=np.float64)
+        span = first.max() - first.min()
+        first = (first - first.min()) / span if span > 0 else np.ones_like(first)
+        return (1 - w) * rel + w * first
+
+    def _ranked(
+        self,
+        hits: list[Hit],
+        rel: np.ndarray,
+        top_k: int | None,
+        head: np.ndarray | None = None,
+    ) -> list[Hit]:
+        """The hits by final score; ``head`` (indices) first, when given."""
+        final = self._fused(hits, rel)
+        order = np.argsort(-final, kind="stable")
+        if head is not None:
+            first = np.isin(order, head)
+            order = np.concatenate([order[first], order[~first]])
+        order = order[: top_k or len(hits)]
         return [
             replace(
                 hits[i],
@@ -224,7 +242,9 @@ class Reranker:
         With ``stop_at``, each query's first ``probe`` hits are scored first, and a query whose
         best reaches ``stop_at`` keeps those alone: its other hits are never scored. With
         ``matching_sentences``, a window is scored on its sentences that share a word with the
-        query (the hit keeps its whole text)."""
+        query (the hit keeps its whole text). With a ``prefilter``, see ``_cascade``."""
+        if self.prefilter is not None:
+            return self._cascade(queries, hits, top_k)
         pair_logits = getattr(self.scorer, "pair_logits", None)
         if pair_logits is None:
             return [self.rerank(q, h, top_k) for q, h in zip(queries, hits, strict=True)]
@@ -240,6 +260,29 @@ class Reranker:
             first = [f + r for f, r in zip(first, rest, strict=True)]
             rel = [np.concatenate([a, b]) for a, b in zip(rel, more, strict=True)]
         return [self._ranked(hs, r, top_k) if hs else [] for hs, r in zip(first, rel, strict=True)]
+
+    def _cascade(
+        self, queries: list[str], hits: list[list[Hit]], top_k: int | None
+    ) -> list[list[Hit]]:
+        """The prefilter scores every hit; each query's ``prefilter_keep`` best (by final
+        score) are scored again by the main model and come first, in its order; the rest
+        follow in the prefilter's, with its relevance."""
+        assert self.prefilter is not None
+        cheap = self._relevance(_pairwise(self.prefilter), queries, hits)
+        keep = [
+            np.argsort(-self._fused(hs, c), kind="stable")[: self.cfg.prefilter_keep]
+            if hs
+            else np.zeros(0, dtype=int)
+            for hs, c in zip(hits, cheap, strict=True)
+        ]
+        kept = [[hs[i] for i in k] for hs, k in zip(hits, keep, strict=True)]
+        main = self._relevance(_pairwise(self.scorer), queries, kept)
+        out = []
+        for hs, c, k, m in zip(hits, cheap, keep, main, strict=True):
+            rel = c.copy()
+            rel[k] = m
+            out.append(self._ranked(hs, rel, top_k, head=k) if hs else [])
+        return out
 
     def _relevance(
         self, pair_logits: Any, queries: list[str], hits: list[list[Hit]]
@@ -280,9 +323,28 @@ def matching_sentences(query: str, text: str) -> str:
 
 def build_reranker(cfg: RerankConfig) -> Reranker:
     """The configured reranker: ONNX folders run on onnxruntime, anything else on transformers."""
-    resolved = resolve(cfg.model)
+    prefilter = _scorer(cfg.prefilter, cfg) if cfg.prefilter else None
+    return Reranker(_scorer(cfg.model, cfg), cfg, prefilter)
+
+
+def _scorer(model: str, cfg: RerankConfig) -> Scorer:
+    resolved = resolve(model)
     if resolved.path is not None and (resolved.path / "model.onnx").exists():
-        scorer: Scorer = OnnxCrossEncoder(resolved.path, cfg.max_length, cfg.batch_size)
-    else:
-        scorer = HFCrossEncoder(resolved.load_id, cfg.max_length, cfg.batch_size)
-    return Reranker(scorer, cfg)
+        return OnnxCrossEncoder(resolved.path, cfg.max_length, cfg.batch_size)
+    return HFCrossEncoder(resolved.load_id, cfg.max_length, cfg.batch_size)
+
+
+def _pairwise(scorer: Scorer) -> Any:
+    """The scorer's ``pair_logits``, or one ``logits`` call per run of pairs with one query."""
+    pair_logits = getattr(scorer, "pair_logits", None)
+    if pair_logits is not None:
+        return pair_logits
+
+    def by_query(pairs: list[tuple[str, str]]) -> np.ndarray:
+        runs = [
+            scorer.logits(q, [p for _, p in group])
+            for q, group in itertools.groupby(pairs, key=lambda pair: pair[0])
+        ]
+        return np.concatenate(runs) if runs else np.zeros(0, dtype=np.float32)
+
+    return by_query

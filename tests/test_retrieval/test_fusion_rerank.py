@@ -136,3 +136,33 @@ def test_stop_at_scores_only_the_probe_when_its_best_is_clear_and_sentences_can_
     )
     alone = trim.relevance("Who designed the Eiffel Tower?", [window.split(". ")[1]])
     assert abs(float(scored[0]) - float(alone[0])) < 0.05
+
+
+def test_a_prefilter_lets_the_main_model_score_only_each_querys_best_hits():
+    texts = [
+        "Paris is the capital and most populous city of France.",
+        "The Eiffel Tower was designed by the company of engineer Gustave Eiffel.",
+        "Bananas are rich in potassium.",
+        "Marie Curie won the Nobel Prize in Chemistry in 1911.",
+    ]
+    queries = ["Who designed the Eiffel Tower?", "When did Curie win the chemistry prize?", "x"]
+    hits = [[_hit(i, t) for i, t in enumerate(texts)]] * 2 + [[]]
+    cfg = RerankConfig(prefilter="packaged:purr-reranker-l6", prefilter_keep=2)
+    rr = build_reranker(cfg)
+    seen: list = []
+    original = rr.scorer.pair_logits
+    rr.scorer.pair_logits = lambda pairs: seen.append(pairs) or original(pairs)
+    ranked = rr.rerank_batch(queries, hits)
+    assert [len(r) for r in ranked] == [4, 4, 0]
+    assert sum(len(p) for p in seen) == 2 + 2  # the main model read two hits a query
+    assert [r[0].snippet.doc_id for r in ranked[:2]] == ["d1", "d3"]
+    main = {p for call in seen for p in call}
+    for q, r in zip(queries, ranked, strict=False):
+        head = [h for h in r if (q, h.snippet.text) in main]
+        assert r[: len(head)] == head  # the main model's hits come first
+    # keeping every hit, the cascade is the main model's own ranking
+    every = build_reranker(cfg.model_copy(update={"prefilter_keep": 4})).rerank_batch(queries, hits)
+    plain = build_reranker(RerankConfig()).rerank_batch(queries, hits)
+    assert [[h.snippet.id for h in r] for r in every] == [[h.snippet.id for h in r] for r in plain]
+    with pytest.raises(ValueError, match="stop_at"):
+        RerankConfig(prefilter="packaged:purr-reranker-l6", stop_at=0.8)

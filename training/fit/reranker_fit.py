@@ -159,19 +159,29 @@ def predict(model: Any, encs: list, batch: int = 64, device: str = "cpu") -> np.
 
 def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str, float]:
     """How the student ranks each query's windows against the teacher: the share of queries
-    whose best window is the teacher's (``top1``, primary), Pearson's r of the logits.
+    whose best window is the teacher's (``top1``, primary), the share whose teacher's best is
+    among the student's best two (``in_top2``: what a cascade with ``rerank.prefilter_keep=2``
+    keeps), Pearson's r of the logits.
 
     >>> from types import SimpleNamespace as R
     >>> rows = [R(query="q"), R(query="q"), R(query="p"), R(query="p")]
-    >>> agreement(rows, np.array([1.0, 0.0, 0.0, 2.0]), np.array([2.0, 1.0, 1.0, 0.0]))["top1"]
-    0.5
+    >>> got = agreement(rows, np.array([1.0, 0.0, 0.0, 2.0]), np.array([2.0, 1.0, 1.0, 0.0]))
+    >>> got["top1"], got["in_top2"]
+    (0.5, 1.0)
     """
     by: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         by.setdefault(r.query, []).append(i)
-    top = [int(np.argmax(teacher[ix]) == np.argmax(student[ix])) for ix in by.values()]
+    ixs = [np.array(ix) for ix in by.values()]
+    top = [int(np.argmax(teacher[ix]) == np.argmax(student[ix])) for ix in ixs]
+    two = [int(np.argmax(teacher[ix]) in np.argsort(-student[ix])[:2]) for ix in ixs]
     r = float(np.corrcoef(teacher, student)[0, 1]) if len(rows) > 1 else float("nan")
-    return {"top1": float(np.mean(top)), "pearson": r, "queries": float(len(by))}
+    return {
+        "top1": float(np.mean(top)),
+        "in_top2": float(np.mean(two)),
+        "pearson": r,
+        "queries": float(len(by)),
+    }
 
 
 def fit(model: Any, tok: Any, train_rows: list, dev_rows: list, a: argparse.Namespace) -> list:

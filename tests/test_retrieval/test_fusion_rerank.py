@@ -60,15 +60,18 @@ def test_packaged_cross_encoder_ranks_the_answer_first(model):
     assert ranked[0].retriever == "bm25+rerank" and "rerank" in ranked[0].scores
 
 
+TEXTS = [
+    "Paris is the capital and most populous city of France.",
+    "The Eiffel Tower was designed by the company of engineer Gustave Eiffel.",
+    "Bananas are rich in potassium.",
+    "Marie Curie won the Nobel Prize in Chemistry in 1911.",
+]
+QUERIES = ["Who designed the Eiffel Tower?", "When did Curie win the chemistry prize?", "x"]
+
+
 def test_rerank_batch_scores_every_query_in_one_call_like_one_call_each():
     rr = build_reranker(RerankConfig())
-    texts = [
-        "Paris is the capital and most populous city of France.",
-        "The Eiffel Tower was designed by the company of engineer Gustave Eiffel.",
-        "Bananas are rich in potassium.",
-        "Marie Curie won the Nobel Prize in Chemistry in 1911.",
-    ]
-    queries = ["Who designed the Eiffel Tower?", "When did Curie win the chemistry prize?", "x"]
+    texts, queries = TEXTS, QUERIES
     hits = [
         [_hit(i, t) for i, t in enumerate(texts)],
         [_hit(i, t) for i, t in enumerate(texts)],
@@ -139,13 +142,7 @@ def test_stop_at_scores_only_the_probe_when_its_best_is_clear_and_sentences_can_
 
 
 def test_a_prefilter_lets_the_main_model_score_only_each_querys_best_hits():
-    texts = [
-        "Paris is the capital and most populous city of France.",
-        "The Eiffel Tower was designed by the company of engineer Gustave Eiffel.",
-        "Bananas are rich in potassium.",
-        "Marie Curie won the Nobel Prize in Chemistry in 1911.",
-    ]
-    queries = ["Who designed the Eiffel Tower?", "When did Curie win the chemistry prize?", "x"]
+    texts, queries = TEXTS, QUERIES
     hits = [[_hit(i, t) for i, t in enumerate(texts)]] * 2 + [[]]
     cfg = RerankConfig(prefilter="packaged:purr-reranker-l6", prefilter_keep=2)
     rr = build_reranker(cfg)

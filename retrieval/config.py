@@ -114,7 +114,8 @@ class RerankConfig(_Cfg):
         None,
         description="A cheaper cross-encoder (packaged:NAME, a folder or an HF id) that scores "
         "every hit first; only each query's `prefilter_keep` best are scored by `model`, and "
-        "come first in its order (a cascade; null: `model` scores every hit).",
+        "come first in its order (a cascade; null: `model` scores every hit). The others keep "
+        "its relevance, calibrated as `model`'s: a student distilled from `model`.",
     )
     prefilter_keep: int = Field(
         2, ge=1, description="Hits per query `model` scores under prefilter."

@@ -214,12 +214,17 @@ class Reranker:
         top_k: int | None,
         head: np.ndarray | None = None,
     ) -> list[Hit]:
-        """The hits by final score; ``head`` (indices) first, when given."""
+        """The hits by final score. With ``head`` (the indices the main model scored under a
+        prefilter) those come first; the others follow with the prefilter's relevance, tagged
+        ``+prefilter``, their final score held below the head's lowest."""
         final = self._fused(hits, rel)
         order = np.argsort(-final, kind="stable")
+        main = np.ones(len(hits), dtype=bool)
         if head is not None:
-            first = np.isin(order, head)
-            order = np.concatenate([order[first], order[~first]])
+            main = np.isin(np.arange(len(hits)), head)
+            order = np.concatenate([order[main[order]], order[~main[order]]])
+            if main.any():
+                final = np.where(main, final, np.minimum(final, final[main].min() - 1e-6))
         order = order[: top_k or len(hits)]
         return [
             replace(
@@ -227,8 +232,8 @@ class Reranker:
                 score=float(final[i]),
                 rank=r,
                 relevance=float(rel[i]),
-                retriever=f"{hits[i].retriever}+rerank",
-                scores={**hits[i].scores, "rerank": float(rel[i])},
+                retriever=f"{hits[i].retriever}+{'rerank' if main[i] else 'prefilter'}",
+                scores={**hits[i].scores, "rerank" if main[i] else "prefilter": float(rel[i])},
             )
             for r, i in enumerate(order)
         ]
@@ -266,7 +271,8 @@ class Reranker:
     ) -> list[list[Hit]]:
         """The prefilter scores every hit; each query's ``prefilter_keep`` best (by final
         score) are scored again by the main model and come first, in its order; the rest
-        follow in the prefilter's, with its relevance."""
+        follow in the prefilter's, with its relevance (calibrated as the main model's: the
+        prefilter is meant to be a student distilled from it, its logits on the same scale)."""
         assert self.prefilter is not None
         cheap = self._relevance(_pairwise(self.prefilter), queries, hits)
         keep = [

@@ -23,6 +23,37 @@ def positive_int(text: str) -> int:
     return value
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a number > 0.
+
+    >>> positive_float("0.5")
+    0.5
+    """
+    value = _float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a number >= 0.
+
+    >>> non_negative_float("0")
+    0.0
+    """
+    value = _float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _float(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
 def check_data_dir(path: str | None) -> None:
     """Refuse a ``--data-dir`` that is not a folder."""
     if path is not None and not Path(path).is_dir():

@@ -157,9 +157,42 @@ def test_a_prefilter_lets_the_main_model_score_only_each_querys_best_hits():
     for q, r in zip(queries, ranked, strict=False):
         head = [h for h in r if (q, h.snippet.text) in main]
         assert r[: len(head)] == head  # the main model's hits come first
+        tail = r[len(head) :]
+        assert all(h.retriever.endswith("+rerank") and "rerank" in h.scores for h in head)
+        assert all(h.retriever.endswith("+prefilter") and "prefilter" in h.scores for h in tail)
+        assert [h.score for h in r] == sorted((h.score for h in r), reverse=True)
     # keeping every hit, the cascade is the main model's own ranking
     every = build_reranker(cfg.model_copy(update={"prefilter_keep": 4})).rerank_batch(queries, hits)
     plain = build_reranker(RerankConfig()).rerank_batch(queries, hits)
     assert [[h.snippet.id for h in r] for r in every] == [[h.snippet.id for h in r] for r in plain]
     with pytest.raises(ValueError, match="stop_at"):
         RerankConfig(prefilter="packaged:purr-reranker-l6", stop_at=0.8)
+
+
+class _Overlap:
+    """A scorer with ``logits`` alone (no ``pair_logits``, as an HF model): the words a
+    passage shares with the query, times ``scale``."""
+
+    def __init__(self, scale):
+        self.scale, self.calls = scale, []
+
+    def logits(self, query, passages):
+        self.calls.append((query, list(passages)))
+        words = set(query.lower().split())
+        return np.array([self.scale * len(words & set(p.lower().split())) for p in passages])
+
+
+def test_a_cascade_of_scorers_without_pair_logits_scores_each_query_in_one_call():
+    from retrieval.rerank import Reranker
+
+    main, cheap = _Overlap(1.0), _Overlap(1.0)
+    cfg = RerankConfig(prefilter="any", prefilter_keep=1, fuse_weight=0.0)
+    rr = Reranker(main, cfg, prefilter=cheap)
+    hits = [[_hit(i, t) for i, t in enumerate(TEXTS)]] * 2
+    queries = ["who designed the eiffel tower?", "which fruit is rich in potassium?"]
+    ranked = rr.rerank_batch(queries, hits)
+    assert [q for q, _ in cheap.calls] == queries  # one call a query, every hit
+    assert [len(ps) for _, ps in cheap.calls] == [4, 4]
+    assert [len(ps) for _, ps in main.calls] == [1, 1]  # the main model: each query's best
+    assert [r[0].snippet.doc_id for r in ranked] == ["d1", "d2"]
+    assert [h.retriever.rsplit("+", 1)[1] for h in ranked[0]] == ["rerank"] + ["prefilter"] * 3

@@ -2,9 +2,12 @@
 
 The student is the teacher cut to ``--layers`` of its own (DistilBERT's init: every other layer,
 the last kept), its word embeddings frozen at the teacher's. It learns the teacher's raw logits
-(mean squared error; each query's ``--top-k`` windows weighted ``--top-weight``) on the pairs
-``purr data rerank-pairs`` recorded from research, and is scored on held-out texts by how
-often its best window per query is the teacher's, and by the correlation of the two scores.
+(mean squared error; each query's ``--top-k`` windows weighted ``--top-weight``), or with
+``--loss listwise`` each query's order of its windows as well, on the pairs ``purr data
+rerank-pairs`` recorded from research, and is scored on held-out texts by how often its best
+window per query is the teacher's (and the teacher's best among its best two), and by the
+correlation of the two scores. ``--save-trained`` keeps the trained weights and ``--init``
+continues from them (a fresh optimizer and schedule; the same held-out queries, checked).
 Written to ``--out``:
 
 - ``model.onnx`` (+ ``model.onnx.data``, the word embeddings): the student as an int8 graph
@@ -31,11 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from training.args import positive_int
+from training.args import non_negative_float, positive_float, positive_int
 from training.fit.reranker_fit import (
     agreement,
     encode,
     fit,
+    held_out_digest,
     load_trained,
     predict,
     save_trained,
@@ -143,6 +147,19 @@ def pair_rows(args: argparse.Namespace) -> list:
     from training.data.rerank_pairs import read_pairs
 
     rows = read_pairs(Path(args.pairs))
+    if args.limit and getattr(args, "whole_queries", False):
+        queries = sorted({r.query for r in rows})
+        random.Random(args.seed).shuffle(queries)
+        kept, n = set(), 0
+        per = {q: 0 for q in queries}
+        for r in rows:
+            per[r.query] += 1
+        for q in queries:
+            if n >= args.limit:
+                break
+            kept.add(q)
+            n += per[q]
+        return [r for r in rows if r.query in kept]
     if args.limit:
         rows = random.Random(args.seed).sample(rows, min(args.limit, len(rows)))
     return rows
@@ -150,6 +167,12 @@ def pair_rows(args: argparse.Namespace) -> list:
 
 def train(args: argparse.Namespace) -> dict[str, Any]:
     import torch
+
+    if args.trained and (args.init or args.save_trained):
+        raise ValueError(
+            "--trained exports a kit run's weights; --init and --save-trained are for training "
+            "here: give one or the other"
+        )
 
     from retrieval.assets import resolve
     from retrieval.onnx_runtime import tokenizer
@@ -163,24 +186,32 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     train_rows, dev_rows = split_by_query(pair_rows(args), args.dev_share, args.seed)
     tok = tokenizer(teacher_dir, args.max_length)
     dev_teacher = np.array([r.logit for r in dev_rows], np.float32)
+    digest = held_out_digest(dev_rows)
+    kit: dict[str, Any] = {}
     if args.trained:  # the kit's run on a device (training.fit.reranker_kit)
         device = _device_run(Path(args.trained), layers, dev_rows)
         load_trained(model, Path(args.trained))
         trained = predict(model, encode(tok, dev_rows))
         curve = [*device["curve"], {"step": "device", **agreement(dev_rows, dev_teacher, trained)}]
+        kit = device.get("settings", {})
     else:
-        if getattr(args, "init", None):
+        if args.init:
+            _check_init(Path(args.init), layers, digest)
             load_trained(model, Path(args.init))
         curve = fit(model, tok, train_rows, dev_rows, args)
     out = Path(args.out)
-    if getattr(args, "save_trained", False):
-        save_trained(model, out)
+    if args.save_trained:
+        save_trained(model, out, {"layers": args.layers, "held_out": digest})
+    else:  # no stale shards from an earlier run beside this export
+        for old in out.glob("trained-*.safetensors"):
+            old.unlink()
     export(model, teacher_dir, out, args.per_channel)
     student_dev = _onnx_logits(out, dev_rows, args.max_length)
     metrics = {
         "teacher": TEACHER,
         "layers": layers,
         "settings": {k: v for k, v in vars(args).items() if k not in ("handler", "common")},
+        **({"kit_settings": kit} if kit else {}),
         "rows": {"train": len(train_rows), "dev": len(dev_rows)},
         "curve": curve,
         "dev_torch": curve[-1],
@@ -192,6 +223,23 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=1))
     return metrics
+
+
+def _check_init(folder: Path, layers: list[int], digest: str) -> None:
+    """Refuse ``--init`` weights saved with other layers or other held-out queries (their
+    scores would then read queries the weights were trained on)."""
+    path = folder / "trained.json"
+    if not path.is_file():
+        raise ValueError(f"no trained.json in {folder}: --init takes a --save-trained folder")
+    meta = json.loads(path.read_text())
+    kept = [int(x) for x in str(meta.get("layers", "")).split(",") if x]
+    if kept != layers:
+        raise ValueError(f"{folder} kept layers {kept}, not --layers {layers}")
+    if meta.get("held_out") != digest:
+        raise ValueError(
+            f"{folder} held out other queries: continue with the same --pairs, --seed and "
+            "--dev-share (and --limit or --whole-queries)"
+        )
 
 
 def _device_run(folder: Path, layers: list[int], dev_rows: list) -> dict[str, Any]:
@@ -227,11 +275,22 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="folder for the student (rerank.model=FOLDER)")
     p.add_argument("--layers", default="0,2,4,7,9,11", help="the teacher's layers kept, in order")
     p.add_argument("--epochs", type=positive_int, default=2)
-    p.add_argument("--batch-size", type=positive_int, default=32)
+    p.add_argument(
+        "--batch-size",
+        type=positive_int,
+        default=32,
+        help="pairs a step (listwise: whole queries up to at least this many)",
+    )
     p.add_argument("--lr", type=float, default=8e-5)
     p.add_argument("--max-length", type=positive_int, default=256)
     p.add_argument("--dev-share", type=float, default=0.05, help="queries held out for scoring")
     p.add_argument("--limit", type=positive_int, default=None, help="train on this many pairs")
+    p.add_argument(
+        "--whole-queries",
+        action="store_true",
+        help="--limit draws whole queries (all their windows) rather than single pairs, so the "
+        "listwise loss and the held-out ranking see every window of a query",
+    )
     p.add_argument(
         "--top-weight", type=float, default=1.0, help="loss weight of each query's top windows"
     )
@@ -242,9 +301,12 @@ def add_args(p: argparse.ArgumentParser) -> None:
         default="mse",
         help="mse: the teacher's logits; listwise: each query's ranking of its windows too",
     )
-    p.add_argument("--temperature", type=float, default=1.0, help="the listwise softmax's")
+    p.add_argument("--temperature", type=positive_float, default=1.0, help="the listwise softmax's")
     p.add_argument(
-        "--mse-weight", type=float, default=0.1, help="the squared error's share under listwise"
+        "--mse-weight",
+        type=non_negative_float,
+        default=0.1,
+        help="the squared error's share under listwise",
     )
     p.add_argument(
         "--init",

@@ -159,28 +159,32 @@ def predict(model: Any, encs: list, batch: int = 64, device: str = "cpu") -> np.
 
 def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str, float]:
     """How the student ranks each query's windows against the teacher: the share of queries
-    whose best window is the teacher's (``top1``, primary), the share whose teacher's best is
-    among the student's best two (``in_top2``: what a cascade with ``rerank.prefilter_keep=2``
-    keeps), Pearson's r of the logits.
+    whose best window is the teacher's (``top1``, primary), the share of queries with three
+    windows or more whose teacher's best is among the student's best two by logit (``in_top2``,
+    about what a cascade with ``rerank.prefilter_keep=2`` keeps; it keeps by the fused score),
+    Pearson's r of the logits.
 
     >>> from types import SimpleNamespace as R
-    >>> rows = [R(query="q"), R(query="q"), R(query="p"), R(query="p")]
-    >>> got = agreement(rows, np.array([1.0, 0.0, 0.0, 2.0]), np.array([2.0, 1.0, 1.0, 0.0]))
-    >>> got["top1"], got["in_top2"]
-    (0.5, 1.0)
+    >>> rows = [R(query="q")] * 3 + [R(query="p")] * 3
+    >>> teacher = np.array([1.0, 0.0, 0.5, 0.0, 2.0, 1.0])
+    >>> got = agreement(rows, teacher, np.array([2.0, 1.0, 0.0, 1.0, 0.0, 2.0]))
+    >>> got["top1"], got["in_top2"], got["queries_3plus"]
+    (0.5, 0.5, 2.0)
     """
     by: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         by.setdefault(r.query, []).append(i)
     ixs = [np.array(ix) for ix in by.values()]
     top = [int(np.argmax(teacher[ix]) == np.argmax(student[ix])) for ix in ixs]
-    two = [int(np.argmax(teacher[ix]) in np.argsort(-student[ix])[:2]) for ix in ixs]
+    # over queries with 3 windows or more: with fewer, the best is in the best two by count
+    two = [int(np.argmax(teacher[ix]) in np.argsort(-student[ix])[:2]) for ix in ixs if len(ix) > 2]
     r = float(np.corrcoef(teacher, student)[0, 1]) if len(rows) > 1 else float("nan")
     return {
         "top1": float(np.mean(top)),
-        "in_top2": float(np.mean(two)),
+        "in_top2": float(np.mean(two)) if two else float("nan"),
         "pearson": r,
         "queries": float(len(by)),
+        "queries_3plus": float(len(two)),
     }
 
 
@@ -240,12 +244,18 @@ def fit(model: Any, tok: Any, train_rows: list, dev_rows: list, a: argparse.Name
     return curve
 
 
-def save_trained(model: Any, out: Path) -> list[str]:
+def save_trained(model: Any, out: Path, meta: dict | None = None) -> list[str]:
     """The weights that trained (all but the frozen word embeddings), fp16, in safetensors
-    shards under 16 MiB; their names."""
+    shards under 16 MiB (shards an earlier run left in ``out`` removed first); their names.
+    ``meta`` (the layers, the held-out digest) goes beside them in ``trained.json``, which
+    ``--init`` checks."""
     from safetensors.torch import save_file
 
     out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("trained-*.safetensors"):
+        old.unlink()
+    if meta is not None:
+        (out / "trained.json").write_text(json.dumps(meta, indent=1))
     state = {k: v.detach().half().contiguous() for k, v in model.state_dict().items()}
     shards: list[dict] = [{}]
     size = 0
@@ -312,7 +322,8 @@ def main(argv: list[str] | None = None) -> None:
     rows = read_pairs(a.kit / "pairs.jsonl.gz")
     train_rows, dev_rows = split_by_query(rows, run.dev_share, run.seed)
     curve = fit(model, tok, train_rows, dev_rows, run)
-    names = save_trained(model, a.out)
+    meta = {"layers": run.layers, "held_out": held_out_digest(dev_rows)}
+    names = save_trained(model, a.out, meta)
     report = {
         "settings": vars(run),
         "held_out": held_out_digest(dev_rows),

@@ -9,8 +9,8 @@ files (purr's own import pydantic and spaCy), ``run.sh`` (the run), and in ``d/`
   ``config.json``; ``tokenizer.json``, the teacher's;
 - ``pairs.jsonl.gz``: the pairs (``purr data rerank-pairs``; ``--limit`` of them, drawn with
   ``--seed`` as ``purr train reranker`` draws them);
-- ``settings.json``: the recipe (epochs, batch size, lr, top-k and its weight, the held-out
-  share, the seed).
+- ``settings.json``: the recipe (epochs, batch size, lr, top-k and its weight, the loss, its
+  temperature and squared-error share, the held-out share, the seed).
 
 About 50 MB (48 MB for the 25,787 pairs of ``runs/rerank-pairs``): it fits a 64 MiB device
 call beside the code (5 MB) once the committed weights and the prebuilt index vectors are left
@@ -84,6 +84,10 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add_args(p)  # the same recipe flags as purr train reranker
     a = p.parse_args(argv)
+    if a.init or a.save_trained or a.trained:
+        p.error(
+            "the kit starts from the cut teacher and returns its weights: no --init, --save-trained or --trained"
+        )
     print(json.dumps(build(Path(a.out), a)))
 
 

@@ -78,11 +78,13 @@ def test_the_device_kit_trains_without_purr_and_its_weights_export_here(rows, tm
     kit, back = tmp_path / "kit", tmp_path / "back"
     built = subprocess.run(
         [sys.executable, "-m", "training.fit.reranker_kit", "--pairs", str(rows), "--out", str(kit),
-         *RECIPE, "--epochs", "1"],
+         *RECIPE, "--epochs", "1", "--loss", "listwise", "--temperature", "2"],
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert built.returncode == 0, built.stderr
     assert json.loads(built.stdout)["pairs"] == len(PAIRS)
+    settings = json.loads((kit / "d" / "settings.json").read_text())
+    assert (settings["loss"], settings["temperature"]) == ("listwise", 2.0)
     # the kit's run, as on a machine without purr: its own copies of the modules, nothing else
     run = (
         "import runpy, sys; sys.argv = ['x', '--kit', 'd', '--out', sys.argv[1], '--device', "
@@ -118,31 +120,58 @@ def test_the_device_kit_trains_without_purr_and_its_weights_export_here(rows, tm
     assert other.returncode != 0 and "kept layers [0, 11]" in other.stderr
 
 
-def test_the_listwise_loss_reads_each_querys_order_not_its_scale():
+def test_the_listwise_loss_is_kl_from_the_teacher_per_query_and_ignores_a_shift():
     import torch
 
     from training.fit.reranker_fit import distil_loss
 
-    a = SimpleNamespace(loss="listwise", temperature=1.0, mse_weight=0.0)
     target, w = torch.tensor([3.0, 1.0, -2.0, 0.5]), torch.ones(4)
     queries = ["q", "q", "p", "p"]
-    shifted = distil_loss(target + 4.0, target, w, queries, a)
-    swapped = distil_loss(torch.tensor([1.0, 3.0, 0.5, -2.0]), target, w, queries, a)
-    assert float(shifted) == pytest.approx(0.0, abs=1e-6) and float(swapped) > 0.5
+    out = torch.tensor([0.0, 1.0, 2.0, 0.0])
+
+    def kl(t, s):  # KL(teacher || student) of two softmaxes, by hand
+        pt, ps = torch.softmax(t, 0), torch.softmax(s, 0)
+        return float((pt * (pt.log() - ps.log())).sum())
+
+    for temperature in (1.0, 2.0):
+        a = SimpleNamespace(loss="listwise", temperature=temperature, mse_weight=0.0)
+        t = temperature
+        want = t * t * (kl(target[:2] / t, out[:2] / t) + kl(target[2:] / t, out[2:] / t)) / 2
+        assert float(distil_loss(out, target, w, queries, a)) == pytest.approx(want, rel=1e-5)
+    a = SimpleNamespace(loss="listwise", temperature=1.0, mse_weight=0.0)
+    assert float(distil_loss(target + 4.0, target, w, queries, a)) == pytest.approx(0, abs=1e-6)
     mse = distil_loss(target + 4.0, target, w, queries, SimpleNamespace(loss="mse"))
     assert float(mse) == pytest.approx(16.0)
 
 
 def test_training_continues_from_a_saved_student(rows, tmp_path):
     first, second = tmp_path / "first", tmp_path / "second"
-    r = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(first), *RECIPE,
-                 "--loss", "listwise", "--epochs", "1", "--save-trained", "--no-progress")  # fmt: skip
+    fast = [*RECIPE, "--loss", "listwise", "--lr", "2e-3", "--no-progress"]
+    r = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(first), *fast,
+                 "--epochs", "3", "--save-trained")  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in first.glob("trained-*")) == ["trained-0.safetensors"]
-    r = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(second), *RECIPE,
-                 "--loss", "listwise", "--epochs", "1", "--init", str(first), "--no-progress")  # fmt: skip
+    assert sorted(p.name for p in first.glob("trained*")) == [
+        "trained-0.safetensors",
+        "trained.json",
+    ]
+    curve = json.loads((first / "metrics.json").read_text())["curve"]
+    assert abs(curve[-1]["pearson"] - curve[0]["pearson"]) > 0.01  # training moved it
+    r = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(second), *fast,
+                 "--epochs", "1", "--init", str(first))  # fmt: skip
     assert r.returncode == 0, r.stderr
-    before = json.loads((first / "metrics.json").read_text())["curve"][-1]
     after = json.loads((second / "metrics.json").read_text())["curve"][0]
     # the second run starts where the first ended, not from the cut teacher
-    assert after["step"] == 0 and after["pearson"] == pytest.approx(before["pearson"], abs=1e-3)
+    assert after["step"] == 0 and after["pearson"] == pytest.approx(curve[-1]["pearson"], abs=2e-3)
+    from training.data.rerank_pairs import read_pairs
+    from training.fit.reranker_fit import split_by_query
+
+    def held(seed):
+        return {r.query for r in split_by_query(read_pairs(rows), 0.5, seed)[1]}
+
+    seed = next(s for s in range(1, 50) if held(s) != held(0))  # other held-out queries
+    other = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "o"),
+                     *fast, "--seed", str(seed), "--init", str(first))  # fmt: skip
+    assert other.returncode != 0 and "held out other queries" in other.stderr
+    both = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "b"),
+                    *fast, "--init", str(first), "--trained", str(first))  # fmt: skip
+    assert both.returncode != 0 and "--trained" in both.stderr

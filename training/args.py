@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 
@@ -29,10 +30,7 @@ def positive_float(text: str) -> float:
     >>> positive_float("0.5")
     0.5
     """
-    value = _float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a number > 0, got {value}")
-    return value
+    return _float(text, lambda v: v > 0, "> 0")
 
 
 def non_negative_float(text: str) -> float:
@@ -41,17 +39,17 @@ def non_negative_float(text: str) -> float:
     >>> non_negative_float("0")
     0.0
     """
-    value = _float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
+    return _float(text, lambda v: v >= 0, ">= 0")
 
 
-def _float(text: str) -> float:
+def _float(text: str, ok: Callable[[float], bool], what: str) -> float:
     try:
-        return float(text)
+        value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"expected a number {what}, got {value}")
+    return value
 
 
 def check_data_dir(path: str | None) -> None:

@@ -224,7 +224,8 @@ class Reranker:
             main = np.isin(np.arange(len(hits)), head)
             order = np.concatenate([order[main[order]], order[~main[order]]])
             if main.any():
-                final = np.where(main, final, np.minimum(final, final[main].min() - 1e-6))
+                below = max(float(np.nextafter(final[main].min(), -np.inf)), 0.0)
+                final = np.where(main, final, np.minimum(final, below))
         order = order[: top_k or len(hits)]
         return [
             replace(

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def _float(text: str, ok: Callable[[float], bool], what: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not ok(value):
+    if not math.isfinite(value) or not ok(value):
         raise argparse.ArgumentTypeError(f"expected a number {what}, got {value}")
     return value
 

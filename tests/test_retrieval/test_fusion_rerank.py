@@ -196,3 +196,21 @@ def test_a_cascade_of_scorers_without_pair_logits_scores_each_query_in_one_call(
     assert [len(ps) for _, ps in main.calls] == [1, 1]  # the main model: each query's best
     assert [r[0].snippet.doc_id for r in ranked] == ["d1", "d2"]
     assert [h.retriever.rsplit("+", 1)[1] for h in ranked[0]] == ["rerank"] + ["prefilter"] * 3
+
+
+def test_the_prefilters_hits_stay_below_the_main_models_whatever_their_relevance():
+    from retrieval.rerank import Reranker
+
+    # the prefilter's scale is ten times the main model's: its hits would outrank the head
+    cfg = RerankConfig(prefilter="any", prefilter_keep=1, fuse_weight=0.0)
+    rr = Reranker(_Overlap(0.1), cfg, prefilter=_Overlap(1.0))
+    hits = [[_hit(i, t) for i, t in enumerate(TEXTS)]]
+    (ranked,) = rr.rerank_batch(["the eiffel tower was designed by paris"], hits)
+    head, tail = ranked[0], ranked[1:]
+    assert head.retriever.endswith("+rerank") and all("+prefilter" in h.retriever for h in tail)
+    assert all(h.score < head.score for h in tail) and all(h.score >= 0 for h in tail)
+    assert any(h.relevance > head.relevance for h in tail)  # their own relevance, kept
+    (top,) = rr.rerank_batch(["the eiffel tower was designed by paris"], hits, top_k=1)
+    assert [h.snippet.id for h in top] == [head.snippet.id]
+    none = rr._ranked(hits[0], np.full(4, 0.5), None, head=np.zeros(0, dtype=int))
+    assert all(h.retriever.endswith("+prefilter") for h in none)

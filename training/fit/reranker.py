@@ -173,6 +173,13 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             "--trained exports a kit run's weights; --init and --save-trained are for training "
             "here: give one or the other"
         )
+    out = Path(args.out).resolve()
+    for flag, folder in (("--trained", args.trained), ("--init", args.init)):
+        if folder and Path(folder).resolve() == out and not args.save_trained:
+            raise ValueError(
+                f"--out is the {flag} folder, whose weights this run would replace: give "
+                "another --out (or --save-trained to keep the new weights there)"
+            )
 
     from retrieval.assets import resolve
     from retrieval.onnx_runtime import tokenizer
@@ -203,8 +210,8 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
     if args.save_trained:
         save_trained(model, out, {"layers": args.layers, "held_out": digest})
     else:  # no stale shards from an earlier run beside this export
-        for old in out.glob("trained-*.safetensors"):
-            old.unlink()
+        for old in [*out.glob("trained-*.safetensors"), out / "trained.json"]:
+            old.unlink(missing_ok=True)
     export(model, teacher_dir, out, args.per_channel)
     student_dev = _onnx_logits(out, dev_rows, args.max_length)
     metrics = {
@@ -230,15 +237,18 @@ def _check_init(folder: Path, layers: list[int], digest: str) -> None:
     scores would then read queries the weights were trained on)."""
     path = folder / "trained.json"
     if not path.is_file():
-        raise ValueError(f"no trained.json in {folder}: --init takes a --save-trained folder")
+        raise ValueError(
+            f"no trained.json in {folder}: --init takes a folder written with --save-trained "
+            "(by this version; an older one: train it again with --save-trained)"
+        )
     meta = json.loads(path.read_text())
     kept = [int(x) for x in str(meta.get("layers", "")).split(",") if x]
     if kept != layers:
         raise ValueError(f"{folder} kept layers {kept}, not --layers {layers}")
     if meta.get("held_out") != digest:
         raise ValueError(
-            f"{folder} held out other queries: continue with the same --pairs, --seed and "
-            "--dev-share (and --limit or --whole-queries)"
+            f"{folder} held out other queries: continue with the same --pairs, --seed, "
+            "--dev-share, --limit and --whole-queries"
         )
 
 
@@ -258,8 +268,8 @@ def _device_run(folder: Path, layers: list[int], dev_rows: list) -> dict[str, An
         raise ValueError(f"{folder} kept layers {kept}, not --layers {layers}")
     if run.get("held_out") != held_out_digest(dev_rows):
         raise ValueError(
-            f"{folder} held out other queries: give the kit's --pairs, --limit, --seed and "
-            "--dev-share"
+            f"{folder} held out other queries: give the kit's --pairs, --limit, --whole-queries, "
+            "--seed and --dev-share"
         )
     return run
 

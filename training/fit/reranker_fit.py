@@ -165,11 +165,11 @@ def agreement(rows: list, teacher: np.ndarray, student: np.ndarray) -> dict[str,
     Pearson's r of the logits.
 
     >>> from types import SimpleNamespace as R
-    >>> rows = [R(query="q")] * 3 + [R(query="p")] * 3
-    >>> teacher = np.array([1.0, 0.0, 0.5, 0.0, 2.0, 1.0])
-    >>> got = agreement(rows, teacher, np.array([2.0, 1.0, 0.0, 1.0, 0.0, 2.0]))
-    >>> got["top1"], got["in_top2"], got["queries_3plus"]
-    (0.5, 0.5, 2.0)
+    >>> rows = [R(query="q")] * 3 + [R(query="p")] * 3 + [R(query="r")] * 2
+    >>> teacher = np.array([1.0, 0.0, 0.5, 0.0, 2.0, 1.0, 1.0, 0.0])
+    >>> got = agreement(rows, teacher, np.array([2.0, 1.0, 0.0, 1.0, 0.0, 2.0, 0.0, 1.0]))
+    >>> got["top1"], got["in_top2"], got["queries"], got["queries_3plus"]
+    (0.3333333333333333, 0.5, 3.0, 2.0)
     """
     by: dict[str, list[int]] = {}
     for i, r in enumerate(rows):

@@ -71,7 +71,8 @@ def build(out: Path, a: argparse.Namespace) -> dict:
         f.writelines(json.dumps(asdict(r)) + "\n" for r in rows)
     recipe = ("epochs", "batch_size", "lr", "max_length", "dev_share", "top_k", "top_weight")
     recipe += ("loss", "temperature", "mse_weight")
-    settings = {k: getattr(a, k) for k in (*recipe, "eval_every", "seed", "layers", "limit")}
+    drawn = ("eval_every", "seed", "layers", "limit", "whole_queries")
+    settings = {k: getattr(a, k) for k in (*recipe, *drawn)}
     (d / "settings.json").write_text(json.dumps(settings, indent=1))
     (out / "run.sh").write_text(RUN, "utf-8")
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())

@@ -175,3 +175,27 @@ def test_training_continues_from_a_saved_student(rows, tmp_path):
     both = run_purr("train", "reranker", "--pairs", str(rows), "--out", str(tmp_path / "b"),
                     *fast, "--init", str(first), "--trained", str(first))  # fmt: skip
     assert both.returncode != 0 and "--trained" in both.stderr
+
+
+def test_init_is_refused_without_its_record_or_with_other_layers_and_the_kit_refuses_it(
+    rows, tmp_path
+):
+    from training.fit.reranker import _check_init, pair_rows
+
+    with pytest.raises(ValueError, match="no trained.json"):
+        _check_init(tmp_path, [0, 11], "x")
+    (tmp_path / "trained.json").write_text(json.dumps({"layers": "0,5", "held_out": "x"}))
+    with pytest.raises(ValueError, match="kept layers"):
+        _check_init(tmp_path, [0, 11], "x")
+    _check_init(tmp_path, [0, 5], "x")  # the same layers and held-out queries: accepted
+    a = SimpleNamespace(pairs=str(rows), limit=5, seed=0, whole_queries=True)
+    drawn = pair_rows(a)
+    per_query = {q: sum(r.query == q for r in drawn) for q in {r.query for r in drawn}}
+    assert all(n == len(PASSAGES) * 3 for n in per_query.values())  # every window of a query
+    assert [r.query for r in pair_rows(a)] == [r.query for r in drawn]  # the same draw
+    kit = subprocess.run(
+        [sys.executable, "-m", "training.fit.reranker_kit", "--pairs", str(rows), "--out",
+         str(tmp_path / "k"), "--init", str(tmp_path)],
+        capture_output=True, text=True, cwd=ROOT,
+    )  # fmt: skip
+    assert kit.returncode != 0 and "no --init" in kit.stderr

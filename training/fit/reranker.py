@@ -29,6 +29,7 @@ import logging
 import random
 import shutil
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -148,12 +149,10 @@ def pair_rows(args: argparse.Namespace) -> list:
 
     rows = read_pairs(Path(args.pairs))
     if args.limit and getattr(args, "whole_queries", False):
-        queries = sorted({r.query for r in rows})
+        per = Counter(r.query for r in rows)
+        queries = sorted(per)
         random.Random(args.seed).shuffle(queries)
         kept, n = set(), 0
-        per = {q: 0 for q in queries}
-        for r in rows:
-            per[r.query] += 1
         for q in queries:
             if n >= args.limit:
                 break
@@ -235,43 +234,42 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
 def _check_init(folder: Path, layers: list[int], digest: str) -> None:
     """Refuse ``--init`` weights saved with other layers or other held-out queries (their
     scores would then read queries the weights were trained on)."""
-    path = folder / "trained.json"
-    if not path.is_file():
-        raise ValueError(
-            f"no trained.json in {folder}: --init takes a folder written with --save-trained "
-            "(by this version; an older one: train it again with --save-trained)"
-        )
-    meta = json.loads(path.read_text())
-    kept = [int(x) for x in str(meta.get("layers", "")).split(",") if x]
-    if kept != layers:
-        raise ValueError(f"{folder} kept layers {kept}, not --layers {layers}")
-    if meta.get("held_out") != digest:
-        raise ValueError(
-            f"{folder} held out other queries: continue with the same --pairs, --seed, "
-            "--dev-share, --limit and --whole-queries"
-        )
+    meta = _record(
+        folder / "trained.json",
+        "--init takes a folder written with --save-trained (by this version; an older one: "
+        "train it again with --save-trained)",
+    )
+    _same_split(folder, meta.get("layers"), meta.get("held_out"), layers, digest)
 
 
 def _device_run(folder: Path, layers: list[int], dev_rows: list) -> dict[str, Any]:
     """The kit run's ``curve.json``, refused unless it kept these layers and held out these
-    queries (the same ``--pairs``, ``--limit``, ``--seed`` and ``--dev-share``)."""
-    from training.fit.reranker_fit import held_out_digest
+    queries (the same ``--pairs``, ``--limit``, ``--whole-queries``, ``--seed`` and
+    ``--dev-share``)."""
+    run = _record(folder / "curve.json", "run the kit first (training.fit.reranker_kit)")
+    digest = held_out_digest(dev_rows)
+    _same_split(folder, run["settings"].get("layers"), run.get("held_out"), layers, digest)
+    return run
 
-    path = folder / "curve.json"
+
+def _record(path: Path, hint: str) -> dict[str, Any]:
     if not path.is_file():
-        raise ValueError(
-            f"no curve.json in {folder}: run the kit first (training.fit.reranker_kit)"
-        )
-    run = json.loads(path.read_text())
-    kept = [int(x) for x in str(run["settings"].get("layers", "")).split(",") if x]
+        raise ValueError(f"no {path.name} in {path.parent}: {hint}")
+    return json.loads(path.read_text())
+
+
+def _same_split(
+    folder: Path, saved_layers: Any, saved_digest: Any, layers: list[int], digest: str
+) -> None:
+    """Weights in ``folder`` fit this run only with the same layers and held-out queries."""
+    kept = [int(x) for x in str(saved_layers or "").split(",") if x]
     if kept != layers:
         raise ValueError(f"{folder} kept layers {kept}, not --layers {layers}")
-    if run.get("held_out") != held_out_digest(dev_rows):
+    if saved_digest != digest:
         raise ValueError(
-            f"{folder} held out other queries: give the kit's --pairs, --limit, --whole-queries, "
-            "--seed and --dev-share"
+            f"{folder} held out other queries: give the same --pairs, --limit, "
+            "--whole-queries, --seed and --dev-share"
         )
-    return run
 
 
 def _onnx_logits(folder: Path, rows: list, max_length: int) -> np.ndarray:

@@ -24,7 +24,6 @@ from editor.citations.markers import protect, restore
 from editor.citations.sources import Source
 from editor.factory import build_repairer
 from editor.inputs import InputError
-from editor.installed import skipped
 from editor.report.findings import findings
 from editor.research.cache import TenantCache
 from editor.research.given import assign_queries, given_evidence
@@ -38,6 +37,9 @@ from editor.types import Evidence, Query
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+
+STAGES = ("prepare", "parse", "research", "revision", "citations", "report")
+"""The stages an edit may run, in order (``EditRun.progress`` is told each as it starts)."""
 
 
 class StageFailed(RuntimeError):
@@ -66,6 +68,8 @@ class EditRun:
     warnings: list[str] = field(default_factory=list)
     queries: list[Query] = field(default_factory=list)
     found: list[Evidence] = field(default_factory=list)
+    progress: Callable[[str], None] | None = None
+    """called with a stage's name (one of ``STAGES``) as it starts: a long edit's progress"""
 
     def edit(
         self,
@@ -107,6 +111,8 @@ class EditRun:
     def stage(self, name: str, work: Callable[[], T], timeout_s: float | None = None) -> T:
         """``work()`` as stage ``name`` (on the stage runner where it has a timeout), timed;
         its failure raised as ``StageFailed``."""
+        if self.progress is not None:
+            self.progress(name)
         started = time.perf_counter()
         try:
             if timeout_s is None:
@@ -124,7 +130,6 @@ class EditRun:
             if not verdict.english:
                 raise Refused(f"{verdict.reason}; returned unchanged")
         self.stage("prepare", lambda: self.pipeline.prepare(research=research))
-        self.warnings.extend(skipped(self.pipeline.cfg))  # what this install leaves out
 
     def _edit(self, text: str, evidence: Sequence[str] | None) -> EditResult:
         pipe, lim = self.pipeline, self.pipeline.cfg.limits

@@ -1,8 +1,9 @@
 """What this install can run of a config: the parts a missing extra leaves out, with why.
 
 The core install has no PyTorch; a config whose fallback editor runs an LLM on local weights
-(the default's ``causal``) runs without it, and every result's warnings say so
-(``retrieval.extras`` names the command that adds it).
+(the default's ``causal``) runs without it. That is a fact of the install, not of any one
+result: ``purr info`` and ``purr edit --verbose`` say it (``retrieval.extras`` names the command
+that adds it); a result's warnings speak only of that result.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 def skipped(cfg: PipelineConfig) -> list[str]:
     """What this install cannot run of ``cfg`` and leaves out, each with why and the command
-    that adds it (every result's warnings say so): the fallback editor on local LLM weights
+    that adds it (``purr info`` says so): the fallback editor on local LLM weights
     (``causal``, ``fid``, ``prompted`` on the transformers backend) without ``[llm]``."""
     kind = cfg.editor.fallback
     needs: tuple[str, ...] = ()

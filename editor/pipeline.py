@@ -12,10 +12,12 @@ run in one line in an ``EditRun`` (``editor.edit_run``), which holds that edit's
 
 from __future__ import annotations
 
+import copy
+
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from editor.attribution.base import AttributionModel
@@ -113,6 +115,20 @@ class Pipeline:
 
         load_for(self.cfg)  # the reader, where the judge asks it (its graph builds once)
 
+    def applying_unsure(self) -> Pipeline:
+        """A pipeline over the same components, models and index whose judge also applies the
+        fixes it is unsure of (``judge.apply_unsure``: what ``--apply-unsure`` asks for one run,
+        and a request's ``apply_unsure`` for one call). Raises ``ValueError`` where the revision
+        stage has no judge's policy to change."""
+        policy = getattr(self.editor, "policy", None)
+        if policy is None:
+            raise ValueError(f"the {type(self.editor).__name__} editor has no judge to apply unsure fixes")
+        if policy.apply_unsure:
+            return self
+        reviser = copy.copy(self.editor)  # the same proposers and judge: no model loads twice
+        reviser.policy = policy.model_copy(update={"apply_unsure": True})  # type: ignore[attr-defined]
+        return Pipeline(self.components, reviser, self.attribution, self.max_evidence)
+
     def close(self) -> None:
         """Refuse further edits (stages already running finish on their own threads)."""
         self.stages.close()
@@ -143,12 +159,14 @@ class Pipeline:
         sources: Sequence[Any] | None = None,
         *,
         cache: TenantCache | None = None,
+        progress: Callable[[str], None] | None = None,
     ) -> EditResult:
         """Research (unless ``evidence`` is given; a query ``cache`` holds is not researched
         again), revise, and report; with ``sources`` (the documents a cited text cites,
         ``Source``s or ``{id, text, title?, url?}``), repair its citations against them instead
         (``editor.citations.repair``). Citation markers ([1], [1, 3], [^1]) are taken out first
-        and put back after their words. One ``EditRun`` runs the stages (``editor.edit_run``).
+        and put back after their words. One ``EditRun`` runs the stages (``editor.edit_run``),
+        calling ``progress`` with each stage's name as it starts.
 
         Raises ``InputError`` for input that breaks the limits; never raises for a failing
         stage: the result is then ``degraded`` with the original text and the reason."""
@@ -156,7 +174,7 @@ class Pipeline:
         if sources is not None and evidence is not None:
             raise InputError("give either evidence or sources, not both")
         given = None if sources is None else given_sources(sources)
-        return EditRun(self, context, cache).edit(text, evidence, given)
+        return EditRun(self, context, cache, progress=progress).edit(text, evidence, given)
 
     @one_edit
     def check(

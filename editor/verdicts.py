@@ -22,6 +22,10 @@ REPORTED: dict[str, str] = {
 }
 """the report's word for each verdict of the judge on a sentence it assessed"""
 
+FOUND: dict[str, str] = {"contradicted": "contradicted", "not_supported": "unverified"}
+"""the report's word for a sentence holding a finding of each kind (``FindingReport.kind``):
+what a check that edits nothing says of the sentence its fix would change"""
+
 CITED: dict[str, str] = {"supported": "supports", "contradicted": "contradicts"}
 """A cited source's label for its claim (``purr check``, ``/v1/check``, citation repair) from
 the judge's verdict on the pair; anything else is ``not_enough``."""

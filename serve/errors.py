@@ -125,8 +125,16 @@ def error_response(
 
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | None]:
+    return validation_message(exc.errors())
+
+
+def validation_message(
+    errors: Sequence[Any], schema: str = "the schema at /docs"
+) -> tuple[int, str, str | None]:
+    """The status, message and first wrong field of a request's validation ``errors``
+    (pydantic's ``errors()``), worded once for the HTTP API and the MCP tools."""
     parts, param = [], None
-    for err in exc.errors():
+    for err in errors:
         loc = [str(p) for p in err.get("loc", ()) if p != "body"]
         where = ".".join(loc)
         param = param or where or None
@@ -141,7 +149,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str | No
             parts.append(f"{where or 'text'} is empty; pass the passage to check")
             continue
         parts.append(f"{where}: {msg}" if where else str(msg))
-    return 422, "; ".join(parts) + " (see the schema at /docs)", param
+    return 422, "; ".join(parts) + f" (see {schema})", param
 
 
 def install_error_handlers(

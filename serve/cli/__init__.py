@@ -27,6 +27,7 @@ COMMANDS = (
     "data",
     "bench",
     "serve",
+    "info",
 )
 """The modules of ``serve.cli`` that register commands, in the order ``purr --help`` lists them."""
 

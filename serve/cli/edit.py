@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,11 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if args.editor:
         overrides = [*editor_overrides(args.editor), *overrides]
     cfg = load_config(args.config, overrides)
+    if args.verbose:  # what this install leaves out of the config (also: purr info)
+        from editor.installed import skipped
+
+        for part in skipped(cfg):
+            print(f"purr edit: note: {part}", file=sys.stderr)
     pipeline = Pipeline(Components(cfg, index_path=args.index))
     job = ray_job(args)
     if job is not None and args.input is None:

@@ -1,5 +1,6 @@
-"""``purr serve`` (the edit API, chat wrapper and web page) and ``purr serve-llm`` (an
-OpenAI-compatible server for a local transformers model)."""
+"""``purr serve`` (the edit API, chat wrapper and web page), ``purr mcp`` (tools for agents over
+the Model Context Protocol, ``serve.mcp``) and ``purr serve-llm`` (an OpenAI-compatible server
+for a local transformers model)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,23 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     )
     common(p)
     p.set_defaults(handler=cmd_serve)
+
+    m = sub.add_parser("mcp", help="tools for agents over the Model Context Protocol (stdio)")
+    m.add_argument(
+        "--http",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (keys: "
+        "PURR_API_KEYS); bind to a non-loopback host only behind TLS",
+    )
+    m.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="answers checked at once in this process (default PURR_WORKERS or 2)",
+    )
+    common(m)
+    m.set_defaults(handler=cmd_mcp)
 
     q = sub.add_parser("serve-llm", help="OpenAI-compatible server for a local transformers LLM")
     q.add_argument(
@@ -95,6 +113,49 @@ def cmd_serve(args: argparse.Namespace) -> int:
         timeout_keep_alive=30,
         timeout_graceful_shutdown=settings.shutdown_grace_s,
     )
+    return 0
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"--http must be HOST:PORT (e.g. 127.0.0.1:8765), got {value!r}")
+    _check_port(int(port))
+    return host.strip("[]"), int(port)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from retrieval.extras import require
+
+    require("mcp", "purr mcp", ("mcp",))  # before any model loads
+    import uvicorn
+
+    from editor.config import load_config
+    from editor.factory import Components
+    from editor.pipeline import Pipeline
+    from serve.cli.common import share_cores
+    from serve.edit.service import EditService
+    from serve.mcp.http import http_app
+    from serve.mcp.server import build_server
+    from serve.mcp.tools import AgentTools
+    from serve.settings import ServeSettings
+
+    where = _host_port(args.http) if args.http else None
+    cfg = load_config(args.config, list(args.overrides))
+    settings = ServeSettings(**({"workers": args.workers} if args.workers is not None else {}))
+    share_cores(settings.workers)
+    pipeline = Pipeline(Components(cfg, index_path=args.index, progress=False))
+    service = EditService(pipeline, settings)
+    service.start()  # the models load in the background; a call waits for them
+    server = build_server(AgentTools(service))
+    try:
+        if where is None:
+            server.run()  # stdio: the protocol on stdout, logs on stderr
+        else:
+            app = http_app(server, settings, where[0])
+            uvicorn.run(app, host=where[0], port=where[1], log_level="warning")
+    finally:
+        service.close()
     return 0
 
 

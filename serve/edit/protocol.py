@@ -28,6 +28,11 @@ class EditOptions(_Strict):
         description="Seconds after which the original text comes back `degraded` (capped by the "
         "server's PURR_DEADLINE_S).",
     )
+    apply_unsure: bool = Field(
+        False,
+        description="Also apply the fixes the judge is unsure of (its `unsafe` findings), as "
+        "`purr edit --apply-unsure` does; by default they are only suggested.",
+    )
     wait_for_ready: bool = Field(
         False,
         description="While the server is still loading its models and index, wait for it "
@@ -193,3 +198,24 @@ class Readiness(BaseModel):
     index: str | None = None
     editor: str
     attribution: str
+
+
+class ResearchRequest(_Strict):
+    query: str = Field(pattern=NON_BLANK, description="What to look up, as a question or keywords.")
+    k: int = Field(5, ge=1, le=50, description="How many snippets to return, best first.")
+
+
+class Snippet(BaseModel):
+    id: str
+    title: str | None
+    url: str | None
+    text: str
+    relevance: float | None = Field(description="The reranker's relevance (None: not reranked).")
+    retriever: str = Field(description="Which retriever found it (bm25, dense, hybrid, web).")
+
+
+class ResearchResponse(BaseModel):
+    """What ``POST /v1/research`` and the MCP tool ``research`` return."""
+
+    query: str
+    snippets: list[Snippet]

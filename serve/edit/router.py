@@ -13,6 +13,8 @@ from serve.edit.protocol import (
     CheckResponse,
     EditRequest,
     EditResponse,
+    ResearchRequest,
+    ResearchResponse,
     ScoreRequest,
     ScoreResponse,
 )
@@ -71,3 +73,13 @@ async def check(body: CheckRequest, svc: Service) -> CheckResponse:
     not_enough) with the span and the reason, and its outcome; ALCE's citation precision and
     recall; markers that name no source. The same JSON as `purr check --json`."""
     return await svc.check_citations(body)
+
+
+@router.post(
+    "/research",
+    summary="The snippets the configured index or web backend ranks best for a query",
+    responses=documented({504: "Research ran past the deadline"}) | NOT_READY,
+)
+async def research(body: ResearchRequest, svc: Service) -> ResearchResponse:
+    """The query as asked (no query generation), searched and reranked like an edit's."""
+    return await svc.research(body)

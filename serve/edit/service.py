@@ -31,6 +31,8 @@ from serve.edit.protocol import (
     EditOptions,
     EditRequest,
     Readiness,
+    ResearchRequest,
+    ResearchResponse,
     ScoreRequest,
     ScoreResponse,
 )
@@ -91,6 +93,7 @@ class EditService:
             self.metrics.watch_research_cache(self.research_cache)
         self._pending = 0  # model calls submitted and not finished (running or queued)
         self._pending_lock = threading.Lock()
+        self._unsure: Pipeline | None = None
         self._warmup: Future[None] | None = None
         self._warmup_error: str | None = None
 
@@ -258,23 +261,37 @@ class EditService:
         except _Late:
             raise TimeoutError from None
 
+    def _unsure_applied(self) -> Pipeline:
+        """The pipeline whose judge applies its unsure fixes too (built once, on first ask)."""
+        with self._pending_lock:
+            if self._unsure is None:
+                self._unsure = self.pipeline.applying_unsure()
+            return self._unsure
+
     async def edit_result(
-        self, req: EditRequest, deadline: float | None = None, tenant: str = ANONYMOUS
+        self,
+        req: EditRequest,
+        deadline: float | None = None,
+        tenant: str = ANONYMOUS,
+        progress: Callable[[str], None] | None = None,
     ) -> EditResult:
         """The pipeline's result; past the deadline the original text, ``degraded``. Research
-        reads and fills ``tenant``'s part of the research cache only."""
+        reads and fills ``tenant``'s part of the research cache only; ``progress`` is called
+        (on the worker thread) with each stage's name as it starts."""
         self.check(req)
         seconds = self._deadline(req.options)
         deadline = deadline or time.monotonic() + seconds
         cache = self.research_cache.tenant(tenant) if self.research_cache is not None else None
+        pipeline = self._unsure_applied() if req.options.apply_unsure else self.pipeline
         try:
             result = await self._run(
-                lambda: self.pipeline.edit(
+                lambda: pipeline.edit(
                     req.text,
                     req.context,
                     req.evidence,
                     None if req.sources is None else [s.model_dump() for s in req.sources],
                     cache=cache,
+                    progress=progress,
                 ),
                 deadline,
             )
@@ -334,6 +351,16 @@ class EditService:
         except InputError as e:
             raise ApiError(422, str(e), "invalid_input") from None
         return CheckResponse.model_validate(result.to_json())
+
+    async def research(self, req: ResearchRequest) -> ResearchResponse:
+        """``serve.edit.research``: the snippets ranked best for a query, as asked."""
+        from serve.edit.research import research
+
+        return await research(self, req)
+
+    async def run_cheap(self, fn: Callable[[], T], deadline: float) -> T:
+        """``fn`` on the cheap lane's worker threads (``TimeoutError`` past ``deadline``)."""
+        return await self._run(fn, deadline, cheap=True)
 
     async def score(self, req: ScoreRequest) -> ScoreResponse:
         from editor.report.auto_ais import score_text

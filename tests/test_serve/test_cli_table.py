@@ -29,8 +29,8 @@ def test_every_command_family_registers_and_shares_the_config_flags():
         "eval",
         "train",
         "data",
-    } <= set(commands) and {"bench", "serve", "serve-llm"} <= set(commands)
-    assert len(COMMANDS) == 10
+    } <= set(commands) and {"bench", "serve", "serve-llm", "mcp", "info"} <= set(commands)
+    assert len(COMMANDS) == 11
     for name in ("index", "search", "research", "config", "edit", "check", "score"):
         flags = {o for a in commands[name]._actions for o in a.option_strings}
         assert {"--config", "--set", "-v"} <= flags, name

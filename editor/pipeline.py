@@ -13,7 +13,6 @@ run in one line in an ``EditRun`` (``editor.edit_run``), which holds that edit's
 from __future__ import annotations
 
 import copy
-
 import logging
 import threading
 import time
@@ -122,7 +121,9 @@ class Pipeline:
         stage has no judge's policy to change."""
         policy = getattr(self.editor, "policy", None)
         if policy is None:
-            raise ValueError(f"the {type(self.editor).__name__} editor has no judge to apply unsure fixes")
+            raise ValueError(
+                f"the {type(self.editor).__name__} editor has no judge to apply unsure fixes"
+            )
         if policy.apply_unsure:
             return self
         reviser = copy.copy(self.editor)  # the same proposers and judge: no model loads twice

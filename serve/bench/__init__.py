@@ -21,5 +21,6 @@ BENCHMARKS = (
     ("milvus", "training.bench.milvus"),
     ("ray", "serve.bench.ray_batch"),
     ("integrations", "serve.bench.integrations"),
+    ("mcp", "serve.bench.mcp"),
 )
 """``(name, module)``: each module has ``BENCHMARK``, ``add_cli_args`` and ``main``."""

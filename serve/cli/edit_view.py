@@ -11,6 +11,7 @@ from serve.diff import diff_markup, word_changes
 
 __all__ = ["diff_markup", "show", "word_changes"]
 
+
 def plain_output(console) -> bool:
     """Whether ``console`` shows no colour: not a terminal, or ``NO_COLOR`` set."""
     return not console.is_terminal or console.no_color or console.color_system is None

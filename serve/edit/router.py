@@ -18,6 +18,7 @@ from serve.edit.protocol import (
     ScoreRequest,
     ScoreResponse,
 )
+from serve.edit.research import research as research_query
 from serve.edit.service import EditService
 from serve.errors import documented
 from serve.state import from_state
@@ -82,4 +83,4 @@ async def check(body: CheckRequest, svc: Service) -> CheckResponse:
 )
 async def research(body: ResearchRequest, svc: Service) -> ResearchResponse:
     """The query as asked (no query generation), searched and reranked like an edit's."""
-    return await svc.research(body)
+    return await research_query(svc, body)

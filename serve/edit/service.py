@@ -31,8 +31,6 @@ from serve.edit.protocol import (
     EditOptions,
     EditRequest,
     Readiness,
-    ResearchRequest,
-    ResearchResponse,
     ScoreRequest,
     ScoreResponse,
 )
@@ -230,6 +228,10 @@ class EditService:
                 headers={"Retry-After": str(self.settings.retry_after_s)},
             )
 
+    def _release(self) -> None:
+        with self._pending_lock:
+            self._pending -= 1
+
     async def _run(self, fn: Callable[[], T], deadline: float, cheap: bool = False) -> T:
         """Run ``fn`` on a worker thread (the cheap lane's with ``cheap``); ``TimeoutError``
         past the monotonic ``deadline``."""
@@ -245,17 +247,20 @@ class EditService:
                         return fn()
                 return fn()
             finally:
-                with self._pending_lock:
-                    self._pending -= 1
+                self._release()
 
         self._admit()
         try:
             pool = self._cheap if cheap else self._pool
-            future = asyncio.get_running_loop().run_in_executor(pool, job)
+            submitted = pool.submit(job)
         except BaseException:  # never scheduled (the pool is shutting down): not pending
             with self._pending_lock:
                 self._pending -= 1
             raise
+        # cancelled before a worker took it (the caller gave up: a deadline, a cancelled MCP
+        # call), the job never runs its own release: release it here
+        submitted.add_done_callback(lambda f: self._release() if f.cancelled() else None)
+        future = asyncio.wrap_future(submitted)
         try:
             return await asyncio.wait_for(future, timeout=max(deadline - time.monotonic(), 0.0))
         except _Late:
@@ -351,12 +356,6 @@ class EditService:
         except InputError as e:
             raise ApiError(422, str(e), "invalid_input") from None
         return CheckResponse.model_validate(result.to_json())
-
-    async def research(self, req: ResearchRequest) -> ResearchResponse:
-        """``serve.edit.research``: the snippets ranked best for a query, as asked."""
-        from serve.edit.research import research
-
-        return await research(self, req)
 
     async def run_cheap(self, fn: Callable[[], T], deadline: float) -> T:
         """``fn`` on the cheap lane's worker threads (``TimeoutError`` past ``deadline``)."""

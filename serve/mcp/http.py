@@ -32,12 +32,16 @@ class KeyGuard:
         given = _bearer(scope)
         if not given:
             message = "this server needs an API key: send 'Authorization: Bearer <key>'"
-            await send_error(send, 401, message, "missing_api_key", [(b"www-authenticate", b"Bearer")])
+            await send_error(
+                send, 401, message, "missing_api_key", [(b"www-authenticate", b"Bearer")]
+            )
             return
         key = match_key(given, self.keys)
         if key is None:
             message = "the API key is not valid; check PURR_API_KEYS"
-            await send_error(send, 401, message, "invalid_api_key", [(b"www-authenticate", b"Bearer")])
+            await send_error(
+                send, 401, message, "invalid_api_key", [(b"www-authenticate", b"Bearer")]
+            )
             return
         if self.quota is None or scope.get("method") != "POST":
             await self.app(scope, receive, send)
@@ -45,8 +49,12 @@ class KeyGuard:
         refused = self.quota.acquire(key)
         if refused is not None:
             limit, wait = refused
-            message = f"this API key is over its {limit.replace('_', ' ')} quota; retry after {wait} s"
-            await send_error(send, 429, message, "rate_limited", [(b"retry-after", str(wait).encode())])
+            message = (
+                f"this API key is over its {limit.replace('_', ' ')} quota; retry after {wait} s"
+            )
+            await send_error(
+                send, 429, message, "rate_limited", [(b"retry-after", str(wait).encode())]
+            )
             return
         try:
             await self.app(scope, receive, send)

@@ -39,13 +39,13 @@ INSTRUCTIONS = (
 )
 
 Text = Annotated[str, Field(pattern=NON_BLANK, description="The answer to check, as written.")]
-Question = Annotated[
-    str | None, Field(description="The question or conversation turn it answers.")
-]
+Question = Annotated[str | None, Field(description="The question or conversation turn it answers.")]
 Documents = Annotated[
     list[Document] | None,
-    Field(description="The documents it was written from (its [1] is the first); without "
-    "them purr researches its own index."),
+    Field(
+        description="The documents it was written from (its [1] is the first); without "
+        "them purr researches its own index."
+    ),
 ]
 
 
@@ -153,7 +153,10 @@ def build_server(tools: AgentTools) -> MCPServer:
         except ApiError as e:
             return _error(e)
 
-    made = [_strict(Tool.from_function(fn)) for fn in (edit_answer, check_answer, research, check_citations)]
+    made = [
+        _strict(Tool.from_function(fn))
+        for fn in (edit_answer, check_answer, research, check_citations)
+    ]
     server: MCPServer = MCPServer(
         "purr", version="0.1.0", instructions=INSTRUCTIONS, tools=made, log_level="WARNING"
     )
@@ -165,7 +168,9 @@ def _strict(tool: Tool) -> Tool:
     """``tool`` whose arguments refuse unknown fields and values of the wrong type."""
     base = tool.fn_metadata.arg_model
     config = ConfigDict(extra="forbid", strict=True, arbitrary_types_allowed=True)
-    strict = type(base.__name__, (base,), {"model_config": config, "__module__": base.__module__})
+    strict: Any = type(
+        base.__name__, (base,), {"model_config": config, "__module__": base.__module__}
+    )
     tool.fn_metadata.arg_model = strict
     tool.parameters = strict.model_json_schema(by_alias=True)
     return tool
@@ -175,8 +180,8 @@ def _refuse_invalid(models: dict[str, type[BaseModel]]) -> Callable[..., Any]:
     """Middleware: a call whose arguments do not validate gets the HTTP API's 422 body."""
 
     async def check(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
-        params = ctx.params if ctx.method == "tools/call" else None
-        model = models.get((params or {}).get("name", ""))
+        params = (ctx.params if ctx.method == "tools/call" else None) or {}
+        model = models.get(params.get("name", ""))
         if model is not None:
             args = params.get("arguments") or {}
             try:

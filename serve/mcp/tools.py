@@ -23,6 +23,7 @@ from serve.edit.protocol import (
     ResearchRequest,
     ResearchResponse,
 )
+from serve.edit.research import research
 from serve.edit.service import EditService
 from serve.integrations.common import AppDocument, Checked
 from serve.mcp.protocol import (
@@ -138,7 +139,7 @@ class AgentTools:
         )
 
     async def research(self, query: str, k: int = 5) -> ResearchResponse:
-        return await self.service.research(ResearchRequest(query=query, k=k))
+        return await research(self.service, ResearchRequest(query=query, k=k))
 
     async def check_citations(self, text: str, sources: Sequence[CheckSource]) -> CheckResponse:
         return await self.service.check_citations(CheckRequest(text=text, sources=list(sources)))
@@ -218,7 +219,8 @@ def _sentences(checked: Checked, found: list[FoundWords]) -> list[SentenceVerdic
             start, end = at(where, False), at(cursor, True)
             text = r.original[start:end]
         if text != s.text:  # changed by a fix: the finding speaks for the answer as given
-            inside = [f for f in found if f.start is not None and start <= f.start < (end or 0)]
+            lo, hi = start or 0, end or 0
+            inside = [f for f in found if f.start is not None and lo <= f.start < hi]
             inside.sort(key=lambda f: f.kind != "contradicted")  # a contradiction speaks first
             kind = inside[0].kind if inside else ""
             verdict = FOUND.get(kind, "unverified")
@@ -234,4 +236,3 @@ def _sentences(checked: Checked, found: list[FoundWords]) -> list[SentenceVerdic
             )
         )
     return out
-

@@ -71,8 +71,20 @@ def test_the_core_install_edits_and_says_what_it_skipped(core):
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     assert result["status"] == "edited" and "Gustave Eiffel" in result["revised"]
-    skipped = [w for w in result["warnings"] if "causal fallback editor is skipped" in w]
-    assert skipped and "pip install 'purr-edit[llm]'" in skipped[0]
+    assert result["warnings"] == []  # a result's warnings speak of the result, not the install
+    info = _run([str(bin_dir / "purr"), "info", "--json"], env)
+    assert info.returncode == 0, info.stderr[-3000:]
+    installed = json.loads(info.stdout)
+    (skipped,) = installed["skipped"]
+    assert "causal fallback editor is skipped" in skipped and "'purr-edit[llm]'" in skipped
+    assert (
+        not installed["extras"]["llm"]["installed"]
+        and installed["extras"]["langchain"]["installed"]
+    )
+    verbose = _run([str(bin_dir / "purr"), "edit", "-v", WRONG], env)
+    assert verbose.returncode == 0 and "causal fallback editor is skipped" in verbose.stderr
+    mcp = _run([str(bin_dir / "purr"), "mcp"], env)
+    assert mcp.returncode == 2 and "pip install 'purr-edit[mcp]'" in mcp.stderr
     # a feature of an extra names the command that installs it
     train = _run([str(bin_dir / "purr"), "train", "reader", "--out", "x", "--max-steps", "1"], env)
     assert train.returncode == 2 and "pip install 'purr-edit[train]'" in train.stderr

@@ -101,6 +101,10 @@ def test_an_edit_the_judge_is_unsure_of_is_suggested_not_applied_unless_asked():
     assert "unsure: 'east' \u2192 'west'? [1]" in out and "--apply-unsure" in out
     applied = _pipeline("span", "judge.apply_unsure=true").edit(ANGKOR_CLAIM, evidence=ev)
     assert applied.revised == ANGKOR_CLAIM.replace("east", "west")
+    span = _pipeline("span")  # one call's apply_unsure (HTTP, MCP): the same models, other policy
+    asked = span.applying_unsure()
+    assert asked.components is span.components and not span.editor.policy.apply_unsure
+    assert asked.edit(ANGKOR_CLAIM, evidence=ev).revised == applied.revised
     assert "applied as asked" in next(s.reason for s in applied.steps if s.accepted)
     data = kept.to_json()["findings"]  # the same fields in --json, HTTP and the chat wrapper
     assert {"applicability": "unsafe", "suggestion": "west"}.items() <= data[0].items()

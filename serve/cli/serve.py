@@ -35,9 +35,9 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     m.add_argument(
         "--http",
         default=None,
-        metavar="HOST:PORT",
-        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (keys: "
-        "PURR_API_KEYS); bind to a non-loopback host only behind TLS",
+        metavar="[HOST:]PORT",
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1 "
+        "unless given; keys: PURR_API_KEYS); bind to a non-loopback host only behind TLS",
     )
     m.add_argument(
         "--workers",
@@ -117,9 +117,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _host_port(value: str) -> tuple[str, int]:
+    """``HOST:PORT``, or ``PORT`` / ``:PORT`` on loopback.
+
+    >>> _host_port("8765"), _host_port("0.0.0.0:80"), _host_port("[::1]:8765")
+    (('127.0.0.1', 8765), ('0.0.0.0', 80), ('::1', 8765))
+    """
     host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit():
-        raise ValueError(f"--http must be HOST:PORT (e.g. 127.0.0.1:8765), got {value!r}")
+    host = host or "127.0.0.1"  # loopback unless told otherwise
+    if not port.isdigit():
+        raise ValueError(f"--http must be HOST:PORT or PORT (e.g. 127.0.0.1:8765), got {value!r}")
     _check_port(int(port))
     return host.strip("[]"), int(port)
 

@@ -219,3 +219,8 @@ class ResearchResponse(BaseModel):
 
     query: str
     snippets: list[Snippet]
+    warnings: list[str] = Field(
+        default_factory=list,
+        description="What research could not do (a page refused, a search "
+        "that failed), with the reason.",
+    )

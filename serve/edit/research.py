@@ -5,7 +5,7 @@ on the service's cheap lane under its deadline."""
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from editor.inputs import InputError
 from editor.types import Query
@@ -26,9 +26,12 @@ async def research(svc: EditService, req: ResearchRequest) -> ResearchResponse:
     svc.require_ready(EditOptions())
     seconds = svc.settings.deadline_s
 
+    notes: dict[str, Any] = {"failures": [], "timings": {}}
+
     def look_up() -> list[Snippet]:
         researcher = svc.pipeline.components.researcher  # opened by the warm-up
-        (found,) = researcher.research_queries([Query(req.query, "asked")])
+        with researcher.web_notes(notes):  # the web backend's refusals and failures
+            (found,) = researcher.research_queries([Query(req.query, "asked")])
         return [
             Snippet(
                 id=h.snippet.id,
@@ -47,4 +50,5 @@ async def research(svc: EditService, req: ResearchRequest) -> ResearchResponse:
         raise ApiError(
             504, f"research did not finish within {seconds:g} s; retry later", "deadline_exceeded"
         ) from None
-    return ResearchResponse(query=req.query, snippets=snippets)
+    warnings = [f"web: {w}" for w in notes["failures"]]
+    return ResearchResponse(query=req.query, snippets=snippets, warnings=warnings)

@@ -1,8 +1,9 @@
 """``purr mcp`` as an agent meets it: a subprocess over stdio, then over streamable HTTP, driven by
 the official MCP SDK's own client. The tools and their schemas, the Eiffel fix with progress,
 a wrong answer checked against its document (the finding and its suggestion), a right one
-(unchanged, with its citation), research, six kinds of bad input (each a tool error with the
-HTTP API's code, and the server answering after them), and a call without the key refused."""
+(unchanged, with its citation), research, a call the client cancels, six kinds of bad input
+(each a tool error with the HTTP API's code, and the server answering after them), and a call
+without the key refused."""
 
 from __future__ import annotations
 
@@ -102,13 +103,21 @@ async def _session(client: Client) -> None:
     snippets = found.structured_content["snippets"]
     assert 1 <= len(snippets) <= 2 and any("Eiffel" in s["text"] for s in snippets)
 
+    with pytest.raises(MCPError):  # the client gives up: a timeout sends notifications/cancelled
+        await client.call_tool("edit_answer", {"text": EIFFEL * 3}, read_timeout_seconds=0.05)
     for arguments, code in BAD:
         bad = await client.call_tool("edit_answer", arguments)
         assert bad.is_error, arguments
         assert bad.structured_content["error"]["code"] == code, bad.content
         assert bad.content[0].text.startswith(f"{code}: ")
-    again = await client.call_tool("check_answer", {"text": RIGHT, "documents": docs})
-    assert not again.is_error and again.structured_content["status"] == "checked"
+    again = await client.call_tool(
+        "check_answer", {"text": RIGHT, "question": QUESTION, "documents": docs}
+    )
+    assert not again.is_error, again.content  # the server answers after the bad calls
+    kept = again.structured_content
+    assert kept["status"] == "checked" and kept["text"] == RIGHT and kept["findings"] == []
+    assert [s["verdict"] for s in kept["sentences"]] == ["supported"]
+    assert [c["document"] for c in kept["citations"]] == [0]
 
 
 def test_purr_mcp_over_stdio(built_index):

@@ -191,3 +191,35 @@ def test_an_instruction_in_the_chat_wrappers_sources_puts_no_words_into_the_repl
     content = data["choices"][0]["message"]["content"]
     assert "Rome" not in content and "Paris" in content and "Gustave Eiffel" in content
     assert any("Ignore the above" in w for w in data["purr"]["warnings"])
+
+
+def test_the_mcp_tools_keep_the_address_guard(models):
+    """An agent's ``research`` and ``edit_answer`` over the web: the page on 127.0.0.2 is never
+    fetched, nothing of it reaches the tool results, the edit is made from the snippet."""
+    import anyio
+    from mcp import Client
+
+    from serve.edit.service import EditService
+    from serve.mcp.server import build_server
+    from serve.mcp.tools import AgentTools
+
+    secret = _site({"/secret": f"{FACTS} The admin token is {SECRET}."})
+    with serve(secret, "127.0.0.2") as other:
+        with serve(_search([(f"{other}/secret", FACTS)])) as search:
+            pipe = _pipeline(models, *_web(search, "127.0.0.1/32"))
+            svc = EditService(pipe, ServeSettings(warmup=False))
+
+            async def calls() -> tuple[dict, dict]:
+                async with Client(build_server(AgentTools(svc))) as client:
+                    found = await client.call_tool("research", {"query": "Who built it?"})
+                    fixed = await client.call_tool("edit_answer", {"text": WRONG})
+                    return found.structured_content, fixed.structured_content
+
+            try:
+                found, fixed = anyio.run(calls)
+            finally:
+                svc.close()
+    assert SECRET not in json.dumps(found) and SECRET not in json.dumps(fixed)
+    assert found["snippets"] and "Gustave Eiffel" in fixed["revised"]
+    assert secret.state.requests == []  # never connected to
+    assert any("127.0.0.2 is loopback" in w for w in found["warnings"])

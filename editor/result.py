@@ -12,6 +12,19 @@ from editor.verdicts import Finding, Flag, Verdict
 Status = Literal["edited", "unchanged", "degraded"]
 
 
+def once(reason: str) -> str:
+    """``reason`` with each of its clauses (``"; "``-separated) stated once, in order.
+
+    >>> once("the evidence answers Q with 'two'; edit of 3 characters; the evidence answers Q with 'two'")
+    "the evidence answers Q with 'two'; edit of 3 characters"
+    """
+    clauses: list[str] = []
+    for clause in reason.split("; "):
+        if clause not in clauses:
+            clauses.append(clause)
+    return "; ".join(clauses)
+
+
 @dataclass(frozen=True)
 class FindingReport:
     """What the judge flagged in the caller's text, fixed or not, as a linter reports a
@@ -96,7 +109,7 @@ class Step:
             query,
             evidence_id,
             finding.agrees,
-            reason,
+            once(reason),
             before,
             before if after is None else after,
             accepted,

@@ -31,37 +31,78 @@ def _in_original(
     return back[0] if back is not None and back[1] == original else None
 
 
+def _fit(before: str, start: int, end: int, fix: str | None) -> str | None:
+    """The evidence's words for the flagged ``before[start:end]``, as words that replace
+    exactly that span: where the span is part of a word ("one" of "one-year") and the evidence's
+    words carry the rest ("two-year"), the rest is left out ("two").
+
+    >>> _fit("a one-year warranty", 2, 5, "two-year"), _fit("in 1887.", 3, 7, "1889")
+    ('two', '1889')
+    """
+    if not fix:
+        return None
+    ws, we = start, end
+    while ws > 0 and not before[ws - 1].isspace():
+        ws -= 1
+    while we < len(before) and not before[we].isspace():
+        we += 1
+    pre, post = before[ws:start], before[end:we]
+    if pre and fix.startswith(pre):
+        fix = fix[len(pre) :]
+    if post and fix.endswith(post):
+        fix = fix[: len(fix) - len(post)]
+    return fix or None
+
+
+def _joined(
+    before: str, after: str, span: tuple[int, int], run: tuple[int, int, int]
+) -> tuple[int, int, str]:
+    """``span`` of ``before`` grown to hold the changed ``run`` (``changed_run``), and the words
+    ``after`` has in its place: replacing ``before[start:end]`` by them gives ``after``'s text
+    there.
+
+    >>> b, a = "It has a one-year warranty.", "It has a two-year warranty."
+    >>> _joined(b, a, (9, 17), changed_run(b, a))
+    (9, 17, 'two-year')
+    """
+    start, end = min(span[0], run[0]), max(span[1], run[1])
+    return start, end, before[start : run[0]] + after[run[0] : run[2]] + before[run[1] : end]
+
+
 def findings(original: str, steps: Sequence[Step]) -> tuple[FindingReport, ...]:
-    """The findings of a revision's ``steps`` over ``original`` (see the module doc)."""
+    """The findings of a revision's ``steps`` over ``original`` (see the module doc). A
+    finding's ``fix`` replaces exactly ``original[start:end]``: for a fixed one the words the
+    edit wrote there (its span the words it replaced), for an unsure one its suggestion, for
+    one only named the evidence's words fitted to the span."""
     out: dict[tuple, FindingReport] = {}
     for i, st in enumerate(steps):
         region = changed_run(st.before, st.after) if st.accepted and st.after != st.before else None
         unsure = changed_run(st.before, st.suggested) if st.suggested else None
         for fl in st.flags:
             start, end, suggestion = fl.start, fl.end, None
+            fix = _fit(st.before, start, end, fl.fix)
             if unsure is not None and unsure[0] <= fl.end and unsure[1] >= fl.start:
-                start, end = unsure[0], unsure[1]  # the words the unsure edit would replace
-                assert st.suggested is not None
-                suggestion = st.suggested[unsure[0] : unsure[2]]
-            words = st.before[start:end]
-            where = _in_original(original, steps, i, start, end)
+                assert st.suggested is not None  # the named words and those the edit would replace
+                start, end, fix = _joined(st.before, st.suggested, (fl.start, fl.end), unsure)
+                suggestion = fix
             fixed = region is not None and region[0] <= end and region[1] >= start
-            key = (where, words, fl.kind)
-            if key in out:
-                if fixed and not out[key].fixed:
-                    out[key] = replace(
-                        out[key],
-                        fixed=True,
-                        reason=st.reason,
-                        applicability="safe",
-                        suggestion=None,
-                    )
-                elif suggestion is not None and out[key].applicability == "display":
-                    out[key] = replace(out[key], applicability="unsafe", suggestion=suggestion)
-                continue
+            if fixed:
+                assert region is not None  # the named words and those the edit replaced
+                start, end, fix = _joined(st.before, st.after, (start, end), region)
+            named = st.before[fl.start : fl.end]
+            key = (_in_original(original, steps, i, fl.start, fl.end), named, fl.kind)
+            where = _in_original(original, steps, i, start, end)
             a, b = where if where is not None else (None, None)
             kind = "safe" if fixed else "unsafe" if suggestion is not None else "display"
-            out[key] = FindingReport(
-                a, b, words, fl.kind, st.evidence_id, fl.fix, fixed, st.reason, kind, suggestion
-            )
+            found = FindingReport(
+                a, b, st.before[start:end], fl.kind, st.evidence_id, fix, fixed, st.reason, kind,
+                suggestion,
+            )  # fmt: skip
+            held = out.get(key)
+            if held is None:
+                out[key] = found
+            elif fixed and not held.fixed:  # the first, most relevant evidence still names it
+                out[key] = replace(found, evidence_id=held.evidence_id)
+            elif suggestion is not None and held.applicability == "display":
+                out[key] = found  # its span and fix: the words the unsure edit would replace
     return tuple(sorted(out.values(), key=lambda f: (f.start is None, f.start or 0)))

@@ -13,15 +13,20 @@ Status = Literal["edited", "unchanged", "degraded"]
 
 
 def once(reason: str) -> str:
-    """``reason`` with each of its clauses (``"; "``-separated) stated once, in order.
+    """``reason`` with each of its clauses (``"; "``-separated) stated once, in order; a clause
+    that only names its source before a fact already stated (``reader: ...``) is left out too.
 
-    >>> once("the evidence answers Q with 'two'; edit of 3 characters; the evidence answers Q with 'two'")
+    >>> once("the evidence answers Q with 'two'; edit of 3 characters; reader: the evidence answers Q with 'two'")
     "the evidence answers Q with 'two'; edit of 3 characters"
+    >>> once("substitute: no change; causal: no change")
+    'substitute: no change; causal: no change'
     """
     clauses: list[str] = []
     for clause in reason.split("; "):
-        if clause not in clauses:
-            clauses.append(clause)
+        source, sep, fact = clause.partition(": ")
+        if clause in clauses or (sep and " " not in source and fact in clauses):
+            continue
+        clauses.append(clause)
     return "; ".join(clauses)
 
 

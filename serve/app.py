@@ -130,7 +130,7 @@ def _page() -> str:
     source)."""
     web = files("serve.web")
     page = web.joinpath("index.html").read_text(encoding="utf-8")
-    for name in ("page.css", "page.js"):
+    for name in ("page.css", "diff.js", "documents.js", "review.js", "page.js"):
         page = page.replace(f"/* {name} */\n", web.joinpath(name).read_text(encoding="utf-8"), 1)
     return page
 

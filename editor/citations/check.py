@@ -30,7 +30,7 @@ from editor.text.decontext import decontextualize_sentences
 from editor.text.document import standalone_docs
 from editor.text.nlp import get_nlp, is_claim
 from editor.text.parts import Part, sentence_parts
-from editor.text.words import content_words
+from editor.text.words import content_words, fitted
 from editor.types import Evidence, evidence_text
 from editor.verdicts import CITED
 from retrieval.sentences import split
@@ -69,7 +69,7 @@ def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
     if label != "supports":
         for f in flags[:1]:
             if f.kind == "contradicted" or label == "not_enough":
-                values = (claim[f.start : f.end], f.fix or "")
+                values = (claim[f.start : f.end], fitted(claim, f.start, f.end, f.fix) or "")
     said = values[1] if values and values[1] else None
     stating = [x for x in split(evidence) if said and said in x]  # the sentence that states it
     named = best_span(claim, " ".join(stating)) if stating else None

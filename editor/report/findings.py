@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from editor.report.verdicts import carried_back
 from editor.result import FindingReport, Step
-from editor.text.words import changed_run
+from editor.text.words import changed_run, fitted
 
 
 def _in_original(
@@ -29,29 +29,6 @@ def _in_original(
         return start, end
     back = carried_back((start, end), steps[i].before, steps[:i])
     return back[0] if back is not None and back[1] == original else None
-
-
-def _fit(before: str, start: int, end: int, fix: str | None) -> str | None:
-    """The evidence's words for the flagged ``before[start:end]``, as words that replace
-    exactly that span: where the span is part of a word ("one" of "one-year") and the evidence's
-    words carry the rest ("two-year"), the rest is left out ("two").
-
-    >>> _fit("a one-year warranty", 2, 5, "two-year"), _fit("in 1887.", 3, 7, "1889")
-    ('two', '1889')
-    """
-    if not fix:
-        return None
-    ws, we = start, end
-    while ws > 0 and not before[ws - 1].isspace():
-        ws -= 1
-    while we < len(before) and not before[we].isspace():
-        we += 1
-    pre, post = before[ws:start], before[end:we]
-    if pre and fix.startswith(pre):
-        fix = fix[len(pre) :]
-    if post and fix.endswith(post):
-        fix = fix[: len(fix) - len(post)]
-    return fix or None
 
 
 def _joined(
@@ -80,7 +57,7 @@ def findings(original: str, steps: Sequence[Step]) -> tuple[FindingReport, ...]:
         unsure = changed_run(st.before, st.suggested) if st.suggested else None
         for fl in st.flags:
             start, end, suggestion = fl.start, fl.end, None
-            fix = _fit(st.before, start, end, fl.fix)
+            fix = fitted(st.before, start, end, fl.fix)
             if unsure is not None and unsure[0] <= fl.end and unsure[1] >= fl.start:
                 assert st.suggested is not None  # the named words and those the edit would replace
                 start, end, fix = _joined(st.before, st.suggested, (fl.start, fl.end), unsure)

@@ -298,3 +298,26 @@ def keep_spacing(before: str, after: str) -> str:
         elif tag == "insert":
             out.append(" " + " ".join(new[j1:j2]))
     return "".join(out) + before[words[-1].end() :]
+
+
+def fitted(before: str, start: int, end: int, fix: str | None) -> str | None:
+    """The evidence's words for the flagged ``before[start:end]``, as words that replace
+    exactly that span: where the span is part of a word ("one" of "one-year") and the evidence's
+    words carry the rest ("two-year"), the rest is left out ("two").
+
+    >>> fitted("a one-year warranty", 2, 5, "two-year"), fitted("in 1887.", 3, 7, "1889")
+    ('two', '1889')
+    """
+    if not fix:
+        return None
+    ws, we = start, end
+    while ws > 0 and not before[ws - 1].isspace():
+        ws -= 1
+    while we < len(before) and not before[we].isspace():
+        we += 1
+    pre, post = before[ws:start], before[end:we]
+    if pre and fix.startswith(pre):
+        fix = fix[len(pre) :]
+    if post and fix.endswith(post):
+        fix = fix[: len(fix) - len(post)]
+    return fix or None

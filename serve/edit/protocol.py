@@ -224,3 +224,14 @@ class ResearchResponse(BaseModel):
         description="What research could not do (a page refused, a search "
         "that failed), with the reason.",
     )
+
+
+class ExtractRequest(_Strict):
+    html: str = Field(pattern=NON_BLANK, description="An HTML page, as a file or a fetch has it.")
+
+
+class ExtractResponse(BaseModel):
+    """The page's main text, as web research extracts it (trafilatura)."""
+
+    title: str
+    text: str

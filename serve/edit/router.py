@@ -1,4 +1,5 @@
-"""Thin routes over ``EditService``: ``POST /v1/edit``, ``/v1/edit/batch``, ``/v1/score``."""
+"""Thin routes over ``EditService``: ``POST /v1/edit``, ``/v1/edit/batch``, ``/v1/check``,
+``/v1/score``, ``/v1/research`` and ``/v1/extract``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends
 
+from serve.edit.extract import extract as extract_text
 from serve.edit.protocol import (
     BatchRequest,
     BatchResponse,
@@ -13,6 +15,8 @@ from serve.edit.protocol import (
     CheckResponse,
     EditRequest,
     EditResponse,
+    ExtractRequest,
+    ExtractResponse,
     ResearchRequest,
     ResearchResponse,
     ScoreRequest,
@@ -84,3 +88,14 @@ async def check(body: CheckRequest, svc: Service) -> CheckResponse:
 async def research(body: ResearchRequest, svc: Service) -> ResearchResponse:
     """The query as asked (no query generation), searched and reranked like an edit's."""
     return await research_query(svc, body)
+
+
+@router.post(
+    "/extract",
+    summary="The main text of an HTML page (as web research extracts it)",
+    responses=documented({504: "Extraction ran past the deadline"}),
+)
+async def extract(body: ExtractRequest, svc: Service) -> ExtractResponse:
+    """What the web page does with a dropped `.html` document: its article, not its menus.
+    422 with code `no_text` where the page has none."""
+    return await extract_text(svc, body)

@@ -9,7 +9,10 @@
   var errorEl = document.getElementById("error");
   var resultEl = document.getElementById("result");
   var countEl = document.getElementById("count");
+  var questionEl = document.getElementById("question");
+  var purr = (window.purr = window.purr || {});
   var busy = false;
+  var lastData = null, reviewed = null;
 
   // -- the API key, remembered in localStorage (when the browser allows it) ----------------
   try {
@@ -50,6 +53,7 @@
     });
     return node;
   }
+  purr.el = el;
   function fmt(x, digits) {
     return typeof x === "number" && isFinite(x) ? x.toFixed(digits === undefined ? 2 : digits) : "–";
   }
@@ -63,75 +67,6 @@
     }
   }
 
-  // -- word-level diff: LCS over tokens (words, runs of whitespace, single punctuation) -----
-  var TOKEN = /\s+|[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu;
-  function tokens(s) { return s.match(TOKEN) || []; }
-  function isSpace(t) { return /^\s+$/.test(t); }
-
-  function diffTokens(a, b) {
-    var ops = [];
-    var pre = 0;
-    while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
-    var suf = 0;
-    while (suf < a.length - pre && suf < b.length - pre &&
-           a[a.length - 1 - suf] === b[b.length - 1 - suf]) suf++;
-    var i;
-    for (i = 0; i < pre; i++) ops.push(["eq", a[i]]);
-    var A = a.slice(pre, a.length - suf), B = b.slice(pre, b.length - suf);
-    var n = A.length, m = B.length;
-    if (n * m > 4000000) {
-      // too large for a quadratic table: show the changed middle as one replacement
-      A.forEach(function (t) { ops.push(["del", t]); });
-      B.forEach(function (t) { ops.push(["ins", t]); });
-    } else {
-      var w = m + 1;
-      var L = new Uint32Array((n + 1) * w);
-      for (var x = n - 1; x >= 0; x--) {
-        for (var y = m - 1; y >= 0; y--) {
-          L[x * w + y] = A[x] === B[y] ? L[(x + 1) * w + y + 1] + 1
-            : Math.max(L[(x + 1) * w + y], L[x * w + y + 1]);
-        }
-      }
-      var p = 0, q = 0;
-      while (p < n && q < m) {
-        if (A[p] === B[q]) { ops.push(["eq", A[p]]); p++; q++; }
-        else if (L[(p + 1) * w + q] >= L[p * w + q + 1]) { ops.push(["del", A[p]]); p++; }
-        else { ops.push(["ins", B[q]]); q++; }
-      }
-      for (; p < n; p++) ops.push(["del", A[p]]);
-      for (; q < m; q++) ops.push(["ins", B[q]]);
-    }
-    for (i = a.length - suf; i < a.length; i++) ops.push(["eq", a[i]]);
-    // a space kept between two changes joins them: "Thomas Edison" -> "Gustave Eiffel"
-    for (i = 1; i < ops.length - 1; i++) {
-      if (ops[i][0] === "eq" && isSpace(ops[i][1]) && ops[i - 1][0] !== "eq" && ops[i + 1][0] !== "eq") {
-        ops.splice(i, 1, ["del", ops[i][1]], ["ins", ops[i][1]]);
-        i++;
-      }
-    }
-    return ops;
-  }
-
-  function renderDiff(container, before, after) {
-    var ops = diffTokens(tokens(before), tokens(after));
-    var i = 0;
-    while (i < ops.length) {
-      if (ops[i][0] === "eq") {
-        var same = "";
-        while (i < ops.length && ops[i][0] === "eq") same += ops[i++][1];
-        container.appendChild(document.createTextNode(same));
-      } else {
-        var del = "", ins = "";
-        while (i < ops.length && ops[i][0] !== "eq") {
-          if (ops[i][0] === "del") del += ops[i][1]; else ins += ops[i][1];
-          i++;
-        }
-        if (del) container.appendChild(el("del", { text: del }));
-        if (ins) container.appendChild(el("ins", { text: ins }));
-      }
-    }
-  }
-
   // -- the revised passage: sentences coloured by attribution, with citations ---------------
   function band(s) {
     if (!s.applicable || typeof s.attribution !== "number") return "na";
@@ -140,35 +75,37 @@
     return "low";
   }
 
-  function renderRevised(container, revised, report) {
-    if (!report || !Array.isArray(report.sentences)) {
-      container.appendChild(document.createTextNode(revised));
-      return;
-    }
-    var ids = report.evidence_ids || [];
-    var pos = 0;
+  // the revision as pieces: plain text, and each report sentence found verbatim with its band
+  // and citation number (n: the evidence it is attributed to, where attributed)
+  function pieces(revised, report) {
+    if (!report || !Array.isArray(report.sentences)) return [{ text: revised }];
+    var ids = report.evidence_ids || [], out = [], pos = 0;
     report.sentences.forEach(function (s) {
       if (!s || typeof s.text !== "string" || !s.text) return;
       var at = revised.indexOf(s.text, pos);
       if (at < 0) return; // not found verbatim: its text stays plain
-      if (at > pos) container.appendChild(document.createTextNode(revised.slice(pos, at)));
-      var kind = band(s);
-      var title = kind === "na"
-        ? "not checked (no claim to attribute)"
-        : "attribution " + fmt(s.attribution);
-      container.appendChild(el("span", { className: "sentence " + kind, title: title, text: s.text }));
+      if (at > pos) out.push({ text: revised.slice(pos, at) });
       var n = s.evidence_id == null ? -1 : ids.indexOf(s.evidence_id);
-      if (n >= 0 && typeof s.attribution === "number" && s.attribution >= 0.5) {
-        container.appendChild(el("a", {
-          className: "cite",
-          href: "#ev-" + (n + 1),
-          title: "evidence " + (n + 1),
-          text: "[" + (n + 1) + "]",
-        }));
-      }
+      var cited = n >= 0 && typeof s.attribution === "number" && s.attribution >= 0.5;
+      out.push({ text: s.text, sentence: s, n: cited ? n + 1 : null });
       pos = at + s.text.length;
     });
-    if (pos < revised.length) container.appendChild(document.createTextNode(revised.slice(pos)));
+    if (pos < revised.length) out.push({ text: revised.slice(pos) });
+    return out;
+  }
+  purr.cited = function (revised, report) {
+    return pieces(revised, report).map(function (p) { return p.n ? p.text + " [" + p.n + "]" : p.text; }).join("");
+  };
+
+  function renderRevised(container, revised, report) {
+    container.replaceChildren();
+    pieces(revised, report).forEach(function (p) {
+      if (!p.sentence) { container.appendChild(document.createTextNode(p.text)); return; }
+      var kind = band(p.sentence);
+      var title = kind === "na" ? "not checked (no claim to attribute)" : "attribution " + fmt(p.sentence.attribution);
+      container.appendChild(el("span", { className: "sentence " + kind, title: title, text: p.text }));
+      if (p.n) container.appendChild(el("a", { className: "cite", href: "#ev-" + p.n, title: "evidence " + p.n, text: "[" + p.n + "]" }));
+    });
   }
 
   function renderEvidence(container, data) {
@@ -228,19 +165,36 @@
     (data.warnings || []).forEach(function (w) { warnings.appendChild(el("li", { text: String(w) })); });
     if (warnings.childNodes.length) r.appendChild(warnings);
 
+    r.appendChild(el("h2", { text: "The answer, marked" }));
+    r.appendChild(el("p", { id: "findings-summary", className: "muted" }));
+    var marked = el("div", { id: "marked", className: "text-box" });
+    r.appendChild(marked);
+    var acceptSure = el("button", { type: "button", id: "accept-sure", text: "Accept all sure fixes" });
+    r.appendChild(el("div", { className: "row tools" }, [acceptSure,
+      el("button", { type: "button", id: "copy-revised", className: "secondary", text: "Copy revised answer" }),
+      el("button", { type: "button", id: "copy-plain", className: "secondary", text: "Copy without citation markers" }),
+      el("button", { type: "button", id: "copy-json", className: "secondary", text: "Copy report as JSON" }),
+      el("span", { id: "copy-status", className: "muted", role: "status", "aria-live": "polite" })]));
+    r.appendChild(el("p", { className: "hint", text: "Keys: n / p next and previous finding, a accept, r reject." }));
+    var list = el("div", { id: "findings", className: "findings" });
+    r.appendChild(list);
+
     r.appendChild(el("h2", { text: "Changes" }));
     var diff = el("div", { id: "diff", className: "text-box" });
-    if (data.original === data.revised) {
-      diff.appendChild(el("span", { className: "muted", text: "No changes." }));
-    } else {
-      renderDiff(diff, String(data.original || ""), String(data.revised || ""));
-    }
     r.appendChild(diff);
 
     r.appendChild(el("h2", { text: "Revised passage" }));
     var revised = el("div", { id: "revised", className: "text-box" });
-    renderRevised(revised, String(data.revised || ""), rep);
     r.appendChild(revised);
+    var original = String(data.original || "");
+    lastData = data;
+    reviewed = purr.review(data, { marked: marked, list: list, summary: r.querySelector("#findings-summary"),
+                                   acceptSure: acceptSure }, function (now) {
+      diff.replaceChildren();
+      if (now === original) diff.appendChild(el("span", { className: "muted", text: "No changes." }));
+      else purr.renderDiff(diff, original, now);
+      renderRevised(revised, now, rep);
+    });
     r.appendChild(el("div", { className: "legend", "aria-hidden": "true" }, [
       el("span", { className: "sentence high", text: "attributed ≥ 0.7" }),
       el("span", { className: "sentence mid", text: "0.4–0.7" }),
@@ -262,6 +216,53 @@
     r.hidden = false;
   }
 
+  // -- the API: a POST with the key, its error message thrown as it is ------------------------
+  purr.post = async function (path, body) {
+    var headers = { "Content-Type": "application/json", "Accept": "application/json" };
+    var key = keyEl.value.trim();
+    if (key) headers["Authorization"] = "Bearer " + key;
+    var resp;
+    try {
+      resp = await fetch(path, { method: "POST", headers: headers, body: JSON.stringify(body) });
+    } catch (e) {
+      throw new Error("Could not reach the server (" + e.message + "); is it running?");
+    }
+    var data = null;
+    try { data = await resp.json(); } catch (e) { /* not JSON */ }
+    if (!resp.ok) {
+      var msg = data && data.error && data.error.message;
+      throw new Error(msg ? String(msg) : "The server answered " + resp.status + " " + resp.statusText);
+    }
+    return data;
+  };
+
+  // -- copy out: the revised answer (with or without citation markers), the report as JSON ----
+  async function copy(text, what) {
+    var status = document.getElementById("copy-status");
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch (e) {
+      var area = el("textarea", { "aria-hidden": "true" });
+      area.value = text;
+      document.body.appendChild(area);
+      area.select();
+      var ok = document.execCommand("copy");
+      area.remove();
+      if (!ok) { status.textContent = "Could not copy: the browser refused the clipboard"; return; }
+    }
+    status.textContent = "Copied " + what + " (" + text.length.toLocaleString() + " characters)";
+  }
+  resultEl.addEventListener("click", function (ev) {
+    if (!reviewed || !ev.target || !ev.target.id) return;
+    var now = reviewed.current();
+    if (ev.target.id === "copy-revised") copy(purr.cited(now, lastData.report), "the revised answer");
+    else if (ev.target.id === "copy-plain") copy(now, "the answer without citation markers");
+    else if (ev.target.id === "copy-json") {
+      var report = Object.assign({}, lastData, { review: { answer: now, decisions: reviewed.decisions() } });
+      copy(JSON.stringify(report, null, 2), "the report as JSON");
+    }
+  });
+
   // -- submit --------------------------------------------------------------------------------
   function showError(message) {
     errorEl.textContent = message;
@@ -280,26 +281,21 @@
     errorEl.hidden = true;
     errorEl.textContent = "";
     var body = { text: textEl.value };
-    if (contextEl.value.trim()) body.context = contextEl.value;
-    var headers = { "Content-Type": "application/json", "Accept": "application/json" };
-    var key = keyEl.value.trim();
-    if (key) headers["Authorization"] = "Bearer " + key;
+    // the question drives the reader: sent as the context (else the conversation, if any)
+    if (questionEl.value.trim()) body.context = questionEl.value.trim();
+    else if (contextEl.value.trim()) body.context = contextEl.value;
+    var docs = purr.documents();
+    var cites = (textEl.value.match(/\[(\d+)\]/g) || []).map(function (m) { return Number(m.slice(1, -1)); });
+    if (docs.length && cites.length && cites.every(function (n) { return n >= 1 && n <= docs.length; })) {
+      body.sources = docs.map(function (d, k) { return { id: String(k + 1), text: d.text, title: d.title }; });
+    } else if (docs.length) {
+      body.evidence = docs.map(function (d) { return d.text; });
+    }
     setBusy(true);
     try {
-      var resp;
-      try {
-        resp = await fetch("/v1/edit", { method: "POST", headers: headers, body: JSON.stringify(body) });
-      } catch (e) {
-        throw new Error("Could not reach the server (" + e.message + "); is it running?");
-      }
-      var data = null;
-      try { data = await resp.json(); } catch (e) { /* not JSON */ }
-      if (!resp.ok) {
-        var msg = data && data.error && data.error.message;
-        throw new Error(msg ? String(msg) : "The server answered " + resp.status + " " + resp.statusText);
-      }
+      var data = await purr.post("/v1/edit", body);
       if (!data || typeof data !== "object" || typeof data.revised !== "string") {
-        throw new Error("The server's answer was not a result (HTTP " + resp.status + ").");
+        throw new Error("The server's answer was not a result.");
       }
       render(data);
     } catch (e) {

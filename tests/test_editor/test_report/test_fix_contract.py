@@ -43,9 +43,12 @@ def misfits(r: EditResult) -> list[str]:
             ):  # type: ignore[list-item]
                 out.append(f"unsure {f.text!r} -> {f.fix!r} is not what the judge was unsure of")
     for reason in [f.reason for f in r.findings] + [s.reason for s in r.steps]:
-        clauses = reason.split("; ")
-        if len(clauses) != len(set(clauses)):
-            out.append(f"a reason repeats a clause: {reason!r}")
+        said: list[str] = []
+        for clause in reason.split("; "):
+            said.append(clause)
+            fact = clause.partition(": ")[2]  # "reader: X" after X says X again
+            if said.count(clause) > 1 or (fact and fact in said):
+                out.append(f"a reason repeats a clause: {reason!r}")
     return out
 
 

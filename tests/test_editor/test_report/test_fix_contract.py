@@ -84,3 +84,22 @@ def test_every_fix_of_every_judge_replaces_exactly_its_span(judge):
             r = pipe.edit(row["text"], row.get("context"), row.get("evidence"))
             broken += [(suite, row["id"], m) for m in misfits(r)]
     assert not broken, broken[:3]
+
+
+def test_every_fix_on_real_llm_answers_replaces_exactly_its_span(pipeline, dev_data):
+    """FAVA's ChatGPT and Llama-2 sentences about subjects of the embedded corpus (their entity
+    errors and right sentences), researched as a user's answer would be."""
+    from retrieval.corpus import read_wiki_summaries
+    from training.data.fava import fava_rows
+
+    titles = [d.title for d in read_wiki_summaries()]
+    rows = fava_rows(dev_data / "raw" / "fava" / "annotations.json", titles)
+    wrong = [r for r in rows if r["wrong"]][:30]
+    right = [r for r in rows if not r["wrong"]][:10]
+    broken, findings = [], 0
+    for row in wrong + right:
+        r = pipeline.edit(row["text"], row.get("context"))
+        findings += len(r.findings)
+        broken += [(row["id"], m) for m in misfits(r)]
+    assert findings >= 5
+    assert not broken, broken[:3]

@@ -115,7 +115,7 @@ class KeyLimits:
         if scope["type"] != "http" or not scope.get("path", "").startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        key = match_key(_bearer(scope), self.keys)
+        key = match_key(bearer(scope), self.keys)
         if key is None:
             await self.app(scope, receive, send)  # the routes answer 401
             return
@@ -137,7 +137,8 @@ class KeyLimits:
             self.quota.release(key)
 
 
-def _bearer(scope: Scope) -> str:
+def bearer(scope: Scope) -> str:
+    """The bearer token of an ASGI request's Authorization header ("" without one)."""
     for name, value in scope.get("headers") or []:
         if name == b"authorization":
             scheme, _, token = value.decode("latin-1").partition(" ")

@@ -41,6 +41,12 @@ class ReaderPolicy(_Cfg):
     quantize: Literal["none", "int8"] = Field(
         "int8", description="int8: the reader as its 8-bit ONNX graph (built once into the cache)."
     )
+    answers: Literal["span", "answer"] = Field(
+        "span",
+        description="span: each probability is one span's; answer: the spans of one value "
+        "summed (editor.reader.answers) and calibrated (the reader's answer_calibration.json, "
+        "fitted by purr eval confidence --save), so every number below reads an answer's.",
+    )
     min_evidence: Probability = Field(
         0.3, description="the evidence's answer must be at least this likely."
     )

@@ -130,7 +130,10 @@ def bench_integrations(
     }
 
 
-def plot(report: dict[str, Any], png: Path) -> None:
+def plot_paths(
+    report: dict[str, Any], png: Path, paths: tuple[str, ...], colours: list[str]
+) -> None:
+    """Each path's p50 per answer, its ratio to the direct call above its bar."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -138,10 +141,10 @@ def plot(report: dict[str, Any], png: Path) -> None:
 
     from retrieval.files import save_png
 
-    fig, ax = plt.subplots(figsize=(5, 3))
-    values = [report["ms"][p]["p50"] for p in PATHS]
-    ax.bar(PATHS, values, color=["grey", "tab:green", "tab:purple"])
-    for i, p in enumerate(PATHS):
+    fig, ax = plt.subplots(figsize=(1.7 * len(paths), 3))
+    values = [report["ms"][p]["p50"] for p in paths]
+    ax.bar(paths, values, color=colours)
+    for i, p in enumerate(paths):
         ax.text(i, values[i], f"{report['p50_vs_direct'][p]:.3f}x", ha="center", va="bottom")
     ax.set_ylim(0, max(values) * 1.2)  # room for the ratios above the bars
     ax.set_ylabel("p50 ms per answer")
@@ -150,7 +153,12 @@ def plot(report: dict[str, Any], png: Path) -> None:
     save_png(fig, png)
 
 
-def add_cli_args(p: argparse.ArgumentParser) -> None:
+def plot(report: dict[str, Any], png: Path) -> None:
+    plot_paths(report, png, PATHS, ["grey", "tab:green", "tab:purple"])
+
+
+def row_args(p: argparse.ArgumentParser, name: str) -> None:
+    """The rows, passes and index of a wrapper-overhead benchmark (this one, ``mcp``)."""
     p.add_argument(
         "--data",
         default=None,
@@ -160,13 +168,21 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--runs", type=int, default=3, help="passes over the rows")
     p.add_argument("--index", default=None)
     config_flags(p)
-    out_flag(p, "integrations")
+    out_flag(p, name)
+
+
+def checked_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
+    if args.n < 1 or args.runs < 1:
+        raise ValueError(f"--n and --runs must be >= 1, got {args.n} and {args.runs}")
+    return bench_rows(args.data, args.n)
+
+
+def add_cli_args(p: argparse.ArgumentParser) -> None:
+    row_args(p, "integrations")
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    if args.n < 1 or args.runs < 1:
-        raise ValueError(f"--n and --runs must be >= 1, got {args.n} and {args.runs}")
-    rows = bench_rows(args.data, args.n)
+    rows = checked_rows(args)
     report = bench_integrations(rows, args.runs, args.config, args.overrides, args.index)
     save_report(report, args.report_file, plot)
     return report

@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from serve.bench.integrations import bench_rows
-from training.bench.base import Benchmark, config_flags, out_flag, save_report
+from serve.bench.integrations import checked_rows, plot_paths, row_args
+from training.bench.base import Benchmark, save_report
 
 BENCHMARK = Benchmark("mcp", "an MCP edit_answer call against Pipeline.edit (overhead ratio)")
 PATHS = ("direct", "mcp")
@@ -90,7 +90,7 @@ def bench_mcp(
             p: {"p50": round(p50[p], 1), "p95": round(float(np.percentile(v, 95)), 1)}
             for p, v in ms.items()
         },
-        "p50_vs_direct": round(p50["mcp"] / p50["direct"], 3),
+        "p50_vs_direct": {p: round(p50[p] / p50["direct"], 3) for p in PATHS},
         "paired_ratio_p50": round(paired, 3),  # each answer's own ratio, same row and run
         "rows_edited": edited,
         "rows_whose_result_differs": differ,
@@ -98,41 +98,15 @@ def bench_mcp(
 
 
 def plot(report: dict[str, Any], png: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from retrieval.files import save_png
-
-    fig, ax = plt.subplots(figsize=(4, 3))
-    values = [report["ms"][p]["p50"] for p in PATHS]
-    ax.bar(PATHS, values, color=["grey", "tab:blue"])
-    ax.text(1, values[1], f"{report['p50_vs_direct']:.3f}x", ha="center", va="bottom")
-    ax.set_ylim(0, max(values) * 1.2)
-    ax.set_ylabel("p50 ms per answer")
-    ax.set_title(f"{report['rows']} answers x {report['runs']} runs")
-    fig.tight_layout()
-    save_png(fig, png)
+    plot_paths(report, png, PATHS, ["grey", "tab:blue"])
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--data",
-        default=None,
-        help="JSONL rows with 'sentence' or 'text' and 'evidence' (default: planted passages)",
-    )
-    p.add_argument("--n", type=int, default=20, help="rows")
-    p.add_argument("--runs", type=int, default=3, help="passes over the rows")
-    p.add_argument("--index", default=None)
-    config_flags(p)
-    out_flag(p, "mcp")
+    row_args(p, "mcp")
 
 
 def main(args: argparse.Namespace) -> dict[str, Any]:
-    if args.n < 1 or args.runs < 1:
-        raise ValueError(f"--n and --runs must be >= 1, got {args.n} and {args.runs}")
-    rows = bench_rows(args.data, args.n)
+    rows = checked_rows(args)
     report = bench_mcp(rows, args.runs, args.config, args.overrides, args.index)
     save_report(report, args.report_file, plot)
     return report

@@ -12,7 +12,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from serve.errors import send_error
-from serve.quota import Quota, match_key
+from serve.quota import Quota, bearer, match_key
 from serve.settings import ServeSettings
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -29,7 +29,7 @@ class KeyGuard:
         if scope["type"] != "http" or not self.keys:
             await self.app(scope, receive, send)
             return
-        given = _bearer(scope)
+        given = bearer(scope)
         if not given:
             message = "this server needs an API key: send 'Authorization: Bearer <key>'"
             await send_error(
@@ -60,14 +60,6 @@ class KeyGuard:
             await self.app(scope, receive, send)
         finally:
             self.quota.release(key)
-
-
-def _bearer(scope: Scope) -> str:
-    for name, value in scope.get("headers") or []:
-        if name == b"authorization":
-            scheme, _, token = value.decode("latin-1").partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else ""
-    return ""
 
 
 def http_app(server: MCPServer, settings: ServeSettings, host: str) -> ASGIApp:

@@ -21,5 +21,6 @@ EVALUATIONS = (
     "rules",
     "flags",
     "reader",
+    "confidence",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

@@ -14,7 +14,8 @@ contradiction), or when their quantities agree (units converted, 10% where the t
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from editor.claims.answers import asked_of
@@ -102,6 +103,13 @@ class ReaderAgreement(FromBatch):
         self.inner = inner
         self.reader = reader
         self.policy = policy
+        self._answers = None if getattr(policy, "answers", "span") == "span" else by_answers(reader)
+
+    def _read(self, items: list[tuple[str, str]]) -> list[Reading]:
+        """The reader's readings; with ``answers: answer`` each one's answers by value, their
+        summed probability calibrated."""
+        readings = self.reader.read_batch(items)
+        return readings if self._answers is None else [self._answers(r) for r in readings]
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -123,7 +131,7 @@ class ReaderAgreement(FromBatch):
             question = asked_of(context, e.query)
             for pair in ((question, text), (question, evidence_text(e))):
                 pairs.setdefault(pair, len(pairs))
-        readings = self.reader.read_batch(list(pairs))
+        readings = self._read(list(pairs))
         out = list(verdicts)
         for i in todo:
             text, _, e = items[i]
@@ -157,7 +165,7 @@ class ReaderAgreement(FromBatch):
                 asked.append((i, at, cloze))
         if not asked:
             return verdicts
-        readings = self.reader.read_batch([(c, evidence_text(items[i][2])) for i, _, c in asked])
+        readings = self._read([(c, evidence_text(items[i][2])) for i, _, c in asked])
         kinds: dict[str, list[Slot]] = {}
         out = list(verdicts)
         for (i, slot, cloze), r in zip(asked, readings, strict=True):
@@ -205,6 +213,25 @@ class ReaderAgreement(FromBatch):
         if sentence is None or (verdict.span is not None and verdict.span != sentence):
             return None  # another query's sentence: its own finding names it
         return _finding(text, question, sentence, said, best, verdict, p)
+
+
+def by_answers(reader: Any) -> Callable[[Reading], Reading]:
+    """A reading with its answers by value (``editor.reader.answers``), each one's mass
+    calibrated by the reader's ``answer_calibration.json`` where it has one."""
+    from pathlib import Path
+
+    from editor.reader.answers import Calibration, by_answer
+
+    path = Path(getattr(reader, "path", "") or ".") / "answer_calibration.json"
+    cal = Calibration.load(path) if path.is_file() else None
+
+    def grouped(r: Reading) -> Reading:
+        answers = by_answer(r)
+        if cal is not None:
+            answers = tuple(replace(a, probability=cal(a.probability)) for a in answers)
+        return Reading(r.question, answers, r.no_answer)
+
+    return grouped
 
 
 def _checkable(doc: Any) -> list[Slot]:

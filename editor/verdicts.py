@@ -50,6 +50,7 @@ SAYS: dict[str, tuple[str, ...]] = {
     "not_stated": (
         "the evidence neither supports nor contradicts",
         "the evidence does not state",
+        "the evidence may answer",
         "gate off",
         "set aside",
         DECIDED["not_stated"],

@@ -61,6 +61,13 @@ class ReaderPolicy(_Cfg):
         description="no finding where an evidence answer that agrees with the text is at "
         "least this share of the best answer's probability (the evidence is ambiguous).",
     )
+    doubt_min: Probability = Field(
+        0.1,
+        description="below the thresholds of a finding, an evidence answer that differs from "
+        "the text's from this probability on (the evidence may state another value for the "
+        "question, a wrong value standing elsewhere in it) leaves the sentence unverified, never "
+        "supported: its words named, that answer suggested, nothing edited. 1 turns it off.",
+    )
     apply_min: Probability = Field(
         0.5,
         description="the evidence's answer is applied (safe) from this probability on, both "

@@ -33,8 +33,12 @@ _HEDGE = re.compile(r"(?i)(?:about|around|roughly|approximately|nearly|almost|so
 _WORD_NUMBERS = {
     w: str(i)
     for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve".split()
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen sixteen seventeen eighteen nineteen twenty".split()
     )
+} | {
+    w: str(10 * i)
+    for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)
 }
 
 
@@ -56,6 +60,8 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     (False, True)
     >>> same_answer("second", "first"), same_answer("six weeks", "6 weeks")
     (False, True)
+    >>> same_answer("sixteen weeks", "16 weeks"), same_answer("forty", "40")
+    (True, True)
     >>> same_answer("a week", "7 days"), same_answer("a week", "10 days")
     (True, False)
     """
@@ -199,19 +205,27 @@ class ReaderAgreement(FromBatch):
             return _unanswered(text, question, answered(theirs, p), verdict, p.apply_min)
         if best is None or said.probability < p.min_text:
             return None
-        if answered(theirs, p) is None:
-            return None
         hedged = approximate(text[: said.start]) or bool(_HEDGE.match(said.text))
         after = text[said.end :]
-        if any(
+        sentence = next(((a, b) for a, b in split_spans(text) if a <= said.start < b), None)
+        if sentence is None or (verdict.span is not None and verdict.span != sentence):
+            return None  # another query's sentence: its own finding names it
+        if answered(theirs, p) is None or any(
             same_answer(said.text, a.text, after, hedged)
             for a in theirs.answers
             if a is best or a.probability >= p.rival_ratio * best.probability
         ):
-            return None
-        sentence = next(((a, b) for a, b in split_spans(text) if a <= said.start < b), None)
-        if sentence is None or (verdict.span is not None and verdict.span != sentence):
-            return None  # another query's sentence: its own finding names it
+            other = next(
+                (a for a in theirs.answers if not same_answer(said.text, a.text, after, hedged)),
+                None,
+            )
+            if (
+                other is None
+                or other.probability < p.doubt_min
+                or theirs.no_answer > p.max_no_answer
+            ):
+                return None
+            return _doubted(question, sentence, said, other, verdict)
         return _finding(text, question, sentence, said, best, verdict, p)
 
 
@@ -279,6 +293,28 @@ def _unanswered(
         rule="reader",
         flags=(flag,),
         opens=True,
+    )
+
+
+def _doubted(
+    question: str, sentence: tuple[int, int], said: Answer, other: Answer, verdict: Finding
+) -> Finding:
+    """The evidence may answer the question otherwise (``doubt_min``), too unsure to name the
+    text's answer wrong: the sentence is not stated by it (unverified, never supported), the
+    text's words named and the evidence's answer their suggested fix; nothing is edited."""
+    reason = (
+        f"the evidence may answer {question!r} with {other.text!r} (P {other.probability:.2f}), "
+        f"not as the text does with {said.text!r}"
+    )
+    return Finding(
+        "not_stated",
+        reason,
+        sentence,
+        verdict.supported,
+        verdict.contradicted,
+        rule="reader",
+        flags=(Flag(said.start, said.end, "not_supported", fix=other.text),),
+        opens=False,
     )
 
 

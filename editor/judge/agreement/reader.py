@@ -62,12 +62,17 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     (False, True)
     >>> same_answer("sixteen weeks", "16 weeks"), same_answer("forty", "40")
     (True, True)
+    >>> same_answer("Barack Obama", "Barack Hussein Obama II"), same_answer("John Adams", "John Quincy")
+    (True, False)
     >>> same_answer("a week", "7 days"), same_answer("a week", "10 days")
     (True, False)
     """
     a, b = bare_name(_numerals(mine)), bare_name(_numerals(theirs))
     if not a or not b or a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ":
         return True
+    short, long_ = sorted((a.split(), b.split()), key=len)
+    if len(short) > 1 and not any(c.isdigit() for c in a + b) and set(short) <= set(long_):
+        return True  # a name and its full form: "Barack Obama", "Barack Hussein Obama II"
     dates = date_range(mine), date_range(theirs)
     if dates[0] and dates[1]:
         (a0, a1), (b0, b1) = dates
@@ -179,8 +184,8 @@ class ReaderAgreement(FromBatch):
                 continue
             text, _, e = items[i]
             ev = evidence_text(e)
-            best = answered(r, self.policy)
-            if best is None or best.probability < self.policy.cloze_min:
+            best = r.best if r.no_answer <= self.policy.max_no_answer else None
+            if best is None or best.probability < min(self.policy.cloze_min, self.policy.doubt_min):
                 continue
             if ev not in kinds:
                 kinds[ev] = _checkable(nlp(ev))
@@ -190,8 +195,11 @@ class ReaderAgreement(FromBatch):
             ):
                 continue
             said = Answer(slot.text, slot.start, slot.end, 1.0)
-            reading = Reading(cloze, (said,), 0.0)
-            found = self._differ(text, cloze, reading, r, out[i])
+            if best.probability < self.policy.cloze_min:  # too unsure for a finding: a doubt
+                if out[i].span is not None and not same_answer(said.text, best.text):
+                    out[i] = _doubted(cloze, out[i].span, said, best, out[i])
+                continue
+            found = self._differ(text, cloze, Reading(cloze, (said,), 0.0), r, out[i])
             if found is not None:
                 out[i] = found
         return out

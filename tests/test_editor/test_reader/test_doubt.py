@@ -54,3 +54,26 @@ def test_a_right_answer_the_document_states_plainly_stays_supported(pipeline):
     r = pipeline.edit(right, QUESTION, [sheet])
     assert r.revised == right and [s.verdict for s in r.report.sentences] == ["supported"]
     assert r.findings == ()
+
+
+APOLLO = (
+    "Apollo 11 was the American spaceflight that first landed humans on the Moon, and the fifth "
+    "crewed mission of NASA's Apollo program. The mission was crewed by Commander Neil Armstrong, "
+    'Command Module Pilot Michael Collins, and Lunar Module Pilot Edwin "Buzz" Aldrin.'
+)
+
+
+def test_a_statement_whose_cloze_the_evidence_may_answer_otherwise_is_unverified(pipeline):
+    """Without a question (``judge.reader.statements``): the name blanked and asked of the
+    evidence, a different answer under ``cloze_min`` leaves the sentence unverified."""
+    asks = Pipeline(
+        Components(load_config("default", ["judge.reader.statements=true"]), progress=False),
+        attribution=pipeline.attribution,
+    )
+    wrong = "The Apollo 11 mission was commanded by Buzz Aldrin."
+    r = asks.edit(wrong, None, [APOLLO])
+    assert r.revised == wrong and [s.verdict for s in r.report.sentences] == ["unverified"]
+    (f,) = [f for f in r.findings if f.text == "Buzz Aldrin"]
+    assert f.fix == "Neil Armstrong" and f.applicability == "display"
+    right = asks.edit("The Apollo 11 mission was commanded by Neil Armstrong.", None, [APOLLO])
+    assert [s.verdict for s in right.report.sentences] == ["supported"] and not right.findings

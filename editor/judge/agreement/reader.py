@@ -196,8 +196,9 @@ class ReaderAgreement(FromBatch):
                 continue
             said = Answer(slot.text, slot.start, slot.end, 1.0)
             if best.probability < self.policy.cloze_min:  # too unsure for a finding: a doubt
-                if out[i].span is not None and not same_answer(said.text, best.text):
-                    out[i] = _doubted(cloze, out[i].span, said, best, out[i])
+                judged = out[i].span
+                if judged is not None and not same_answer(said.text, best.text):
+                    out[i] = _doubted(cloze, judged, said, best, out[i])
                 continue
             found = self._differ(text, cloze, Reading(cloze, (said,), 0.0), r, out[i])
             if found is not None:
@@ -291,16 +292,13 @@ def _unanswered(
         f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}); "
         "the text states no answer to it"
     )
-    flag = Flag(a, b, "not_supported", fix=best.text)
-    return Finding(
+    return _read(
         "not_stated",
         reason,
         verdict.span,
-        verdict.supported,
-        verdict.contradicted,
-        rule="reader",
-        flags=(flag,),
-        opens=True,
+        verdict,
+        Flag(a, b, "not_supported", fix=best.text),
+        True,
     )
 
 
@@ -314,16 +312,8 @@ def _doubted(
         f"the evidence may answer {question!r} with {other.text!r} (P {other.probability:.2f}), "
         f"not as the text does with {said.text!r}"
     )
-    return Finding(
-        "not_stated",
-        reason,
-        sentence,
-        verdict.supported,
-        verdict.contradicted,
-        rule="reader",
-        flags=(Flag(said.start, said.end, "not_supported", fix=other.text),),
-        opens=False,
-    )
+    flag = Flag(said.start, said.end, "not_supported", fix=other.text)
+    return _read("not_stated", reason, sentence, verdict, flag, False)
 
 
 def _finding(
@@ -346,20 +336,34 @@ def _finding(
     sure = min(best.probability, said.probability) >= policy.apply_min
     proves = sure and policy.proves and best.probability >= policy.prove_min
     revised = text[a : said.start] + best.text + text[said.end : b]  # the evidence's words
+    decision = Decision(
+        "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
+    )
+    flag = Flag(said.start, said.end, "contradicted", fix=best.text)
+    return _read(
+        "contradicted", reason, sentence, verdict, flag, True, Proposal(revised, reason, decision)
+    )
+
+
+def _read(
+    kind: Any,
+    reason: str,
+    span: tuple[int, int],
+    verdict: Finding,
+    flag: Flag,
+    opens: bool,
+    proposal: Proposal | None = None,
+) -> Finding:
+    """The reader's finding on ``span`` naming ``flag``'s words, the gate's probabilities
+    kept; ``opens``: it asks the proposers for an edit (a doubt does not)."""
     return Finding(
-        "contradicted",
+        kind,
         reason,
-        sentence,
+        span,
         verdict.supported,
         verdict.contradicted,
         rule="reader",
-        flags=(Flag(said.start, said.end, "contradicted", fix=best.text),),
-        opens=True,
-        proposal=Proposal(
-            revised,
-            reason,
-            Decision(
-                "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
-            ),
-        ),
+        flags=(flag,),
+        opens=opens,
+        proposal=proposal,
     )

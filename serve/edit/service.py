@@ -92,6 +92,7 @@ class EditService:
         self._pending = 0  # model calls submitted and not finished (running or queued)
         self._pending_lock = threading.Lock()
         self._unsure: Pipeline | None = None
+        self._unsure_lock = threading.Lock()
         self._warmup: Future[None] | None = None
         self._warmup_error: str | None = None
 
@@ -268,7 +269,7 @@ class EditService:
 
     def _unsure_applied(self) -> Pipeline:
         """The pipeline whose judge applies its unsure fixes too (built once, on first ask)."""
-        with self._pending_lock:
+        with self._unsure_lock:
             if self._unsure is None:
                 self._unsure = self.pipeline.applying_unsure()
             return self._unsure
@@ -287,10 +288,10 @@ class EditService:
         seconds = self._deadline(req.options)
         deadline = deadline or time.monotonic() + seconds
         cache = self.research_cache.tenant(tenant) if self.research_cache is not None else None
-        pipeline = self._unsure_applied() if req.options.apply_unsure else self.pipeline
+        unsure = req.options.apply_unsure
         try:
-            result = await self._run(
-                lambda: pipeline.edit(
+            result = await self._run(  # the unsure pipeline is built on the worker, not the loop
+                lambda: (self._unsure_applied() if unsure else self.pipeline).edit(
                     req.text,
                     req.context,
                     req.evidence,

@@ -1,6 +1,6 @@
 """The MCP server over streamable HTTP (``purr mcp --http HOST:PORT``): the SDK's ASGI app at
 ``/mcp`` behind ``KeyGuard``, which asks for one of ``PURR_API_KEYS`` (bearer) when keys are set
-and holds each key to its quota (``PURR_KEY_PER_MINUTE``, ``PURR_KEY_CONCURRENT``), refusing in
+and holds each key to its per-minute quota (``PURR_KEY_PER_MINUTE``; see ``KeyGuard``), refusing in
 the service's one error shape (401 ``missing_api_key`` / ``invalid_api_key``, 429
 ``rate_limited``) before the body is read.
 """
@@ -19,8 +19,11 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class KeyGuard:
-    """Pure ASGI: requests without an accepted key get 401; a key over its quota gets 429 (only
-    POSTs count: a client's open notification stream is not a request in flight)."""
+    """Pure ASGI: requests without an accepted key get 401; a key over its per-minute quota gets
+    429. Every POST is one JSON-RPC message (a call, and also its cancellation, a notification
+    or a ping), so only the per-minute quota applies here: a limit in flight would refuse the
+    cancellation of the call that holds it. Calls in flight are bounded by the service's
+    workers and queue (``overloaded``); only POSTs count (not the notification stream)."""
 
     def __init__(self, app: ASGIApp, keys: set[str], quota: Quota | None) -> None:
         self.app, self.keys, self.quota = app, keys, quota
@@ -56,10 +59,8 @@ class KeyGuard:
                 send, 429, message, "rate_limited", [(b"retry-after", str(wait).encode())]
             )
             return
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.quota.release(key)
+        self.quota.release(key)  # counted in the minute, not held while it runs
+        await self.app(scope, receive, send)
 
 
 def http_app(server: MCPServer, settings: ServeSettings, host: str) -> ASGIApp:
@@ -73,6 +74,6 @@ def http_app(server: MCPServer, settings: ServeSettings, host: str) -> ASGIApp:
     )
     keys = settings.keys()
     quota = None
-    if keys and (settings.key_per_minute or settings.key_concurrent):
-        quota = Quota(settings.key_per_minute or None, settings.key_concurrent or None)
+    if keys and settings.key_per_minute:
+        quota = Quota(settings.key_per_minute, None)
     return KeyGuard(app, keys, quota)

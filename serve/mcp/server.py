@@ -12,6 +12,7 @@ dropped, work under way finishes on its thread and is discarded.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 from collections.abc import Callable
@@ -74,17 +75,22 @@ class _Stages:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx, self.loop = ctx, asyncio.get_running_loop()
-        self.sent: list[asyncio.Future[None]] = []
+        self.sent: list[concurrent.futures.Future[None]] = []
+        self.closed = False  # the call has answered (or given up): a late stage says nothing
 
     def __call__(self, stage: str) -> None:
+        if self.closed:
+            return
         step = STAGES.index(stage) + 1 if stage in STAGES else 0
-        done = asyncio.run_coroutine_threadsafe(
-            self.ctx.report_progress(step, len(STAGES) + 1, message=stage), self.loop
+        self.sent.append(
+            asyncio.run_coroutine_threadsafe(
+                self.ctx.report_progress(step, len(STAGES) + 1, message=stage), self.loop
+            )
         )
-        self.sent.append(asyncio.wrap_future(done, loop=self.loop))
 
     async def finish(self) -> None:
-        await asyncio.gather(*self.sent, return_exceptions=True)
+        self.closed = True
+        await asyncio.gather(*(asyncio.wrap_future(f) for f in self.sent), return_exceptions=True)
         await self.ctx.report_progress(len(STAGES) + 1, len(STAGES) + 1, message="done")
 
 
@@ -110,6 +116,8 @@ def build_server(tools: AgentTools) -> MCPServer:
             )
         except ApiError as e:
             return _error(e)
+        finally:
+            stages.closed = True
         await stages.finish()
         return _ok(out)
 
@@ -124,6 +132,8 @@ def build_server(tools: AgentTools) -> MCPServer:
             out = await tools.check_answer(text, question, documents, stages, _tenant(ctx))
         except ApiError as e:
             return _error(e)
+        finally:
+            stages.closed = True
         await stages.finish()
         return _ok(out)
 
@@ -160,7 +170,7 @@ def build_server(tools: AgentTools) -> MCPServer:
     server: MCPServer = MCPServer(
         "purr", version="0.1.0", instructions=INSTRUCTIONS, tools=made, log_level="WARNING"
     )
-    server.middleware.append(_refuse_invalid({t.name: t.fn_metadata.arg_model for t in made}))
+    server.middleware.append(_refuse_invalid({t.name: t.fn_metadata for t in made}))
     return server
 
 
@@ -176,18 +186,20 @@ def _strict(tool: Tool) -> Tool:
     return tool
 
 
-def _refuse_invalid(models: dict[str, type[BaseModel]]) -> Callable[..., Any]:
-    """Middleware: a call whose arguments do not validate gets the HTTP API's 422 body."""
+def _refuse_invalid(metas: dict[str, Any]) -> Callable[..., Any]:
+    """Middleware: a call whose arguments do not validate gets the HTTP API's 422 body. The
+    arguments are read as the SDK reads them (JSON in a string parsed first: some clients send
+    lists that way), so the check and the call see the same values."""
 
     async def check(ctx: Any, call_next: Callable[[Any], Any]) -> Any:
         params = (ctx.params if ctx.method == "tools/call" else None) or {}
-        model = models.get(params.get("name", ""))
-        if model is not None:
+        meta = metas.get(params.get("name", ""))
+        if meta is not None:
             args = params.get("arguments") or {}
             try:
                 if not isinstance(args, dict):
                     raise TypeError
-                model.model_validate(args)
+                meta.arg_model.model_validate(meta.pre_parse_json(args))
             except ValidationError as e:
                 errors = [x for x in e.errors() if x.get("loc", ("",))[0] != "ctx"]
                 status, message, param = validation_message(errors, "the tool's input schema")

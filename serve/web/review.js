@@ -40,9 +40,12 @@
   function current() {
     // untouched by the reviewer, the answer is purr's revision (whatever its findings name)
     if (!view.touched) return view.data.revised;
-    var text = view.data.original;
+    var text = view.data.original, before = Infinity;
     view.findings.slice().sort(function (x, y) { return y.start - x.start; }).forEach(function (f) {
-      if (view.state[f.i] === "accepted") text = text.slice(0, f.start) + f.fix + text.slice(f.end);
+      // two findings over the same words: the later (by position) one alone is put in
+      if (view.state[f.i] !== "accepted" || f.fix == null || f.end > before) return;
+      text = text.slice(0, f.start) + f.fix + text.slice(f.end);
+      before = f.start;
     });
     return text;
   }
@@ -185,7 +188,9 @@
     view = { data: data, findings: findings, evidence: evidence, state: state, at: null,
              marked: parts.marked, list: parts.list, summary: parts.summary, onChange: onChange };
     parts.acceptSure.onclick = function () {
-      findings.forEach(function (f) { if (f.applicability === "safe") state[f.i] = "accepted"; });
+      findings.forEach(function (f) {
+        if (f.applicability === "safe" && f.fix != null) state[f.i] = "accepted";
+      });
       view.touched = true;
       update();
     };

@@ -43,11 +43,32 @@ _WORD_NUMBERS = {
 
 
 def _numerals(text: str) -> str:
-    """Number words as digits, "a week" as "1 week"."""
-    words = text.split()
+    """Number words as digits, "a week" as "1 week", "forty two" and "forty-two" as 42.
+
+    >>> _numerals("forty two days"), _numerals("twenty-five"), _numerals("sixteen weeks")
+    ('42 days', '25', '16 weeks')
+    """
+    words = text.replace("-", " - ").split()
     if len(words) == 2 and words[0].lower() in ("a", "an", "one"):
         words[0] = "1"
-    return " ".join(_WORD_NUMBERS.get(w.lower(), w) for w in words)
+    out: list[str] = []
+    for w in words:
+        n = _WORD_NUMBERS.get(w.lower())
+        if n is None:
+            out.append(w)
+        elif len(out) > 1 and out[-1] == "-" and out[-2].isdigit() and out[-2].endswith("0"):
+            out[-2:] = [str(int(out[-2]) + int(n))]  # forty-two
+        elif (
+            out
+            and out[-1].isdigit()
+            and out[-1].endswith("0")
+            and int(n) < 10
+            and int(out[-1]) >= 20
+        ):
+            out[-1] = str(int(out[-1]) + int(n))  # forty two
+        else:
+            out.append(n)
+    return " ".join(out).replace(" - ", "-")
 
 
 def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = False) -> bool:
@@ -62,17 +83,14 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     (False, True)
     >>> same_answer("sixteen weeks", "16 weeks"), same_answer("forty", "40")
     (True, True)
-    >>> same_answer("Barack Obama", "Barack Hussein Obama II"), same_answer("John Adams", "John Quincy")
-    (True, False)
+    >>> same_answer("forty two", "40"), same_answer("John Adams", "John Quincy Adams")
+    (False, False)
     >>> same_answer("a week", "7 days"), same_answer("a week", "10 days")
     (True, False)
     """
     a, b = bare_name(_numerals(mine)), bare_name(_numerals(theirs))
     if not a or not b or a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ":
         return True
-    short, long_ = sorted((a.split(), b.split()), key=len)
-    if len(short) > 1 and not any(c.isdigit() for c in a + b) and set(short) <= set(long_):
-        return True  # a name and its full form: "Barack Obama", "Barack Hussein Obama II"
     dates = date_range(mine), date_range(theirs)
     if dates[0] and dates[1]:
         (a0, a1), (b0, b1) = dates
@@ -197,7 +215,10 @@ class ReaderAgreement(FromBatch):
             said = Answer(slot.text, slot.start, slot.end, 1.0)
             if best.probability < self.policy.cloze_min:  # too unsure for a finding: a doubt
                 judged = out[i].span
-                if judged is not None and not same_answer(said.text, best.text):
+                hedged = approximate(text[: said.start]) or bool(_HEDGE.match(said.text))
+                if judged is not None and not same_answer(
+                    said.text, best.text, text[said.end :], hedged
+                ):
                     out[i] = _doubted(cloze, judged, said, best, out[i])
                 continue
             found = self._differ(text, cloze, Reading(cloze, (said,), 0.0), r, out[i])

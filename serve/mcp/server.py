@@ -15,7 +15,7 @@ import asyncio
 import concurrent.futures
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context, MCPServer
@@ -94,6 +94,19 @@ class _Stages:
         await self.ctx.report_progress(len(STAGES) + 1, len(STAGES) + 1, message="done")
 
 
+async def _staged(ctx: Context, work: Callable[[_Stages], Awaitable[BaseModel]]) -> CallToolResult:
+    """``work`` with its stages reported as progress; its ``ApiError`` as a tool error."""
+    stages = _Stages(ctx)
+    try:
+        out = await work(stages)
+    except ApiError as e:
+        return _error(e)
+    finally:
+        stages.closed = True
+    await stages.finish()
+    return _ok(out)
+
+
 def build_server(tools: AgentTools) -> MCPServer:
     """The MCP server over ``tools`` (stdio: ``server.run()``; HTTP: ``serve.mcp.http``)."""
 
@@ -109,17 +122,10 @@ def build_server(tools: AgentTools) -> MCPServer:
         """Fix an answer where its sources prove it wrong, before you send it. Returns the
         revised text, each change ([-old-]{+new+} and with offsets), the words purr doubts with
         a suggested fix, the citations and the attribution scores."""
-        stages = _Stages(ctx)
-        try:
-            out = await tools.edit_answer(
-                text, question, documents, apply_unsure, stages, _tenant(ctx)
-            )
-        except ApiError as e:
-            return _error(e)
-        finally:
-            stages.closed = True
-        await stages.finish()
-        return _ok(out)
+        return await _staged(
+            ctx,
+            lambda p: tools.edit_answer(text, question, documents, apply_unsure, p, _tenant(ctx)),
+        )
 
     async def check_answer(
         text: Text, ctx: Context, question: Question = None, documents: Documents = None
@@ -127,15 +133,9 @@ def build_server(tools: AgentTools) -> MCPServer:
         """Check an answer without changing it: each sentence's verdict (supported,
         contradicted, unverified), the words its sources contradict and the fix they suggest.
         Call it to decide whether an answer can be trusted as it is."""
-        stages = _Stages(ctx)
-        try:
-            out = await tools.check_answer(text, question, documents, stages, _tenant(ctx))
-        except ApiError as e:
-            return _error(e)
-        finally:
-            stages.closed = True
-        await stages.finish()
-        return _ok(out)
+        return await _staged(
+            ctx, lambda p: tools.check_answer(text, question, documents, p, _tenant(ctx))
+        )
 
     async def research(
         query: Annotated[str, Field(pattern=NON_BLANK, description="What to look up.")],

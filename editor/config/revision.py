@@ -47,6 +47,17 @@ class ReaderPolicy(_Cfg):
         "summed (editor.reader.answers) and calibrated (the reader's answer_calibration.json, "
         "fitted by purr eval confidence --save), so every number below reads an answer's.",
     )
+    decision: Literal["head", "rules"] = Field(
+        "rules",
+        description="head: the judge's learned head (editor.judge.reader_head, its reader.json) "
+        "decides each proposal of the reader from its answers' masses, the question's and the "
+        "answers' kinds and the edit: applied, proven, suggested or doubted; rules: the "
+        "thresholds below (apply_min, prove_min, proves, rival_ratio), an evidence answer of a kind the "
+        "question does not ask for never proposed.",
+    )
+    head: str | None = Field(
+        None, description="head: the reader head's reader.json; None = the shipped one."
+    )
     min_evidence: Probability = Field(
         0.3, description="the evidence's answer must be at least this likely."
     )

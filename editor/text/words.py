@@ -321,3 +321,30 @@ def fitted(before: str, start: int, end: int, fix: str | None) -> str | None:
     if post and fix.endswith(post):
         fix = fix[: len(fix) - len(post)]
     return fix or None
+
+
+def trimmed(before: str, start: int, end: int, fix: str) -> str:
+    """``fix`` for ``before[start:end]`` less the words it shares with the text on either side
+    of the span ("above 85%" for the "90%" of "stays above 90% for"), so that putting it in
+    doubles no word.
+
+    >>> trimmed("It stays above 90% for ten minutes.", 15, 18, "above 85%")
+    '85%'
+    >>> trimmed("It carries up to 300 kg.", 17, 23, "up to 250 kg"), trimmed("in 1887", 3, 7, "1889")
+    ('250 kg', '1889')
+    """
+    words, left, right = fix.split(), before[:start].split(), before[end:].split()
+    lower = [w.lower() for w in words]
+    head = 0
+    for k in range(min(len(words) - 1, len(left)), 0, -1):  # the longest run that ends the left
+        if lower[:k] == [w.lower() for w in left[-k:]]:
+            head = k
+            break
+    tail = 0
+    for k in range(min(len(words) - 1 - head, len(right)), 0, -1):
+        if lower[len(words) - k :] == [w.lower().rstrip(".,;:!?") for w in right[:k]]:
+            tail = k
+            break
+    if not head and not tail:
+        return fix
+    return " ".join(words[head : len(words) - tail])

@@ -1,5 +1,6 @@
 """``purr data judge-rows`` (labelled sentences of errors people wrote, ``training.data.judge_rows``)
-and ``purr train judge`` (the learned judge's head, ``training.fit.judge_head``)."""
+and ``purr train judge`` (the learned judge's head, ``training.fit.judge_head``) and ``purr train
+reader-head`` (its decision on the reader's proposals, ``training.fit.reader_head``)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 from pathlib import Path
 
 from serve.cli.data_folder import add_data_arg, data_folder, made_by, write_splits
+from training.args import positive_int
 
 
 def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
@@ -108,5 +110,81 @@ def _cmd_train(args: argparse.Namespace) -> int:
     rows_cmd = made_by(Path(args.rows), "purr data judge-rows")
     command = f"{rows_cmd} && purr train judge --rows {args.rows} --out {args.out}"
     write(out, head, curve, metrics, command)
+    print(json.dumps(metrics, indent=2))
+    return 0
+
+
+def add_reader_head_parser(tsub: argparse._SubParsersAction, common) -> None:
+    p = tsub.add_parser(
+        "reader-head",
+        help="train the judge's decision on the reader's proposals on question rows made "
+        "from SQuAD-family passages (right answers and their wrong twins)",
+    )
+    p.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
+    p.add_argument("--out", required=True, help="folder for reader.json, metrics and signals")
+    p.add_argument(
+        "--paragraphs", type=positive_int, default=1000, help="passages a source (at most)"
+    )
+    p.add_argument(
+        "--documents",
+        default=None,
+        help="a documents set (training/eval/documents.jsonl's shape) to add: its rows of even "
+        "number train, of odd number dev",
+    )
+    p.add_argument(
+        "--precision", type=float, default=0.9, help="applied dev edits right at apply_min"
+    )
+    p.add_argument(
+        "--prove-precision", type=float, default=0.95, help="applied dev edits right at prove_min"
+    )
+    common(p, index=False)
+    p.set_defaults(handler=_cmd_reader_head)
+
+
+def _cmd_reader_head(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from editor.judge.agreement.reader import ReaderAgreement
+    from editor.reader import shared_reader
+    from serve.cli.common import config_from
+    from training.data.answer_rows import answer_rows, document_rows
+    from training.fit.reader_head import collect, fit, tally, write
+
+    for name in ("precision", "prove_precision"):
+        if not 0.0 < getattr(args, name) <= 1.0:
+            raise ValueError(f"--{name.replace('_', '-')} must be in (0, 1]")
+    policy = config_from(args).judge.reader
+    reader = shared_reader(policy.model, policy.quantize)
+    agreement = ReaderAgreement(
+        None, reader, policy.model_copy(update={"decision": "rules", "answers": "answer"})
+    )
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = {"": answer_rows(Path(args.data) if args.data else None, args.paragraphs)}
+    if args.documents:
+        rows["docs-"] = document_rows(Path(args.documents))
+    found: dict[str, list] = {}
+    for kind, splits in rows.items():
+        for split, part in splits.items():
+            cache = out / f"reader-signals-{kind}{split}.jsonl"
+            if cache.is_file():
+                found[kind + split] = [json.loads(x) for x in cache.read_text("utf-8").splitlines()]
+                continue
+            bar = lambda xs, s=kind + split: tqdm(list(xs), desc=f"reading ({s})", unit="batch")  # noqa: E731
+            found[kind + split] = collect(agreement, part, policy.min_text, bar)
+            text = "".join(json.dumps(r) + "\n" for r in found[kind + split])
+            cache.write_text(text, "utf-8")
+    train = [r for k, v in found.items() if k.endswith("train") for r in v]
+    dev = [r for k, v in found.items() if k.endswith("dev") for r in v]
+    head, points = fit(train, dev, args.precision, args.prove_precision)
+    metrics = {
+        "command": f"purr train reader-head --out {args.out} --paragraphs {args.paragraphs}"
+        + (f" --documents {args.documents}" if args.documents else ""),
+        "apply_min": head.apply_min,
+        "prove_min": head.prove_min,
+        "suggest_min": head.suggest_min,
+        **{k: tally(v, head) for k, v in found.items()},
+    }
+    write(out, head, points, metrics)
     print(json.dumps(metrics, indent=2))
     return 0

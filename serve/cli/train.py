@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from retrieval.files import GracefulStop
-from serve.cli.judge import add_train_parser
+from serve.cli.judge import add_reader_head_parser, add_train_parser
 from training.args import check_data_dir, positive_int
 from training.fit import calibration, reader, reranker
 from training.fit.editor import CLI_FIELDS
@@ -114,6 +114,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     reader.add_parser(tsub, common)
     reranker.add_parser(tsub, common)
     add_train_parser(tsub, common)
+    add_reader_head_parser(tsub, common)
 
 
 def _add_fusion_parser(tsub: argparse._SubParsersAction) -> None:

@@ -13,96 +13,22 @@ contradiction), or when their quantities agree (units converted, 10% where the t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from editor.claims.answers import asked_of
 from editor.claims.slot_values import bare_name
-from editor.claims.slots import Slot, approximate, date_range, family, quantity, typed_spans
+from editor.claims.slots import Slot, family, typed_spans
 from editor.judge.agreement.base import AgreementModel, FromBatch
+from editor.judge.answer_match import hedged_at, same_answer
 from editor.judge.base import Decision, Finding, Proposal
+from editor.judge.reader_head import ReaderHead, observe
 from editor.reader.base import Answer, Reading
 from editor.result import Flag
-from editor.text.words import is_question
+from editor.text.words import is_question, trimmed
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split_spans
-
-_HEDGE = re.compile(r"(?i)(?:about|around|roughly|approximately|nearly|almost|some|over)\b")
-_WORD_NUMBERS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen twenty".split()
-    )
-} | {
-    w: str(10 * i)
-    for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split(), 3)
-}
-
-
-def _numerals(text: str) -> str:
-    """Number words as digits, "a week" as "1 week", "forty two" and "forty-two" as 42.
-
-    >>> _numerals("forty two days"), _numerals("twenty-five"), _numerals("sixteen weeks")
-    ('42 days', '25', '16 weeks')
-    """
-    words = text.replace("-", " - ").split()
-    if len(words) == 2 and words[0].lower() in ("a", "an", "one"):
-        words[0] = "1"
-    out: list[str] = []
-    for w in words:
-        n = _WORD_NUMBERS.get(w.lower())
-        if n is None:
-            out.append(w)
-        elif len(out) > 1 and out[-1] == "-" and out[-2].isdigit() and out[-2].endswith("0"):
-            out[-2:] = [str(int(out[-2]) + int(n))]  # forty-two
-        elif (
-            out
-            and out[-1].isdigit()
-            and out[-1].endswith("0")
-            and int(n) < 10
-            and int(out[-1]) >= 20
-        ):
-            out[-1] = str(int(out[-1]) + int(n))  # forty two
-        else:
-            out.append(n)
-    return " ".join(out).replace(" - ", "-")
-
-
-def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = False) -> bool:
-    """Whether two answers to one question agree (see the module doc); answers that cannot be
-    compared (a length against a weight) count as agreeing: no finding comes of them.
-
-    >>> same_answer("Neil Armstrong", "Armstrong"), same_answer("2019", "14 March 2019")
-    (True, True)
-    >>> same_answer("4.2 kg", "2.8 kg"), same_answer("2.8 kilograms", "2.8 kg")
-    (False, True)
-    >>> same_answer("second", "first"), same_answer("six weeks", "6 weeks")
-    (False, True)
-    >>> same_answer("sixteen weeks", "16 weeks"), same_answer("forty", "40")
-    (True, True)
-    >>> same_answer("forty two", "40"), same_answer("John Adams", "John Quincy Adams")
-    (False, False)
-    >>> same_answer("a week", "7 days"), same_answer("a week", "10 days")
-    (True, False)
-    """
-    a, b = bare_name(_numerals(mine)), bare_name(_numerals(theirs))
-    if not a or not b or a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ":
-        return True
-    dates = date_range(mine), date_range(theirs)
-    if dates[0] and dates[1]:
-        (a0, a1), (b0, b1) = dates
-        return (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)
-    qa, qb = quantity(_numerals(mine), after_mine), quantity(_numerals(theirs))
-    if qa and qb:
-        if qa[1] and qb[1] and qa[1] != qb[1]:
-            return True  # not the same kind of quantity: not comparable
-        scale = max(abs(qa[0]), abs(qb[0]), 1e-9)
-        return abs(qa[0] - qb[0]) / scale <= (0.1 if hedged else 0.01)
-    return False
-
 
 WH = {"name": "who", "date": "when", "number": "how many", "ordinal": "which", "place": "where"}
 """The question word a span's kind asks with (``form="question"``); anything else: "what"."""
@@ -132,13 +58,17 @@ class ReaderAgreement(FromBatch):
         self.inner = inner
         self.reader = reader
         self.policy = policy
-        self._answers = None if getattr(policy, "answers", "span") == "span" else by_answers(reader)
+        self.head = ReaderHead.load(policy.head) if policy.decision == "head" else None
+        grouped = policy.answers == "answer" or self.head is not None
+        self._answers = by_answers(reader) if grouped else None
 
-    def _read(self, items: list[tuple[str, str]]) -> list[Reading]:
-        """The reader's readings; with ``answers: answer`` each one's answers by value, their
-        summed probability calibrated."""
+    def readings(self, items: list[tuple[str, str]], grouped: bool = True) -> list[Reading]:
+        """The reader's readings; with ``answers: answer`` or the head (and ``grouped``) each
+        one's answers by value, their summed probability calibrated."""
         readings = self.reader.read_batch(items)
-        return readings if self._answers is None else [self._answers(r) for r in readings]
+        if self._answers is None or not grouped:
+            return readings
+        return [self._answers(r) for r in readings]
 
     def check_batch(
         self, items: Sequence[tuple[str, str, Evidence]], context: str | None = None
@@ -160,14 +90,14 @@ class ReaderAgreement(FromBatch):
             question = asked_of(context, e.query)
             for pair in ((question, text), (question, evidence_text(e))):
                 pairs.setdefault(pair, len(pairs))
-        readings = self._read(list(pairs))
+        readings = self.readings(list(pairs))
         out = list(verdicts)
         for i in todo:
             text, _, e = items[i]
             question = asked_of(context, e.query)
             mine = readings[pairs[(question, text)]]
             theirs = readings[pairs[(question, evidence_text(e))]]
-            found = self._differ(text, question, mine, theirs, verdicts[i])
+            found = self._differ(text, question, mine, theirs, verdicts[i], evidence_text(e))
             if found is not None:
                 out[i] = found
         return out
@@ -194,7 +124,8 @@ class ReaderAgreement(FromBatch):
                 asked.append((i, at, cloze))
         if not asked:
             return verdicts
-        readings = self._read([(c, evidence_text(items[i][2])) for i, _, c in asked])
+        grouped = self.policy.answers == "answer"  # the head reads question rows, not clozes
+        readings = self.readings([(c, evidence_text(items[i][2])) for i, _, c in asked], grouped)
         kinds: dict[str, list[Slot]] = {}
         out = list(verdicts)
         for (i, slot, cloze), r in zip(asked, readings, strict=True):
@@ -215,19 +146,26 @@ class ReaderAgreement(FromBatch):
             said = Answer(slot.text, slot.start, slot.end, 1.0)
             if best.probability < self.policy.cloze_min:  # too unsure for a finding: a doubt
                 judged = out[i].span
-                hedged = approximate(text[: said.start]) or bool(_HEDGE.match(said.text))
+                hedged = hedged_at(text, said.start, said.text)
                 if judged is not None and not same_answer(
                     said.text, best.text, text[said.end :], hedged
                 ):
                     out[i] = _doubted(cloze, judged, said, best, out[i])
                 continue
-            found = self._differ(text, cloze, Reading(cloze, (said,), 0.0), r, out[i])
+            found = self._differ(text, cloze, Reading(cloze, (said,), 0.0), r, out[i], ev, False)
             if found is not None:
                 out[i] = found
         return out
 
     def _differ(
-        self, text: str, question: str, mine: Reading, theirs: Reading, verdict: Finding
+        self,
+        text: str,
+        question: str,
+        mine: Reading,
+        theirs: Reading,
+        verdict: Finding,
+        evidence: str,
+        asked: bool = True,
     ) -> Finding | None:
         p = self.policy
         said, best = mine.best, theirs.best
@@ -235,11 +173,13 @@ class ReaderAgreement(FromBatch):
             return _unanswered(text, question, answered(theirs, p), verdict, p.apply_min)
         if best is None or said.probability < p.min_text:
             return None
-        hedged = approximate(text[: said.start]) or bool(_HEDGE.match(said.text))
+        hedged = hedged_at(text, said.start, said.text)
         after = text[said.end :]
         sentence = next(((a, b) for a, b in split_spans(text) if a <= said.start < b), None)
         if sentence is None or (verdict.span is not None and verdict.span != sentence):
             return None  # another query's sentence: its own finding names it
+        if self.head is not None and asked:
+            return self._decide(text, question, sentence, (mine, theirs), verdict, evidence, hedged)
         if answered(theirs, p) is None or any(
             same_answer(said.text, a.text, after, hedged)
             for a in theirs.answers
@@ -256,7 +196,59 @@ class ReaderAgreement(FromBatch):
             ):
                 return None
             return _doubted(question, sentence, said, other, verdict)
-        return _finding(text, question, sentence, said, best, verdict, p)
+        if asked and _mistyped(question, best, evidence):
+            return None  # an answer of a kind the question does not ask for is no proposal
+        sure = min(best.probability, said.probability) >= p.apply_min
+        proves = sure and p.proves and best.probability >= p.prove_min
+        return _finding(text, question, sentence, said, best, verdict, sure, proves)
+
+    def _decide(
+        self,
+        text: str,
+        question: str,
+        sentence: tuple[int, int],
+        readings: tuple[Reading, Reading],
+        verdict: Finding,
+        ev: str,
+        hedged: bool,
+    ) -> Finding | None:
+        """The judge's learned decision on the evidence's answers (``editor.judge.reader_head``):
+        applied, suggested, doubted or nothing."""
+        assert self.head is not None
+        found = observe(text, question, readings, ev, hedged)
+        chosen = self.head.choose(found)
+        if chosen is None:
+            return None
+        (mine, theirs), (c, prob) = readings, chosen
+        said = mine.best
+        assert said is not None
+        h = self.head
+        if prob >= h.suggest_min:
+            return _finding(
+                text, question, sentence, said, c.answer, verdict,
+                prob >= h.apply_min, prob >= h.prove_min, prob,
+            )  # fmt: skip
+        typed = [x for x in found if not x.signals["fit_bad"]]
+        other = max(typed, key=lambda x: x.answer.probability).answer
+        if (
+            other.probability < self.policy.doubt_min
+            or theirs.no_answer > self.policy.max_no_answer
+        ):
+            return None
+        return _doubted(question, sentence, said, other, verdict)
+
+
+def _mistyped(question: str, answer: Answer, evidence: str) -> bool:
+    """Whether the question asks for another kind of answer than ``answer`` (its entity labels
+    where it stands in ``evidence``): "Who produced ...?" answered with a year."""
+    from editor.claims.answer_types import expected, fit, labels_at
+    from editor.text.nlp import get_nlp
+
+    wanted = expected(question)
+    return (
+        wanted is not None
+        and fit(wanted, labels_at(get_nlp()(evidence), answer.start, answer.end)) == -1
+    )
 
 
 def by_answers(reader: Any) -> Callable[[Reading], Reading]:
@@ -344,23 +336,26 @@ def _finding(
     said: Answer,
     best: Answer,
     verdict: Finding,
-    policy: Any,
+    sure: bool,
+    proves: bool,
+    right: float | None = None,
 ) -> Finding:
     """The reader's finding: the text's answer named, the evidence's proposed in its place;
-    sure (``safe``) from ``apply_min``, and its own proof (``proof`` ``reader``: it stands where
-    the verifier only lacks proof) from ``prove_min`` with ``proves``."""
+    applied (``safe``) where ``sure``, and its own proof (``proof`` ``reader``: it stands where
+    the verifier only lacks proof) where ``proves``; ``right``: the head's P(the fix is right)."""
     a, b = sentence
     reason = (
         f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}), "
         f"the text with {said.text!r} (P {said.probability:.2f})"
     )
-    sure = min(best.probability, said.probability) >= policy.apply_min
-    proves = sure and policy.proves and best.probability >= policy.prove_min
-    revised = text[a : said.start] + best.text + text[said.end : b]  # the evidence's words
+    if right is not None:
+        reason += f"; P(the fix is right) {right:.2f}"
+    words = trimmed(text, said.start, said.end, best.text)  # the evidence's, none doubled
+    revised = text[a : said.start] + words + text[said.end : b]
     decision = Decision(
         "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
     )
-    flag = Flag(said.start, said.end, "contradicted", fix=best.text)
+    flag = Flag(said.start, said.end, "contradicted", fix=words)
     return _read(
         "contradicted", reason, sentence, verdict, flag, True, Proposal(revised, reason, decision)
     )

@@ -97,7 +97,7 @@ def _gate(claim_p=0.9, ev_p=0.9, null=0.01, rival=None) -> tuple[ReaderAgreement
             VELA: _reading("2.8 kg", VELA, ev_p, null, *more),
         }
     )
-    return ReaderAgreement(Silent(), reader, ReaderPolicy()), reader
+    return ReaderAgreement(Silent(), reader, ReaderPolicy(decision="rules")), reader
 
 
 def _check(gate, context=QUESTION):
@@ -132,7 +132,7 @@ def test_a_statement_s_values_are_asked_as_clozes_where_the_policy_says_so(reade
     # how sure it is varies by checkpoint, so the policy is tested on a confident reading
     best = reader.read("The Vela X1 weighs ___.", VELA).best
     assert best is not None and best.text == "2.8 kg"
-    policy = ReaderPolicy(statements=True)
+    policy = ReaderPolicy(statements=True, decision="rules")
     gate = ReaderAgreement(Silent(), Fixed({VELA: _reading("2.8 kg", VELA, 0.9)}), policy)
     ev = Evidence("e1", VELA, "", "given", None, CLAIM, 1.0)
     (f,) = gate.check_batch([(CLAIM, CLAIM, ev)], None)  # the Vela X2's weight, not the X1's
@@ -169,7 +169,7 @@ def test_a_sentence_that_gives_no_answer_is_named_whole_and_rewritten_by_a_propo
                 VELA: _reading("2.8 kg", VELA, 0.9),
             }
         ),
-        ReaderPolicy(),
+        ReaderPolicy(decision="rules"),
     )
     ev = Evidence("e1", VELA, "", "given", None, QUESTION, 1.0)
     (f,) = gate.check_batch([(vague, vague, ev)], QUESTION)
@@ -225,7 +225,7 @@ def test_a_sure_reader_proves_its_own_fix_where_the_verifier_only_lacks_proof(
     from editor.judge.rules import RulesJudge
 
     gate, _ = _gate()
-    gate.policy = ReaderPolicy(**policy)
+    gate.policy = ReaderPolicy(decision="rules", **policy)
     f = _check(gate)
     judge = RulesJudge(None, _Unproved(refutes))  # type: ignore[arg-type]
     d = judge.accept(Rewrite(CLAIM, after, (0, len(after))), f)

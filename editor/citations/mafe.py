@@ -246,7 +246,8 @@ def _read(
     asked: Sequence[tuple[Any, _Span]], other: str, reader: Any, form: str, policy: Any
 ) -> list[Question]:
     from editor.config.revision import ReaderPolicy
-    from editor.judge.agreement.reader import answered, same_answer
+    from editor.judge.agreement.reader import answered
+    from editor.judge.answer_match import same_answer
 
     policy = policy or ReaderPolicy()
 

@@ -4,6 +4,7 @@ question-aware agreement gate and editor compare and swap these."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,3 +94,23 @@ def asked_of(question: str, evidence_query: str | None) -> str:
     q = evidence_query or ""
     hop_2 = q.rstrip().endswith("?") and q != question and q.split()[:2] == question.split()[:2]
     return q if hop_2 else question
+
+
+_PARTS = re.compile(
+    r"(?i),?\s+and\s+(?=(?:how|what|when|where|who|whom|whose|which|why|is|are|was|were|does|"
+    r"do|did|can|will|has|have)\b)"
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The questions one question asks: "How much does it cost, and how loud is it?" asks two.
+
+    >>> question_parts("How much does the T4 weigh, and how long does it run?")
+    ['How much does the T4 weigh?', 'How long does it run?']
+    >>> question_parts("Who wrote and directed Alien?")
+    ['Who wrote and directed Alien?']
+    """
+    parts = [p.strip().rstrip("?").strip() for p in _PARTS.split(question) if p.strip()]
+    if len(parts) < 2:
+        return [question]
+    return [f"{p[:1].upper()}{p[1:]}?" for p in parts]

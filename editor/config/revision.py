@@ -58,6 +58,18 @@ class ReaderPolicy(_Cfg):
     head: str | None = Field(
         None, description="head: the reader head's reader.json; None = the shipped one."
     )
+    other_sentences: bool = Field(
+        True,
+        description="with a question: each sentence of a longer answer that answers no part of "
+        "it is read like a statement, its names, numbers and dates asked as clozes (the "
+        "thresholds of statements).",
+    )
+    typed: bool = Field(
+        True,
+        description="rules: an evidence answer of another family of kinds than the question "
+        "asks for (a year for 'who', a name for 'how many'; editor.claims.answer_types) is no "
+        "proposal. The head always weighs the question's kind.",
+    )
     min_evidence: Probability = Field(
         0.3, description="the evidence's answer must be at least this likely."
     )

@@ -24,10 +24,10 @@ _WORD_NUMBERS = {
 }
 
 
-def _numerals(text: str) -> str:
+def numerals(text: str) -> str:
     """Number words as digits, "a week" as "1 week", "forty two" and "forty-two" as 42.
 
-    >>> _numerals("forty two days"), _numerals("twenty-five"), _numerals("sixteen weeks")
+    >>> numerals("forty two days"), numerals("twenty-five"), numerals("sixteen weeks")
     ('42 days', '25', '16 weeks')
     """
     words = text.replace("-", " - ").split()
@@ -70,14 +70,14 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     >>> same_answer("a week", "7 days"), same_answer("a week", "10 days")
     (True, False)
     """
-    a, b = bare_name(_numerals(mine)), bare_name(_numerals(theirs))
+    a, b = bare_name(numerals(mine)), bare_name(numerals(theirs))
     if not a or not b or a == b or f" {a} " in f" {b} " or f" {b} " in f" {a} ":
         return True
     dates = date_range(mine), date_range(theirs)
     if dates[0] and dates[1]:
         (a0, a1), (b0, b1) = dates
         return (a0 <= b0 and b1 <= a1) or (b0 <= a0 and a1 <= b1)
-    qa, qb = quantity(_numerals(mine), after_mine), quantity(_numerals(theirs))
+    qa, qb = quantity(numerals(mine), after_mine), quantity(numerals(theirs))
     if qa and qb:
         if qa[1] and qb[1] and qa[1] != qb[1]:
             return True  # not the same kind of quantity: not comparable

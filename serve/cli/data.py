@@ -13,7 +13,12 @@ from typing import Any
 
 from retrieval.files import GracefulStop, write_text
 from serve.cli.common import add_ray_args, interrupted, ray_job
-from serve.cli.data_real import add_fava_parser, add_real_claims_parser, add_real_errors_parser
+from serve.cli.data_real import (
+    add_fava_parser,
+    add_multi_answers_parser,
+    add_real_claims_parser,
+    add_real_errors_parser,
+)
 from serve.cli.data_spans import add_spans_parser
 from serve.cli.judge import add_rows_parser
 from training.data import rerank_pairs
@@ -316,6 +321,7 @@ def register(sub, common) -> None:
     add_real_errors_parser(dsub)
     add_real_claims_parser(dsub)
     add_fava_parser(dsub)
+    add_multi_answers_parser(dsub)
     add_spans_parser(dsub)
     add_rows_parser(dsub)
     rerank_pairs.add_parser(dsub)

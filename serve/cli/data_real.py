@@ -147,3 +147,25 @@ def _cmd_real_errors(args: argparse.Namespace) -> int:
         return f"{r['split']}:{r['model']}:{r['form']}:{'wrong' if r['wrong'] else 'right'}"
 
     return write_splits(args, rows, kind, questions=len(questions))
+
+
+def add_multi_answers_parser(dsub: argparse._SubParsersAction) -> None:
+    p = dsub.add_parser(
+        "multi-answers",
+        help="dev set: answers of several sentences against their own document, one wrong fact "
+        "or none, made from a documents set (training/eval/documents.jsonl)",
+    )
+    p.add_argument("--documents", default="training/eval/documents.jsonl", help="the set to join")
+    p.add_argument("--out", required=True, help="JSONL file to write")
+    p.set_defaults(handler=_cmd_multi_answers)
+
+
+def _cmd_multi_answers(args: argparse.Namespace) -> int:
+    from training.data.multi_answers import write_multi_answers
+
+    documents = Path(args.documents)
+    if not documents.is_file():
+        raise ValueError(f"{documents} not found; pass --documents a documents set (JSONL)")
+    counts = write_multi_answers(documents, Path(args.out))
+    print(json.dumps({"out": args.out, "rows": counts}, indent=2))
+    return 0

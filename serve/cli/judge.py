@@ -132,6 +132,12 @@ def add_reader_head_parser(tsub: argparse._SubParsersAction, common) -> None:
         "number train, of odd number dev",
     )
     p.add_argument(
+        "--real",
+        default=None,
+        help="real answers to add (a file of purr data real-errors, made with --skip so that "
+        "no evaluated passage is in it), split by evidence passage",
+    )
+    p.add_argument(
         "--precision", type=float, default=0.9, help="applied dev edits right at apply_min"
     )
     p.add_argument(
@@ -147,7 +153,7 @@ def _cmd_reader_head(args: argparse.Namespace) -> int:
     from editor.judge.agreement.reader import ReaderAgreement
     from editor.reader import shared_reader
     from serve.cli.common import config_from
-    from training.data.answer_rows import answer_rows, document_rows
+    from training.data.answer_rows import answer_rows, document_rows, real_rows
     from training.fit.reader_head import collect, fit, tally, write
 
     for name in ("precision", "prove_precision"):
@@ -163,6 +169,8 @@ def _cmd_reader_head(args: argparse.Namespace) -> int:
     rows = {"": answer_rows(Path(args.data) if args.data else None, args.paragraphs)}
     if args.documents:
         rows["docs-"] = document_rows(Path(args.documents))
+    if args.real:
+        rows["real-"] = real_rows(Path(args.real))
     found: dict[str, list] = {}
     for kind, splits in rows.items():
         for split, part in splits.items():
@@ -179,7 +187,8 @@ def _cmd_reader_head(args: argparse.Namespace) -> int:
     head, points = fit(train, dev, args.precision, args.prove_precision)
     metrics = {
         "command": f"purr train reader-head --out {args.out} --paragraphs {args.paragraphs}"
-        + (f" --documents {args.documents}" if args.documents else ""),
+        + (f" --documents {args.documents}" if args.documents else "")
+        + (f" --real {args.real}" if args.real else ""),
         "apply_min": head.apply_min,
         "prove_min": head.prove_min,
         "suggest_min": head.suggest_min,

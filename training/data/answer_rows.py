@@ -85,6 +85,27 @@ def document_rows(path: Path) -> dict[str, list[AnswerRow]]:
     return out
 
 
+def real_rows(path: Path, share_dev: int = 5) -> dict[str, list[AnswerRow]]:
+    """Real answers of ``purr data real-errors`` (a file of its rows: the question as
+    ``context``, the gold ``answers`` and the passage that states one, ``evidence_text``), split
+    by evidence passage (one in ``share_dev`` to dev)."""
+    import json
+
+    out: dict[str, list[AnswerRow]] = {"train": [], "dev": []}
+    passages: dict[str, int] = {}
+    for line in path.read_text("utf-8").splitlines():
+        r = json.loads(line) if line.strip() else None
+        if not r or not r.get("evidence_text") or not r.get("context"):
+            continue
+        k = passages.setdefault(r["evidence_text"], len(passages))
+        row = AnswerRow(
+            r["context"], r["text"], r["evidence_text"], tuple(r["answers"]), bool(r["wrong"]),
+            "", r["id"],
+        )  # fmt: skip
+        out["dev" if k % share_dev == share_dev - 1 else "train"].append(row)
+    return out
+
+
 def answer_rows(
     data_dir: Path | None = None,
     paragraphs: int = 1500,

@@ -34,7 +34,7 @@ def collect(
     agreement: Any, rows: Sequence[Any], min_text: float, bar: Callable = iter
 ) -> list[dict[str, Any]]:
     """Each row's candidates and their signals, read by ``agreement`` (a ``ReaderAgreement``)."""
-    from editor.judge.answer_match import hedged_at, same_answer
+    from editor.judge.answer_match import hedged_at
     from editor.judge.reader_head import observe
 
     out = []
@@ -49,12 +49,31 @@ def collect(
             if said is not None and said.probability >= min_text:
                 hedged = hedged_at(r.text, said.start, said.text)
                 for c in observe(r.text, r.question, (mine, theirs), r.evidence, hedged):
-                    good = r.wrong and any(same_answer(g, c.answer.text) for g in r.gold)
+                    good = r.wrong and any(states(c.answer.text, g) for g in r.gold)
                     record["candidates"].append(
                         {"text": c.answer.text, "signals": c.signals, "right": good}
                     )
             out.append(record)
     return out
+
+
+def states(answer: str, gold: str) -> bool:
+    """Whether ``answer`` states the gold answer: the same numbers, or the same name (a name
+    and its full form), or half its words (token F1 >= 0.5, SQuAD's normalisation).
+
+    >>> states("2.8 kg", "2.8 kilograms"), states("the Roman Empire", "Roman Empire")
+    (True, True)
+    >>> states("5 kg", "2019"), states("Neil Armstrong", "Armstrong"), states("five", "5")
+    (False, True, True)
+    """
+    from editor.judge.answer_match import numerals
+    from editor.reader.answers import value_of
+
+    a, g = value_of(numerals(answer)), value_of(numerals(gold))
+    if a[:1] == ("#",) or g[:1] == ("#",):
+        return a == g
+    common = sum(min(a.count(w), g.count(w)) for w in set(a))
+    return bool(common) and 2 * common / (len(a) + len(g)) >= 0.5
 
 
 def _xy(records: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:

@@ -17,16 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from editor.claims.answers import asked_of
-from editor.claims.slot_values import bare_name
+from editor.claims.answers import asked_of, question_parts
 from editor.claims.slots import Slot, family, typed_spans
 from editor.judge.agreement.base import AgreementModel, FromBatch
+from editor.judge.agreement.reader_findings import doubted, finding, unanswered
 from editor.judge.answer_match import hedged_at, same_answer
-from editor.judge.base import Decision, Finding, Proposal
+from editor.judge.base import Finding
 from editor.judge.reader_head import ReaderHead, observe
 from editor.reader.base import Answer, Reading
-from editor.result import Flag
-from editor.text.words import is_question, trimmed
+from editor.text.words import is_question
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split_spans
 
@@ -87,34 +86,58 @@ class ReaderAgreement(FromBatch):
         pairs: dict[tuple[str, str], int] = {}
         for i in todo:
             text, _, e = items[i]
-            question = asked_of(context, e.query)
-            for pair in ((question, text), (question, evidence_text(e))):
-                pairs.setdefault(pair, len(pairs))
+            for question in question_parts(asked_of(context, e.query)):
+                for pair in ((question, text), (question, evidence_text(e))):
+                    pairs.setdefault(pair, len(pairs))
         readings = self.readings(list(pairs))
         out = list(verdicts)
+        for i in todo:  # each part of a question read on its own; a finding that opens first
+            text, _, e = items[i]
+            found = [
+                self._differ(
+                    text,
+                    question,
+                    readings[pairs[(question, text)]],
+                    readings[pairs[(question, evidence_text(e))]],
+                    verdicts[i],
+                    evidence_text(e),
+                )
+                for question in question_parts(asked_of(context, e.query))
+            ]
+            chosen = sorted((f for f in found if f is not None), key=lambda f: not f.opens)
+            if chosen:
+                out[i] = chosen[0]
+        if not self.policy.other_sentences:
+            return out
+        aside = set()  # sentences of a longer answer that answer no part of the question
         for i in todo:
             text, _, e = items[i]
-            question = asked_of(context, e.query)
-            mine = readings[pairs[(question, text)]]
-            theirs = readings[pairs[(question, evidence_text(e))]]
-            found = self._differ(text, question, mine, theirs, verdicts[i], evidence_text(e))
-            if found is not None:
-                out[i] = found
-        return out
+            span = verdicts[i].span
+            if out[i] is not verdicts[i] or span is None or len(split_spans(text)) < 2:
+                continue
+            said = [
+                readings[pairs[(q, text)]].best for q in question_parts(asked_of(context, e.query))
+            ]
+            if not any(a is not None and span[0] <= a.start < span[1] for a in said):
+                aside.add(i)
+        return self._clozes(items, out, aside) if aside else out
 
     def _clozes(
-        self, items: Sequence[tuple[str, str, Evidence]], verdicts: list[Finding]
+        self,
+        items: Sequence[tuple[str, str, Evidence]],
+        verdicts: list[Finding],
+        only: set[int] | None = None,
     ) -> list[Finding]:
         """Without a question: each name, number and date of a judged sentence the gate lets
-        stand, asked of the evidence as a cloze; the evidence's confident answer of the same
-        kind that differs is a finding, as with a question."""
+        stand (of ``only``'s items), asked of the evidence as a cloze; the evidence's confident
+        answer of the same kind that differs is a finding, as with a question."""
         from editor.text.nlp import get_nlp
 
         nlp = get_nlp()
         asked: list[tuple[int, Slot, str]] = []  # (item, the slot in the text, the cloze)
         for i, (text, _, _) in enumerate(items):
             v = verdicts[i]
-            if v.opens or v.span is None:
+            if v.opens or v.span is None or (only is not None and i not in only):
                 continue
             a, b = v.span
             sentence = text[a:b]
@@ -150,7 +173,7 @@ class ReaderAgreement(FromBatch):
                 if judged is not None and not same_answer(
                     said.text, best.text, text[said.end :], hedged
                 ):
-                    out[i] = _doubted(cloze, judged, said, best, out[i])
+                    out[i] = doubted(cloze, judged, said, best, out[i])
                 continue
             found = self._differ(text, cloze, Reading(cloze, (said,), 0.0), r, out[i], ev, False)
             if found is not None:
@@ -170,7 +193,7 @@ class ReaderAgreement(FromBatch):
         p = self.policy
         said, best = mine.best, theirs.best
         if said is None or mine.no_answer > p.max_no_answer:  # the text gives no answer
-            return _unanswered(text, question, answered(theirs, p), verdict, p.apply_min)
+            return unanswered(text, question, answered(theirs, p), verdict, p.apply_min)
         if best is None or said.probability < p.min_text:
             return None
         hedged = hedged_at(text, said.start, said.text)
@@ -195,12 +218,12 @@ class ReaderAgreement(FromBatch):
                 or theirs.no_answer > p.max_no_answer
             ):
                 return None
-            return _doubted(question, sentence, said, other, verdict)
-        if asked and _mistyped(question, best, evidence):
+            return doubted(question, sentence, said, other, verdict)
+        if asked and p.typed and _mistyped(question, best, evidence):
             return None  # an answer of a kind the question does not ask for is no proposal
         sure = min(best.probability, said.probability) >= p.apply_min
         proves = sure and p.proves and best.probability >= p.prove_min
-        return _finding(text, question, sentence, said, best, verdict, sure, proves)
+        return finding(text, question, sentence, said, best, verdict, sure, proves)
 
     def _decide(
         self,
@@ -224,7 +247,7 @@ class ReaderAgreement(FromBatch):
         assert said is not None
         h = self.head
         if prob >= h.suggest_min:
-            return _finding(
+            return finding(
                 text, question, sentence, said, c.answer, verdict,
                 prob >= h.apply_min, prob >= h.prove_min, prob,
             )  # fmt: skip
@@ -235,7 +258,7 @@ class ReaderAgreement(FromBatch):
             or theirs.no_answer > self.policy.max_no_answer
         ):
             return None
-        return _doubted(question, sentence, said, other, verdict)
+        return doubted(question, sentence, said, other, verdict)
 
 
 def _mistyped(question: str, answer: Answer, evidence: str) -> bool:
@@ -288,98 +311,3 @@ def answered(reading: Reading, policy: Any) -> Answer | None:
     if best is None or best.probability < policy.min_evidence:
         return None
     return best if reading.no_answer <= policy.max_no_answer else None
-
-
-def _unanswered(
-    text: str, question: str, best: Answer | None, verdict: Finding, sure: float
-) -> Finding | None:
-    """The judged sentence, where the text gives no answer the reader can find but the evidence
-    surely does and the text never states it: named whole, the evidence's answer as its fix
-    (a rewrite that states it is for the proposers to write; ``not_stated``, not proven wrong)."""
-    if best is None or best.probability < sure or verdict.span is None:
-        return None
-    if f" {bare_name(best.text)} " in f" {bare_name(text)} ":
-        return None
-    a, b = verdict.span
-    reason = (
-        f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}); "
-        "the text states no answer to it"
-    )
-    return _read(
-        "not_stated",
-        reason,
-        verdict.span,
-        verdict,
-        Flag(a, b, "not_supported", fix=best.text),
-        True,
-    )
-
-
-def _doubted(
-    question: str, sentence: tuple[int, int], said: Answer, other: Answer, verdict: Finding
-) -> Finding:
-    """The evidence may answer the question otherwise (``doubt_min``), too unsure to name the
-    text's answer wrong: the sentence is not stated by it (unverified, never supported), the
-    text's words named and the evidence's answer their suggested fix; nothing is edited."""
-    reason = (
-        f"the evidence may answer {question!r} with {other.text!r} (P {other.probability:.2f}), "
-        f"not as the text does with {said.text!r}"
-    )
-    flag = Flag(said.start, said.end, "not_supported", fix=other.text)
-    return _read("not_stated", reason, sentence, verdict, flag, False)
-
-
-def _finding(
-    text: str,
-    question: str,
-    sentence: tuple[int, int],
-    said: Answer,
-    best: Answer,
-    verdict: Finding,
-    sure: bool,
-    proves: bool,
-    right: float | None = None,
-) -> Finding:
-    """The reader's finding: the text's answer named, the evidence's proposed in its place;
-    applied (``safe``) where ``sure``, and its own proof (``proof`` ``reader``: it stands where
-    the verifier only lacks proof) where ``proves``; ``right``: the head's P(the fix is right)."""
-    a, b = sentence
-    reason = (
-        f"the evidence answers {question!r} with {best.text!r} (P {best.probability:.2f}), "
-        f"the text with {said.text!r} (P {said.probability:.2f})"
-    )
-    if right is not None:
-        reason += f"; P(the fix is right) {right:.2f}"
-    words = trimmed(text, said.start, said.end, best.text)  # the evidence's, none doubled
-    revised = text[a : said.start] + words + text[said.end : b]
-    decision = Decision(
-        "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
-    )
-    flag = Flag(said.start, said.end, "contradicted", fix=words)
-    return _read(
-        "contradicted", reason, sentence, verdict, flag, True, Proposal(revised, reason, decision)
-    )
-
-
-def _read(
-    kind: Any,
-    reason: str,
-    span: tuple[int, int],
-    verdict: Finding,
-    flag: Flag,
-    opens: bool,
-    proposal: Proposal | None = None,
-) -> Finding:
-    """The reader's finding on ``span`` naming ``flag``'s words, the gate's probabilities
-    kept; ``opens``: it asks the proposers for an edit (a doubt does not)."""
-    return Finding(
-        kind,
-        reason,
-        span,
-        verdict.supported,
-        verdict.contradicted,
-        rule="reader",
-        flags=(flag,),
-        opens=opens,
-        proposal=proposal,
-    )

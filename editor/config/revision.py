@@ -103,7 +103,7 @@ class ReaderPolicy(_Cfg):
         "a form problem still rejects it.",
     )
     prove_min: Probability = Field(
-        0.6,
+        0.73,
         description="proves: the evidence's answer must be at least this likely for the "
         "reader alone to prove its fix.",
     )

@@ -113,6 +113,8 @@ class Finding:
     evidence: Evidence | None = None
     parts: tuple[Finding, ...] = ()
     """the findings a combined judge read this one from (rules, span), for its ``choose``"""
+    unsure: str | None = None
+    """why an edit this finding asks for may only be suggested, however well it is verified"""
 
     @property
     def agrees(self) -> bool | None:

@@ -117,6 +117,19 @@ class ReaderPolicy(_Cfg):
         description="without a question, ask each name, number and date of a sentence as a "
         "cloze (the sentence with it blanked) of the evidence too.",
     )
+    silent: bool = Field(
+        True,
+        description="with a question: a contradiction another rule found (the slot checks, "
+        "NLI) in evidence the reader finds silent on the question (P(no answer) above "
+        "max_no_answer: evidence about something else) has its edit suggested, not applied.",
+    )
+    cloze_form: Literal["cloze", "question", "generated"] = Field(
+        "cloze",
+        description="how a sentence without a question asks for a value: cloze (the sentence "
+        "with it blanked), question (a wh-word in its place: 'The tower was completed in "
+        "when?') or generated (the entity query generator's question about it: 'The tower was "
+        "completed in what year?'; a value no entity covers is asked as a cloze).",
+    )
     cloze_min: Probability = Field(
         0.5,
         description="statements: the evidence's answer to a cloze must be at least this likely.",

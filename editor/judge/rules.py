@@ -57,6 +57,8 @@ class RulesJudge(FirstSure):
         p = finding.proposal if finding.rule == "reader" else None
         if j.accepted and p is not None and not p.decision.accepted:  # the reader is unsure
             return Decision("unsafe", f"{j.reason}; {p.decision.reason}")
+        if j.accepted and finding.unsure:
+            return Decision("unsafe", f"{j.reason}; {finding.unsure}")
         if j.accepted:
             return Decision("safe", j.reason, j.proof)
         new = edit.new

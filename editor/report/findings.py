@@ -76,6 +76,8 @@ def findings(original: str, steps: Sequence[Step]) -> tuple[FindingReport, ...]:
                 suggestion,
             )  # fmt: skip
             held = out.get(key)
+            if any((f.start, f.end, f.fix) == (a, b, fix) for f in out.values() if f is not held):
+                continue  # two flags of one edit (a swap): the words it would replace, once
             if held is None:
                 out[key] = found
             elif fixed and not held.fixed:  # the first, most relevant evidence still names it

@@ -9,7 +9,10 @@ so nothing here trains on SQuAD dev.
 "No answer in this window" is taught by two kinds of negatives made from the train rows:
 - ``other``: the question against another paragraph of its article (SQuAD 2.0's recipe);
 - ``dropped``: the question against its own paragraph with the sentence holding the answer
-  taken out (the same topic, the same names, the answer gone: the harder kind).
+  taken out (the same topic, the same names, the answer gone: the harder kind);
+- ``swapped``: the question with a name or number that its passage holds swapped for another
+  of the passage's, of the same shape (SQuAD 2.0's entity-swap kind: the passage answers a
+  question about the one, not about the other).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class QARow:
     answers: tuple[tuple[str, int], ...]
     article: str
     source: str
-    kind: str = "answer"  # answer | other | dropped | unanswerable
+    kind: str = "answer"  # answer | other | dropped | swapped | unanswerable
 
     @property
     def answerable(self) -> bool:
@@ -175,14 +178,84 @@ def other_paragraph(row: QARow, paragraphs: list[str], rng: random.Random) -> QA
     return None
 
 
+_MENTION = re.compile(
+    r"\b(?:[A-Z][\w'\u2019-]+(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'\u2019-]+)*|\d[\d,.]*\d|\d)\b"
+)
+_WORDS = frozenset(
+    "what who whom whose when where which why how in on at the a an is was were did does do "
+    "during after before for by of to from as if".split()
+)
+
+
+def _shape(mention: str) -> str:
+    """``year``, ``number`` or ``name``: a mention is swapped only for one of its shape."""
+    if mention.isdigit() and len(mention) == 4 and mention[0] in "12":
+        return "year"
+    return "number" if mention[0].isdigit() else "name"
+
+
+def mentions(text: str) -> list[tuple[int, int, str]]:
+    """Names (capitalised runs) and numbers in ``text`` as ``(start, end, shape)``.
+
+    >>> mentions("When did Marie Curie win in 1911? At the Sorbonne.")
+    [(9, 20, 'name'), (28, 32, 'year'), (41, 49, 'name')]
+    """
+    out = []
+    for m in _MENTION.finditer(text):
+        start, words = m.start(), m.group().split(" ")
+        while words and words[0].lower() in _WORDS:  # "The Council", "At the Council"
+            start += len(words.pop(0)) + 1
+        if words:
+            out.append((start, m.end(), _shape(" ".join(words))))
+    return out
+
+
+def _opens_sentence(text: str, start: int, end: int) -> bool:
+    """A single capitalised word that opens a sentence ("They", "Among"): no name."""
+    return (
+        " " not in text[start:end]
+        and not text[start].isdigit()
+        and (start == 0 or text[:start].rstrip()[-1:] in ".!?\"'")
+    )
+
+
+def swapped(row: QARow, rng: random.Random) -> QARow | None:
+    """``row``'s question with one mention that its passage also holds swapped for another
+    mention of the passage of the same shape (not in the question, not in an answer), or None
+    when there is none."""
+    found = [(a, b, k) for a, b, k in mentions(row.question) if row.question[a:b] in row.context]
+    if not found:
+        return None
+    a, b, kind = rng.choice(found)
+    said = row.question[a:b]
+    q = row.question.lower()
+    pool = sorted(
+        {
+            row.context[s:e]
+            for s, e, k in mentions(row.context)
+            if k == kind
+            and not _opens_sentence(row.context, s, e)
+            and row.context[s:e].lower() not in q
+            and said.lower() not in row.context[s:e].lower()
+            and not any(s < x + len(t) and x < e for t, x in row.answers)
+        }
+    )
+    if not pool:
+        return None
+    question = row.question[:a] + rng.choice(pool) + row.question[b:]
+    return replace(row, question=question, answers=(), kind="swapped")
+
+
 def training_rows(
     data_dir: Path | None = None,
     sources: tuple[str, ...] = TRAIN_SOURCES,
     negatives: float = 0.5,
     seed: int = 0,
+    swap: float = 0.0,
 ) -> list[QARow]:
-    """Every train row of ``sources`` plus ``negatives`` as many no-answer rows (half
-    ``dropped``, half ``other``), shuffled with ``seed``."""
+    """Every train row of ``sources`` plus ``negatives`` as many no-answer rows (``swap`` of
+    them ``swapped`` where the row allows, the rest half ``dropped``, half ``other``),
+    shuffled with ``seed``."""
     rng = random.Random(seed)
     rows: list[QARow] = []
     for source in sources:
@@ -194,7 +267,8 @@ def training_rows(
             paras.append(r.context)
     negs: list[QARow] = []
     for r in rng.sample(rows, min(len(rows), int(len(rows) * negatives))):
-        made = dropped(r) if rng.random() < 0.5 else None
+        made = swapped(r, rng) if swap and rng.random() < swap else None
+        made = made or (dropped(r) if rng.random() < 0.5 else None)
         made = made or other_paragraph(r, by_article[(r.source, r.article)], rng)
         if made is not None:
             negs.append(made)

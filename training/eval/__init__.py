@@ -21,6 +21,7 @@ EVALUATIONS = (
     "rules",
     "flags",
     "reader",
+    "reader_layers",
     "confidence",
 )
 """Module names under ``training.eval``, each with ``EVALUATION``, ``add_cli_args`` and ``main``."""

@@ -174,7 +174,7 @@ def train(args: argparse.Namespace) -> dict:
         ramp = min(1.0, (step - since + 1) / warm)
         return args.lr * ramp * max(0.1, 1 - step / total)
 
-    rows = training_rows(args.data, negatives=args.negatives, seed=state["seed"])
+    rows = training_rows(args.data, negatives=args.negatives, seed=state["seed"], swap=args.swapped)
     tune = list(dev_rows(args.data, n=args.tune_rows))
     log.info("%d training rows, %d tuning rows; from step %d", len(rows), len(tune), state["step"])
     rng = random.Random(state["seed"] + state["step"])
@@ -272,6 +272,13 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stride", type=int, default=48)
     p.add_argument("--freeze-layers", type=int, default=4)
     p.add_argument("--negatives", type=float, default=0.5)
+    p.add_argument(
+        "--swapped",
+        type=float,
+        default=0.0,
+        help="share of the no-answer rows made by swapping a name or number of the question "
+        "for another of its passage (hard negatives)",
+    )
     p.add_argument("--save-every", type=int, default=250)
     p.add_argument("--tune-rows", type=int, default=200)
     p.add_argument("--threads", type=int, default=0)

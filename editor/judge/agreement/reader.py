@@ -25,6 +25,7 @@ from editor.judge.answer_match import hedged_at, same_answer
 from editor.judge.base import Finding
 from editor.judge.reader_head import ReaderHead, observe
 from editor.reader.base import Answer, Reading
+from editor.research.querygen.questions import entity_question
 from editor.text.words import is_question
 from editor.types import Evidence, evidence_text
 from retrieval.sentences import split_spans
@@ -47,6 +48,19 @@ def as_question(sentence: str, slot: Slot, kind: str, form: str = "cloze") -> st
         return sentence[: slot.start] + "___" + sentence[slot.end :]
     asked = sentence[: slot.start] + WH.get(kind, "what") + sentence[slot.end :]
     return asked.rstrip().rstrip(".!;:") + "?"
+
+
+def asked_for(doc: Any, slot: Slot, form: str) -> str:
+    """The question a sentence (parsed: ``doc``) without one asks for ``slot`` in ``form``:
+    ``cloze`` and ``question`` as ``as_question``; ``generated``, the entity query generator's
+    question about the entity at the slot (``editor.research.querygen``), a cloze without one.
+    """
+    if form == "generated":
+        for ent in doc.ents:
+            if ent.start_char == slot.start and ent.end_char == slot.end:
+                return entity_question(ent)
+        form = "cloze"
+    return as_question(doc.text, slot, family(slot.kind), form)
 
 
 class ReaderAgreement(FromBatch):
@@ -81,16 +95,29 @@ class ReaderAgreement(FromBatch):
             for i, v in enumerate(verdicts)
             if not v.opens or (v.rule == "question" and not v.flags)
         ]
-        if not todo:
+        opened = [i for i, v in enumerate(verdicts) if self.policy.silent and i not in todo]
+        if not todo and not opened:
             return verdicts
         pairs: dict[tuple[str, str], int] = {}
-        for i in todo:
+        for i in todo + opened:
             text, _, e = items[i]
             for question in question_parts(asked_of(context, e.query)):
-                for pair in ((question, text), (question, evidence_text(e))):
-                    pairs.setdefault(pair, len(pairs))
+                pairs.setdefault((question, evidence_text(e)), len(pairs))
+                if i in todo:
+                    pairs.setdefault((question, text), len(pairs))
         readings = self.readings(list(pairs))
         out = list(verdicts)
+        for i in opened:  # another rule's contradiction in evidence silent on the question
+            e = items[i][2]
+            asked = question_parts(asked_of(context, e.query))
+            if all(
+                readings[pairs[(q, evidence_text(e))]].no_answer > self.policy.max_no_answer
+                for q in asked
+            ):
+                why = (
+                    f"the evidence does not answer {asked[0]!r} (the reader): the fix is suggested"
+                )
+                out[i] = replace(verdicts[i], unsure=why)
         for i in todo:  # each part of a question read on its own; a finding that opens first
             text, _, e = items[i]
             found = [
@@ -141,8 +168,9 @@ class ReaderAgreement(FromBatch):
                 continue
             a, b = v.span
             sentence = text[a:b]
-            for slot in _checkable(nlp(sentence)):
-                cloze = as_question(sentence, slot, family(slot.kind))
+            doc = nlp(sentence)
+            for slot in _checkable(doc):
+                cloze = asked_for(doc, slot, self.policy.cloze_form)
                 at = Slot(a + slot.start, a + slot.end, slot.text, slot.kind)
                 asked.append((i, at, cloze))
         if not asked:

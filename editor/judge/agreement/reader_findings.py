@@ -4,6 +4,7 @@ finding that names the text's answer and proposes the evidence's."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from editor.claims.slot_values import bare_name
@@ -74,14 +75,38 @@ def finding(
     if right is not None:
         reason += f"; P(the fix is right) {right:.2f}"
     words = trimmed(text, said.start, said.end, best.text)  # the evidence's, none doubled
-    revised = text[a : said.start] + words + text[said.end : b]
-    decision = Decision(
-        "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
-    )
-    flag = Flag(said.start, said.end, "contradicted", fix=words)
-    return _read(
-        "contradicted", reason, sentence, verdict, flag, True, Proposal(revised, reason, decision)
-    )
+    other = elsewhere(text, sentence, said, words)
+    flags: tuple[Flag, ...] = (Flag(said.start, said.end, "contradicted", fix=words),)
+    if other is not None:  # "X won, beating Y" where Y won: the two swapped, suggested only
+        (x, y), (i, j) = sorted([(said.start, said.end), other])
+        put = {said.start: words, other[0]: said.text}
+        revised = text[a:x] + put[x] + text[y:i] + put[i] + text[j:b]
+        reason += f"; {words!r} stands elsewhere in the sentence: the two swapped"
+        decision = Decision("unsafe", f"reader: {reason}")
+        flags += (Flag(other[0], other[1], "contradicted", fix=said.text),)
+    else:
+        revised = text[a : said.start] + words + text[said.end : b]
+        decision = Decision(
+            "safe" if sure else "unsafe", f"reader: {reason}", "reader" if proves else None
+        )
+    proposal = Proposal(revised, reason, decision)
+    return _read("contradicted", reason, sentence, verdict, flags, True, proposal)
+
+
+def elsewhere(
+    text: str, sentence: tuple[int, int], said: Answer, words: str
+) -> tuple[int, int] | None:
+    """Where the name ``words`` (the evidence's answer) already stands in ``text``'s
+    ``sentence`` outside the text's answer ``said``: put in ``said``'s place it would stand
+    twice ("Federer won, beating Nadal" for "Who won?" answered "Nadal")."""
+    if not words[:1].isupper():
+        return None
+    a, b = sentence
+    for m in re.finditer(rf"(?<![\w-]){re.escape(words)}(?![\w-])", text[a:b]):
+        start, end = a + m.start(), a + m.end()
+        if end <= said.start or start >= said.end:
+            return start, end
+    return None
 
 
 def _read(
@@ -89,7 +114,7 @@ def _read(
     reason: str,
     span: tuple[int, int],
     verdict: Finding,
-    flag: Flag,
+    flag: Flag | tuple[Flag, ...],
     opens: bool,
     proposal: Proposal | None = None,
 ) -> Finding:
@@ -102,7 +127,7 @@ def _read(
         verdict.supported,
         verdict.contradicted,
         rule="reader",
-        flags=(flag,),
+        flags=flag if isinstance(flag, tuple) else (flag,),
         opens=opens,
         proposal=proposal,
     )

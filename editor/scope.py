@@ -11,6 +11,13 @@ edit ends the scope is dropped: nothing is kept from one edit to the next, and n
 shared between two edits running at once, each in its own context. The stage runner's
 threads copy the caller's context, so an edit's stages share its scope; outside an edit
 nothing is kept.
+
+What is kept across edits holds no edit's state: the loaded models, a pure function's
+``functools`` cache (a date's or a unit's parse in ``editor.claims.slots``, an instruction's
+parse in ``editor.text.instructions``: the same text always gives the same answer), the
+research cache (``editor.research.cache``: evidence by query, its own expiry) and the slot
+checker's spaCy docs (``SlotChecker``: by text, under a lock, safe across the service's
+threads).
 """
 
 from __future__ import annotations

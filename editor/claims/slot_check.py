@@ -25,6 +25,7 @@ flips in ``editor.claims.flips``; this module aligns, parses and decides.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -103,6 +104,7 @@ class SlotChecker:
         self.min_overlap = min_overlap
         self.cache_size = cache_size
         self._docs: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
 
     @property
     def nlp(self) -> Any:
@@ -120,25 +122,31 @@ class SlotChecker:
 
     def _parse_many(self, texts: Sequence[str]) -> list[Any]:
         """spaCy docs of ``texts``, parsed in one ``nlp.pipe`` call (about half the cost of
-        one call per text) and kept in a bounded cache: evidence repeats across claims."""
-        # entities and the dependency parse are all the checks read: skip the tagger and the
-        # lemmatizer (the parser and NER do not listen to them in en_core_web_sm)
-        todo = list(dict.fromkeys(t for t in texts if t not in self._docs))
-        if todo:
+        one call per text) and kept in a bounded cache: evidence repeats across claims. The
+        service's threads share a checker: the cache is read and written under a lock, the
+        parsing done outside it, and a doc another thread evicted meanwhile is parsed again."""
+        found: dict[str, Any] = {}
+        while True:
+            with self._lock:
+                for t in texts:
+                    if t not in found and t in self._docs:
+                        self._docs.move_to_end(t)
+                        found[t] = self._docs[t]
+            todo = list(dict.fromkeys(t for t in texts if t not in found))
+            if not todo:
+                return [found[t] for t in texts]
+            # entities and the dependency parse are all the checks read: skip the tagger and the
+            # lemmatizer (the parser and NER do not listen to them in en_core_web_sm)
             skip = [
                 n for n in ("tagger", "attribute_ruler", "lemmatizer") if n in self.nlp.pipe_names
             ]
-            for text, doc in zip(
-                todo, self.nlp.pipe(todo, disable=skip, batch_size=64), strict=True
-            ):
-                self._docs[text] = doc
-        out = []
-        for t in texts:
-            self._docs.move_to_end(t)
-            out.append(self._docs[t])
-        while len(self._docs) > self.cache_size:
-            self._docs.popitem(last=False)
-        return out
+            docs = self.nlp.pipe(todo, disable=skip, batch_size=64)
+            parsed = dict(zip(todo, docs, strict=True))
+            found.update(parsed)
+            with self._lock:
+                self._docs.update(parsed)
+                while len(self._docs) > self.cache_size:
+                    self._docs.popitem(last=False)
 
     def _parse(self, text: str) -> Any:
         return self._parse_many([text])[0]

@@ -66,11 +66,12 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
             from editor.judge.agreement.question import QuestionAgreement
 
             gate = QuestionAgreement(gate)
-        policy = cfg.judge.reader
-        if policy.enabled and "reader" not in cfg.judge.rules_off:
-            from editor.judge.agreement.reader import ReaderAgreement
-            from editor.reader import shared_reader
+        from editor.reader import shared_reader, wanted
 
+        if wanted(cfg):
+            from editor.judge.agreement.reader import ReaderAgreement
+
+            policy = cfg.judge.reader
             gate = ReaderAgreement(gate, shared_reader(policy.model, policy.quantize), policy)
     acceptance = None
     if cfg.judge.verify_edits:  # the model loads on first score

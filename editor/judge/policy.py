@@ -6,7 +6,7 @@ number themselves (``tests/test_editor/test_judge/test_policy.py`` fails where o
 gate and the report's contradiction (``refutes``), the report's and auto-AIS's attribution
 (``attributed``), an editor's swap (``gains``, ``swap_helps``), RARR's edit size limits
 (``edit_allowed``), citation repair's removal (``removes_citation``) and ``purr check``'s
-answer match (``same_answer``).
+answer match (``answers_agree``).
 """
 
 from __future__ import annotations
@@ -109,11 +109,11 @@ ANSWER_F1_MIN = 0.5
 """Token F1 from which two answers to one question are read as the same (MAFE's questions)."""
 
 
-def same_answer(same_value: bool, f1: float) -> bool:
+def answers_agree(same_value: bool, f1: float) -> bool:
     """Whether the sources answer a question of the text as the text does: the same value, or
     at least ``ANSWER_F1_MIN`` of its words (``purr check`` lists the rest).
 
-    >>> same_answer(False, 0.6), same_answer(False, 0.4), same_answer(True, 0.0)
+    >>> answers_agree(False, 0.6), answers_agree(False, 0.4), answers_agree(True, 0.0)
     (True, False, True)
     """
     return same_value or f1 >= ANSWER_F1_MIN

@@ -22,9 +22,20 @@ def shared_reader(path: str | None = None, quantize: str = "int8") -> Extractive
     return ExtractiveReader(path, quantize=quantize)
 
 
-def load_for(cfg: Any) -> None:
-    """Load the reader where ``cfg``'s judge asks it (``judge.reader``; the rules gate)."""
+def wanted(cfg: Any) -> bool:
+    """Whether ``cfg``'s judge asks the reader (``judge.reader``: the rules gate's signal, under
+    every judge type but ``span``): the one condition the judge and the loader read."""
     policy = cfg.judge.reader
-    if cfg.judge.type != "span" and policy.enabled and cfg.revision.gate:
-        if "reader" not in cfg.judge.rules_off:
-            shared_reader(policy.model, policy.quantize).load()
+    return bool(
+        cfg.judge.type != "span"
+        and policy.enabled
+        and cfg.revision.gate
+        and "reader" not in cfg.judge.rules_off
+    )
+
+
+def load_for(cfg: Any) -> None:
+    """Load the reader where ``cfg``'s judge asks it (``wanted``)."""
+    if wanted(cfg):
+        policy = cfg.judge.reader
+        shared_reader(policy.model, policy.quantize).load()

@@ -151,7 +151,7 @@ def show(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from editor.judge.policy import same_answer
+    from editor.judge.policy import answers_agree
 
     console = Console()
     for s in report["sentences"]:
@@ -196,7 +196,7 @@ def show(report: dict[str, Any]) -> None:
             + (f", recall {fmt(qa['recall'])}" if qa["recall"] is not None else "")
         )
         for q in qa["questions"]:
-            if not same_answer(q["same_value"], q["f1"]):
+            if not answers_agree(q["same_value"], q["f1"]):
                 console.print(
                     f"  [yellow]{escape(q['question'])}[/] text: {escape(q['expected'])}; "
                     f"sources: {escape(str(q['answer']))}",

@@ -10,7 +10,8 @@ import pytest
 
 from editor.config.revision import ReaderPolicy
 from editor.judge.agreement.base import said
-from editor.judge.agreement.reader import ReaderAgreement, same_answer
+from editor.judge.agreement.reader import ReaderAgreement
+from editor.judge.answer_match import same_answer
 from editor.judge.base import Rewrite
 from editor.reader import shared_reader
 from editor.reader.base import Answer, Reading

@@ -138,7 +138,8 @@ class PassageAttribution:
 
     sentences: tuple[SentenceAttribution, ...]
     attribution: float | None
-    threshold: float = 0.5
+    threshold: float
+    """the judge's attribution point (``editor.judge.policy.ATTRIBUTED_MIN`` by default)"""
 
     @property
     def applicable(self) -> tuple[SentenceAttribution, ...]:

@@ -112,6 +112,12 @@ _FREQUENCY = re.compile(
 )
 
 
+_OPENERS = frozenset(
+    "what which who whom whose when where why how is are was were do does did can could will "
+    "would should has have had".split()
+)
+
+
 def expected(question: str) -> frozenset[str] | None:
     """The spaCy labels an answer to ``question`` may carry; None where the question does not
     say (``what is ...``, ``why``, a yes/no question).
@@ -122,9 +128,11 @@ def expected(question: str) -> frozenset[str] | None:
     (['ORG'], None)
     >>> sorted(expected("In what year did his career start?"))
     ['DATE', 'TIME']
+    >>> sorted(expected("Karl Marx wrote it with whom in 1848?")), expected("What did he do when?")
+    (['NORP', 'ORG', 'PERSON'], None)
     """
     q = question.lower().strip()
-    words = q.split()
+    words = [w.strip("?!.,;:") for w in q.split()]
     for m in _WHICH.finditer(q):  # "which river", "what record label": the class noun
         for w in filter(None, m.groups()):
             noun = w if w in _CLASS_OF else w.removesuffix("s")
@@ -133,6 +141,10 @@ def expected(question: str) -> frozenset[str] | None:
     first = words[0] if words else ""
     if first in ("in", "on", "at", "by", "from", "to", "for", "during", "until") and len(words) > 1:
         first = words[1]
+    if first not in _OPENERS:  # a declarative question: "It was commanded by whom?"
+        inside = re.search(r"\b(?:who|whom|whose|when|where|how)\b", q)
+        if inside is not None and inside.start() > 0:
+            return expected(q[inside.start() :])
     if q.startswith("how often") or re.match(r"how many times\b", q):
         return frozenset({"FREQUENCY"})
     if first in ("who", "whom", "whose"):

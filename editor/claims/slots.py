@@ -117,8 +117,31 @@ def typed_spans(doc: Any) -> list[Slot]:
         kind = "date" if _YEAR.match(m.group()) else "number"
         spans.append(Slot(m.start(), m.end(), m.group(), _kind(kind, m.group(), doc.text, m.end())))
     spans += _ranges(spans, doc.text)
+    spans = _eras(spans, doc.text)
     if hasattr(doc, "user_data"):
         doc.user_data["purr_slots"] = tuple(spans)
+    return spans
+
+
+_ERA = re.compile(r"\b\d{1,4}\s+(?:BCE?|CE|AD|B\.C\.(?:E\.)?|A\.D\.)(?!\w)|\b(?:AD|A\.D\.)\s+\d{1,4}\b")
+
+
+def _eras(spans: list[Slot], text: str) -> list[Slot]:
+    """A year with its era ("476 BC", "AD 476") as one date slot, the era word no name of its
+    own (NER reads "BC" as an organisation).
+
+    >>> [s.text for s in _eras([Slot(0, 3, "476", "number"), Slot(4, 6, "BC", "org")], "476 BC")]
+    ['476', '476 BC']
+    """
+    for m in _ERA.finditer(text):
+        a, b = m.span()
+        spans = [
+            s
+            for s in spans
+            if not (a <= s.start and s.end <= b and not any(c.isdigit() for c in s.text))
+        ]
+        if not any((s.start, s.end) == (a, b) for s in spans):
+            spans.append(Slot(a, b, m.group(), "date"))
     return spans
 
 

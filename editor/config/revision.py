@@ -124,7 +124,7 @@ class ReaderPolicy(_Cfg):
         "max_no_answer: evidence about something else) has its edit suggested, not applied.",
     )
     cloze_form: Literal["cloze", "question", "generated"] = Field(
-        "cloze",
+        "generated",
         description="how a sentence without a question asks for a value: cloze (the sentence "
         "with it blanked), question (a wh-word in its place: 'The tower was completed in "
         "when?') or generated (the entity query generator's question about it: 'The tower was "

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from editor.attribution.base import AttributionModel
-from editor.judge.policy import CONTRADICTED_MIN
+from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
 from editor.report.auto_ais import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence
@@ -28,7 +28,7 @@ class Reporter:
         attribution: AttributionModel,
         reranker: Reranker | None,
         max_evidence: int = 5,
-        threshold: float = 0.5,
+        threshold: float = ATTRIBUTED_MIN,
         decompose: bool = False,
         parser: TextParser | None = None,
         contradicted_min: float = CONTRADICTED_MIN,

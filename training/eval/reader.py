@@ -147,10 +147,15 @@ def plot_tradeoff(sweep: list[dict[str, Any]], png: Path) -> None:
     plt.close(fig)
 
 
-def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
-    """``purr eval reader``'s arguments."""
+def reader_args(p: argparse.ArgumentParser) -> None:
+    """The reader read and the data read with it (``purr eval reader`` and ``reader_layers``)."""
     p.add_argument("--reader", default=None, help="a reader folder (default: the shipped one)")
     p.add_argument("--data", type=Path, default=None, help="the shared data folder")
+
+
+def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
+    """``purr eval reader``'s arguments."""
+    reader_args(p)
     p.add_argument("--limit", type=int, default=0, help="at most this many questions per set")
     p.add_argument(
         "--null-ratio",

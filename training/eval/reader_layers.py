@@ -100,22 +100,25 @@ def plot(report: dict[str, Any], png: Path) -> None:
     import matplotlib.pyplot as plt
 
     layers = sorted(report["layer_cost"], key=int)
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.bar([int(k) for k in layers], [report["layer_cost"][k] for k in layers], color="#4c72b0")
-    ax.axhline(report["int8_cost"], color="#c44e52", ls="--", label="all layers int8")
-    ax.axhline(report["tolerance"], color="grey", ls=":", label="tolerance")
-    ax.set_xlabel("encoder layer alone in int8")
-    ax.set_ylabel("F1 lost against fp32")
-    ax.set_title(f"XQuAD English, {report['questions']} questions")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(png, dpi=120)
+    with plt.rc_context({"figure.figsize": (7, 3.5), "savefig.dpi": 120}):
+        fig, ax = plt.subplots()
+        ax.bar(layers, [report["layer_cost"][k] for k in layers], color="#4c72b0")
+        ax.axhline(report["int8_cost"], color="#c44e52", ls="--", label="all layers int8")
+        ax.axhline(report["tolerance"], color="grey", ls=":", label="tolerance")
+        ax.set(
+            xlabel="encoder layer alone in int8",
+            ylabel="F1 lost against fp32",
+            title=f"XQuAD English, {report['questions']} questions",
+        )
+        ax.legend()
+        fig.savefig(png, bbox_inches="tight")
     plt.close(fig)
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
-    p.add_argument("--reader", default=None, help="a reader folder (default: the shipped one)")
-    p.add_argument("--data", type=Path, default=None, help="the shared data folder")
+    from training.eval.reader import reader_args
+
+    reader_args(p)
     p.add_argument("--limit", type=int, default=400, help="XQuAD questions read per graph")
     p.add_argument("--layers", default="all", help="'all' or layer numbers: 0,5,11")
     p.add_argument(

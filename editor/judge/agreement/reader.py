@@ -190,10 +190,12 @@ class ReaderAgreement(FromBatch):
             if ev not in kinds:
                 kinds[ev] = _checkable(nlp(ev))
             if not any(  # the answer is a value of the slot's kind in the evidence
-                family(k.kind) == family(slot.kind) and k.start <= best.start and best.end <= k.end
+                _same_kind(k.kind, slot.kind) and k.start <= best.start and best.end <= k.end
                 for k in kinds[ev]
             ):
                 continue
+            if self.policy.typed and _mistyped(cloze, best, ev):
+                continue  # "... with whom?" answered with a book's title
             said = Answer(slot.text, slot.start, slot.end, 1.0)
             if best.probability < self.policy.cloze_min:  # too unsure for a finding: a doubt
                 judged = out[i].span
@@ -287,6 +289,12 @@ class ReaderAgreement(FromBatch):
         ):
             return None
         return doubted(question, sentence, said, other, verdict)
+
+
+def _same_kind(theirs: str, mine: str) -> bool:
+    """Whether the evidence's value may fill the text's slot: a name of the same kind (a person
+    for a person, not an organisation or a book's title), else a value of its family."""
+    return theirs == mine if family(mine) == "name" else family(theirs) == family(mine)
 
 
 def _mistyped(question: str, answer: Answer, evidence: str) -> bool:

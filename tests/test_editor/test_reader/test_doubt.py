@@ -65,12 +65,21 @@ APOLLO = (
 
 def test_a_statement_whose_cloze_the_evidence_may_answer_otherwise_is_unverified(pipeline):
     """Without a question (``judge.reader.statements``): the name blanked and asked of the
-    evidence, a different answer under ``cloze_min`` leaves the sentence unverified."""
+    evidence, a different answer under ``cloze_min`` leaves the sentence unverified; asked as the
+    query generator's question ("... commanded by whom?", the default form), the reader is surer:
+    the name is called wrong and the fix suggested (the verifier does not prove it)."""
+    wrong = "The Apollo 11 mission was commanded by Buzz Aldrin."
+    on = ["judge.reader.statements=true"]
+    cfg = load_config("default", on)
+    asks = Pipeline(Components(cfg, progress=False), attribution=pipeline.attribution)
+    r = asks.edit(wrong, None, [APOLLO])
+    assert r.revised == wrong and [s.verdict for s in r.report.sentences] == ["contradicted"]
+    named = [(f.fix, f.applicability) for f in r.findings if f.text == "Buzz Aldrin"]
+    assert named == [("Neil Armstrong", "unsafe")]  # sure enough to name it, suggested only
     asks = Pipeline(
-        Components(load_config("default", ["judge.reader.statements=true"]), progress=False),
+        Components(load_config("default", [*on, "judge.reader.cloze_form=cloze"]), progress=False),
         attribution=pipeline.attribution,
     )
-    wrong = "The Apollo 11 mission was commanded by Buzz Aldrin."
     r = asks.edit(wrong, None, [APOLLO])
     assert r.revised == wrong and [s.verdict for s in r.report.sentences] == ["unverified"]
     (f,) = [f for f in r.findings if f.text == "Buzz Aldrin"]

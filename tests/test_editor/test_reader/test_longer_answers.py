@@ -35,7 +35,7 @@ def test_the_second_part_of_a_two_part_question_is_read_and_its_wrong_answer_fix
 
 
 def test_a_sentence_the_question_does_not_ask_about_is_checked_on_its_own(pipeline):
-    row = ROWS["multi-002"]  # asks about the T6; the T4's weight in the second sentence is wrong
+    row = ROWS["multi-028"]  # asks what to do; the paging threshold in the second sentence is wrong
     r = pipeline.edit(row["text"], row["context"], row["evidence"])
     assert r.revised == row["fixed"][0]
     off = Pipeline(

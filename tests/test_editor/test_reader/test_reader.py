@@ -133,7 +133,7 @@ def test_a_statement_s_values_are_asked_as_clozes_where_the_policy_says_so(reade
     # how sure it is varies by checkpoint, so the policy is tested on a confident reading
     best = reader.read("The Vela X1 weighs ___.", VELA).best
     assert best is not None and best.text == "2.8 kg"
-    policy = ReaderPolicy(statements=True, decision="rules")
+    policy = ReaderPolicy(statements=True, decision="rules", cloze_form="cloze")
     gate = ReaderAgreement(Silent(), Fixed({VELA: _reading("2.8 kg", VELA, 0.9)}), policy)
     ev = Evidence("e1", VELA, "", "given", None, CLAIM, 1.0)
     (f,) = gate.check_batch([(CLAIM, CLAIM, ev)], None)  # the Vela X2's weight, not the X1's

@@ -123,7 +123,9 @@ def typed_spans(doc: Any) -> list[Slot]:
     return spans
 
 
-_ERA = re.compile(r"\b\d{1,4}\s+(?:BCE?|CE|AD|B\.C\.(?:E\.)?|A\.D\.)(?!\w)|\b(?:AD|A\.D\.)\s+\d{1,4}\b")
+_ERA = re.compile(
+    r"\b\d{1,4}\s+(?:BCE?|CE|AD|B\.C\.(?:E\.)?|A\.D\.)(?!\w)|\b(?:AD|A\.D\.)\s+\d{1,4}\b"
+)
 
 
 def _eras(spans: list[Slot], text: str) -> list[Slot]:

@@ -63,7 +63,7 @@ cd "$(dirname "$0")"
 out="${{OUT:-out}}/reader"
 python -m training.fit.reader --start d/start --out "$out" --data d/data \\
     --device cuda --bf16 --freeze-layers 0 --batch-size 32 --lr 5e-5 --warmup 200 \\
-    --max-steps "${{1:-6000}}" --total-steps {total} --save-every 500 --tune-rows 400 \\
+    --max-steps "${{1:-6000}}" --total-steps {total} --save-every 500 --tune-rows 400 --bucket 50 \\
     --base-ref {base}
 """
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from training.data.reader import QARow, dropped, other_paragraph, read_squad
+from training.data.reader import QARow, dropped, other_paragraph, read_squad, swapped
 
 CONTEXT = (
     "Lindqvist Dairy was founded in 1952 in Umea. It employs 340 people. "
@@ -69,6 +69,19 @@ def test_other_paragraph_never_holds_the_answer():
     paras = [CONTEXT, "The dairy sells 340 cheeses.", "The dairy sells milk."]
     neg = other_paragraph(row, paras, random.Random(0))
     assert neg is not None and neg.context == "The dairy sells milk." and not neg.answerable
+
+
+def test_swapped_asks_about_another_name_of_the_passage_and_has_no_answer():
+    ctx = "Marie Curie won the prize in 1911. Pierre Curie taught in Paris in 1900."
+    row = QARow(
+        "When did Marie Curie win the prize?", ctx, (("1911", ctx.index("1911")),), "C", "t"
+    )
+    neg = swapped(row, random.Random(0))
+    assert neg is not None and neg.kind == "swapped" and not neg.answerable
+    assert neg.question in ("When did Pierre Curie win the prize?", "When did Paris win the prize?")
+    assert (
+        swapped(QARow("When was it won?", ctx, (("1911", 29),), "C", "t"), random.Random(0)) is None
+    )
 
 
 def test_features_point_at_the_answer_tokens():

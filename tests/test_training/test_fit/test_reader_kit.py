@@ -91,7 +91,7 @@ def test_the_kit_trains_without_purr_s_packages_and_returns_a_reader(kit, tmp_pa
     out = tmp_path / "reader"
     args = ["--start", "d/start", "--out", str(out), "--data", "d/data", "--max-steps", "2",
             "--batch-size", "2", "--save-every", "2", "--tune-rows", "4", "--freeze-layers", "0",
-            "--base-ref", str(src / "base.npz")]  # fmt: skip
+            "--bucket", "3", "--swapped", "0.3", "--base-ref", str(src / "base.npz")]  # fmt: skip
     done = subprocess.run(
         [sys.executable, "-c", RUN, *args], cwd=folder, capture_output=True, text=True, timeout=300
     )

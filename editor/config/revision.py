@@ -120,8 +120,9 @@ class ReaderPolicy(_Cfg):
     silent: bool = Field(
         True,
         description="with a question: a contradiction another rule found (the slot checks, "
-        "NLI) in evidence the reader finds silent on the question (P(no answer) above "
-        "max_no_answer: evidence about something else) has its edit suggested, not applied.",
+        "NLI) in researched evidence the reader finds silent on the question (P(no answer) "
+        "above max_no_answer: evidence about something else), in the sentence holding the "
+        "text's answer, has its edit suggested, not applied. The caller's evidence is exempt.",
     )
     cloze_form: Literal["cloze", "question", "generated"] = Field(
         "generated",

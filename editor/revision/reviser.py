@@ -235,7 +235,8 @@ class Reviser:
                 continue
             target = Target(self._target(current, f), f, [e], query, e)
             (step,) = self.settle(current, [target], context)
-            undone = step.accepted and _undoes(step.before, step.after, written)
+            proposed = step.after if step.accepted else step.suggested
+            undone = proposed is not None and _undoes(step.before, proposed, written)
             if undone:  # evidence disagrees with evidence: the first (most relevant) stands
                 why = f"{step.reason}; rejected: it undoes {undone!r}, an earlier evidence's edit"
                 step = replace(

@@ -103,20 +103,12 @@ class ReaderAgreement(FromBatch):
             text, _, e = items[i]
             for question in question_parts(asked_of(context, e.query)):
                 pairs.setdefault((question, evidence_text(e)), len(pairs))
-                if i in todo:
-                    pairs.setdefault((question, text), len(pairs))
+                pairs.setdefault((question, text), len(pairs))
         readings = self.readings(list(pairs))
         out = list(verdicts)
         for i in opened:  # another rule's contradiction in evidence silent on the question
-            e = items[i][2]
-            asked = question_parts(asked_of(context, e.query))
-            if all(
-                readings[pairs[(q, evidence_text(e))]].no_answer > self.policy.max_no_answer
-                for q in asked
-            ):
-                why = (
-                    f"the evidence does not answer {asked[0]!r} (the reader): the fix is suggested"
-                )
+            why = self._silent(items[i], verdicts[i], context, lambda pair: readings[pairs[pair]])
+            if why is not None:
                 out[i] = replace(verdicts[i], unsure=why)
         for i in todo:  # each part of a question read on its own; a finding that opens first
             text, _, e = items[i]
@@ -148,6 +140,30 @@ class ReaderAgreement(FromBatch):
             if not any(a is not None and span[0] <= a.start < span[1] for a in said):
                 aside.add(i)
         return self._clozes(items, out, aside) if aside else out
+
+    def _silent(
+        self,
+        item: tuple[str, str, Evidence],
+        verdict: Finding,
+        context: str,
+        read: Callable[[tuple[str, str]], Reading],
+    ) -> str | None:
+        """Why another rule's fix in ``item``'s sentence is only suggested (``silent``): the
+        evidence was researched (not the caller's), the sentence is the text's answer to the
+        question (its reading lands there) and the evidence answers no part of it; else None."""
+        text, _, e = item
+        if e.source in ("given", "cited"):  # the caller's own documents: never "something else"
+            return None
+        asked = question_parts(asked_of(context, e.query))
+        span = verdict.span
+        answers_here = span is not None and any(
+            (a := read((q, text)).best) is not None and span[0] <= a.start < span[1] for q in asked
+        )
+        if not answers_here or any(
+            read((q, evidence_text(e))).no_answer <= self.policy.max_no_answer for q in asked
+        ):
+            return None
+        return f"the evidence does not answer {asked[0]!r} (the reader): the fix is suggested"
 
     def _clozes(
         self,

@@ -13,7 +13,7 @@ from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
 from editor.report.auto_ais import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence
-from editor.report.verdicts import judged_verdicts, sentence_spans
+from editor.report.sentence_verdicts import judged_verdicts, sentence_spans
 from editor.result import AttributionReport, PartReport, SentenceReport, Step
 from editor.text.document import TextParser
 from editor.types import Evidence, Query

@@ -6,7 +6,7 @@ suggested an unsure fix) is reported supported, and every such sentence is named
 
 from __future__ import annotations
 
-from editor.report.verdicts import carried, sentence_spans, stripped
+from editor.report.sentence_verdicts import carried, sentence_spans, stripped
 from editor.result import EditResult
 from editor.verdicts import SAYS
 

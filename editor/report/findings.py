@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from editor.report.verdicts import carried_back
+from editor.report.sentence_verdicts import carried_back
 from editor.result import FindingReport, Step
 from editor.text.words import changed_run, fitted
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from editor.citations.document import parse_markers
-from editor.report.verdicts import sentence_spans
+from editor.report.sentence_verdicts import sentence_spans
 from editor.result import EditResult
 
 CitationStyle = Literal["markers", "sources", "none"]

@@ -73,7 +73,7 @@ def test_purr_edit_prints_what_it_flagged_and_did_not_fix():
 
 
 def test_a_sentence_written_twice_takes_only_its_own_verdict_by_its_span():
-    from editor.report.verdicts import judged_verdicts
+    from editor.report.sentence_verdicts import judged_verdicts
 
     text = "It is 5 m. Rome is old. It is 5 m."
     doubted = Step("q", "e1", False, "r", text, text, False, span=(24, 34), verdict="contradicted")

@@ -95,7 +95,11 @@ class ReaderAgreement(FromBatch):
             for i, v in enumerate(verdicts)
             if not v.opens or (v.rule == "question" and not v.flags)
         ]
-        opened = [i for i, v in enumerate(verdicts) if self.policy.silent and i not in todo]
+        opened = [  # another rule's contradictions in researched evidence (``_silent``)
+            i
+            for i, v in enumerate(verdicts)
+            if self.policy.silent and i not in todo and not _callers(items[i][2])
+        ]
         if not todo and not opened:
             return verdicts
         pairs: dict[tuple[str, str], int] = {}
@@ -152,7 +156,7 @@ class ReaderAgreement(FromBatch):
         evidence was researched (not the caller's), the sentence is the text's answer to the
         question (its reading lands there) and the evidence answers no part of it; else None."""
         text, _, e = item
-        if e.source in ("given", "cited"):  # the caller's own documents: never "something else"
+        if _callers(e):  # the caller's own documents: never "something else"
             return None
         asked = question_parts(asked_of(context, e.query))
         span = verdict.span
@@ -305,6 +309,11 @@ class ReaderAgreement(FromBatch):
         ):
             return None
         return doubted(question, sentence, said, other, verdict)
+
+
+def _callers(e: Evidence) -> bool:
+    """Whether ``e`` is the caller's own (given evidence, a cited source), not researched."""
+    return e.source in ("given", "cited")
 
 
 def _same_kind(theirs: str, mine: str) -> bool:

@@ -32,14 +32,18 @@ class _HFModel(ChunkedNLI):
     def __init__(
         self,
         model_id_or_path: str,
-        *,
         max_length: int,
         batch_size: int,
-        overlap: int,
-        device: str,
-        local_files_only: bool,
+        *,
+        overlap: int = 1,
+        device: str = "cpu",
+        local_files_only: bool = True,
         quantize: str = "none",
     ) -> None:
+        """``model_id_or_path``: a hub id (read from the local cache unless
+        ``local_files_only`` is false) or a folder; ``max_length`` tokens a window (windows
+        ``overlap`` sentences apart), ``batch_size`` windows a forward pass; ``quantize``:
+        ``int8`` for dynamic int8 linear layers. Subclasses pass these on (``**loading``)."""
         super().__init__(max_length, batch_size, overlap)
         if quantize not in {"none", "int8"}:
             raise ValueError(f"quantize must be 'none' or 'int8', got {quantize!r}")
@@ -217,21 +221,9 @@ class HFSequenceClassificationNLI(LabelMapped, _HFModel):
         label_map: Mapping[Any, str] | None = None,
         max_length: int = 256,
         batch_size: int = 16,
-        *,
-        overlap: int = 1,
-        device: str = "cpu",
-        local_files_only: bool = True,
-        quantize: str = "none",
+        **loading: Any,
     ) -> None:
-        super().__init__(
-            model_id_or_path,
-            max_length=max_length,
-            batch_size=batch_size,
-            overlap=overlap,
-            device=device,
-            local_files_only=local_files_only,
-            quantize=quantize,
-        )
+        super().__init__(model_id_or_path, max_length, batch_size, **loading)
         self.label_map_override = dict(label_map) if label_map else None
         self.label_map: dict[int, str] = {}
         self._columns: np.ndarray | None = None  # (n_outputs, 3) sums outputs into LABELS
@@ -299,20 +291,11 @@ class T5TrueNLI(_HFModel):
         max_length: int = 512,
         batch_size: int = 8,
         *,
-        overlap: int = 1,
-        device: str = "cpu",
-        local_files_only: bool = True,
         positive: str = "1",
         negative: str = "0",
+        **loading: Any,
     ) -> None:
-        super().__init__(
-            model_id_or_path,
-            max_length=max_length,
-            batch_size=batch_size,
-            overlap=overlap,
-            device=device,
-            local_files_only=local_files_only,
-        )
+        super().__init__(model_id_or_path, max_length, batch_size, **loading)
         self.positive, self.negative = positive, negative
         self._label_ids: tuple[int, int] = (-1, -1)
         self._prefix_len = 0

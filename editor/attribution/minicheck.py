@@ -71,22 +71,13 @@ class LLMCheckNLI(_HFModel):
         max_length: int = 2048,
         batch_size: int = 4,
         *,
-        overlap: int = 1,
-        device: str = "cpu",
-        local_files_only: bool = True,
         engine: str = "transformers",
         prompt: str | None = None,
+        **loading: Any,
     ) -> None:
         if engine not in {"transformers", "vllm"}:
             raise ValueError(f"engine must be 'transformers' or 'vllm', got {engine!r}")
-        super().__init__(
-            model_id_or_path,
-            max_length=max_length,
-            batch_size=batch_size,
-            overlap=overlap,
-            device=device,
-            local_files_only=local_files_only,
-        )
+        super().__init__(model_id_or_path, max_length, batch_size, **loading)
         self.engine = engine
         self.instruction = load_template(prompt, "llm_check.txt").strip()
         self._answer_ids: tuple[list[int], list[int]] = ([], [])

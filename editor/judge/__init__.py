@@ -72,7 +72,8 @@ def _rules(cfg: Any, attribution: Any, llm: Any, parser: Any, **_: Any) -> Judge
             from editor.judge.agreement.reader import ReaderAgreement
 
             policy = cfg.judge.reader
-            gate = ReaderAgreement(gate, shared_reader(policy.model, policy.quantize), policy)
+            reader = shared_reader(policy.model, policy.quantize)
+            gate = ReaderAgreement(gate, reader, policy, attribution)
     acceptance = None
     if cfg.judge.verify_edits:  # the model loads on first score
         acceptance = EditAcceptance(

@@ -68,14 +68,17 @@ class Choice:
     """The judge's ``choose``: the candidate it picked (``index``; None: none), its decision
     (``safe``: applied; ``unsafe``: suggested; ``display``: rejected), the decision on every
     candidate it read, in order (passed back as ``known`` when more candidates come), the
-    finding as the candidates leave it (None: the one chosen for stands) and whether later
-    proposers are still asked (``more``; None: until a candidate is applied)."""
+    finding as the candidates leave it (None: the one chosen for stands), whether later
+    proposers are still asked (``more``; None: until a candidate is applied) and what the judge
+    weighed, where it keeps it (``weighed``: the combined judges' ``Assessed``, which ``purr
+    train judge`` reads)."""
 
     index: int | None
     decision: Decision
     decisions: tuple[Decision, ...] = ()
     finding: Finding | None = None
     more: bool | None = None
+    weighed: Any = None
 
 
 class Judge(Protocol):
@@ -106,23 +109,10 @@ class Judge(Protocol):
         """Which of ``candidates`` (revisions of ``before[finding.span]``, in the proposers'
         order) is applied, suggested or none; ``known``: decisions already made on the first
         candidates. Called again as each proposer adds candidates, and once with none where no
-        proposer wrote any."""
-        ...
-
-
-class FirstSure:
-    """``choose`` read from the judge's own ``accept`` (``first_sure``), for judges to inherit."""
-
-    def choose(
-        self,
-        before: str,
-        finding: Finding,
-        candidates: Sequence[Candidate],
-        context: str | None = None,
-        known: Sequence[Decision] = (),
-    ) -> Choice:
-        """The first candidate this judge is sure of, else the first it is unsure of."""
-        return first_sure(self, before, finding, candidates, context, known)  # type: ignore[arg-type]
+        proposer wrote any. By default (a judge that subclasses ``Judge``): the first candidate
+        this judge's own ``accept`` is sure of, else the first it is unsure of
+        (``first_sure``)."""
+        return first_sure(self, before, finding, candidates, context, known)
 
 
 def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[int, int]]:

@@ -34,7 +34,6 @@ from editor.judge.base import (
     Choice,
     Decision,
     Finding,
-    FirstSure,
     Judge,
     Proposal,
     Rewrite,
@@ -67,7 +66,7 @@ class Assessed:
         return self.text[s[0] : s[1]] if s else ""
 
 
-class CombinedJudge(FirstSure):
+class CombinedJudge(Judge):
     """The rules and span judges read together (see the module doc). It calls no editor: the
     rules editors' candidates come from the revision loop's proposers, and ``choose`` weighs
     them with the span judge's own."""
@@ -94,20 +93,23 @@ class CombinedJudge(FirstSure):
             for (text, _, ev), r, s in zip(items, rules, spans, strict=True)
         ]
 
-    def weigh(
+    def choose(
         self,
         before: str,
         finding: Finding,
         candidates: Sequence[Candidate],
         context: str | None = None,
         known: Sequence[Decision] = (),
-    ) -> tuple[Assessed, Choice]:
-        """The item of ``finding`` (one ``assess_batch`` opened) with ``candidates`` decided,
-        and the choice among them. The first candidate is the span judge's where it writes the
-        span judge's proposal; the rest are the rules editors', which the rules judge reads in
-        order (``first_sure``) where its gate opened the same sentence; each judge's pick is
-        one candidate of the union's or the head's decision. ``Choice.more``: whether later
-        proposers can still change it (the rules judge has applied none of theirs yet)."""
+    ) -> Choice:
+        """The choice among ``candidates`` for ``finding`` (one ``assess_batch`` opened), with
+        the item they leave as ``Choice.weighed``; a finding this judge did not open (no parts)
+        is chosen from its own ``accept``. The first candidate is the span judge's where it
+        writes the span judge's proposal; the rest are the rules editors', which the rules judge
+        reads in order (``first_sure``) where its gate opened the same sentence; each judge's
+        pick is one candidate of the union's or the head's decision. ``Choice.more``: whether
+        later proposers can still change it (the rules judge has applied none of theirs yet)."""
+        if len(finding.parts) != 2:
+            return first_sure(self, before, finding, candidates, context, known)
         r, s = finding.parts
         ev = finding.evidence
         assert ev is not None and finding.span is not None
@@ -136,25 +138,11 @@ class CombinedJudge(FirstSure):
         f, chosen = self._decided(a)
         if chosen is None or f.proposal is None:
             none = Decision("display", "rejected: no candidate")
-            return a, Choice(None, none, tuple(decisions), f, not done)
+            return Choice(None, none, tuple(decisions), f, not done, a)
         index = next(i for i, c in picked if c is chosen)
         d = f.proposal.decision
         more = not done and (self.head is not None or not d.accepted)
-        return a, Choice(index, d, tuple(decisions), f, more)
-
-    def choose(
-        self,
-        before: str,
-        finding: Finding,
-        candidates: Sequence[Candidate],
-        context: str | None = None,
-        known: Sequence[Decision] = (),
-    ) -> Choice:
-        """``weigh``'s choice; a finding this judge did not open (no parts) is chosen from its
-        own ``accept``."""
-        if len(finding.parts) != 2:
-            return super().choose(before, finding, candidates, context, known)
-        return self.weigh(before, finding, candidates, context, known)[1]
+        return Choice(index, d, tuple(decisions), f, more, a)
 
     def opened(self, a: Assessed) -> Finding:
         """The finding of an item before its candidates: the decision without any where no

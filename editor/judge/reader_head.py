@@ -17,14 +17,17 @@ The signals, per candidate (an evidence answer that differs from the text's):
 - the question's expected kind against the candidate's and the text answer's entity labels
   (``editor.claims.answer_types``), and whether the two share a label;
 - the edit: both numbers, the candidate already in the text, its length against the text's
-  answer, a hedge ("about").
+  answer, a hedge ("about");
+- with a verifier (the attribution model): P(supported) and P(contradicted) of the text's
+  sentence by the evidence, and of the sentence with the candidate in place of the text's answer
+  (``verified``).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,8 @@ NAMES = (
     "fit_good", "fit_bad", "said_fit_good", "said_fit_bad", "same_labels", "numeric",
     "in_text", "longer", "hedged",
 )  # fmt: skip
+VERIFIED = ("v_before", "v_after", "v_gain", "c_before", "c_after")
+"""The verifier's signals (``verified``); a head trained without them reads them as 0."""
 
 
 def default_reader_head() -> Path:
@@ -100,11 +105,46 @@ def candidates(
     return out
 
 
+def verified(
+    score_batch: Callable[[list[tuple[str, str]]], list[Any]],
+    text: str,
+    said: Answer,
+    evidence: str,
+    found: list[Candidate],
+) -> None:
+    """Add the verifier's signals (``VERIFIED``) to each of ``found``: ``score_batch`` (an
+    attribution model's) scores the sentence of ``text`` holding ``said`` against ``evidence``,
+    before and with each candidate in the place of ``said``."""
+    from retrieval.sentences import split_spans
+
+    if not found:
+        return
+    a, b = next(((a, b) for a, b in split_spans(text) if a <= said.start < b), (0, len(text)))
+    b = max(b, said.end)
+    edited = [text[a : said.start] + c.answer.text + text[said.end : b] for c in found]
+    got = score_batch([(evidence, text[a:b])] + [(evidence, e) for e in edited])
+    first = got[0]
+    for c, s in zip(found, got[1:], strict=True):
+        c.signals.update(
+            v_before=first.supported,
+            v_after=s.supported,
+            v_gain=s.supported - first.supported,
+            c_before=first.contradicted,
+            c_after=s.contradicted,
+        )
+
+
 def observe(
-    text: str, question: str, readings: tuple[Reading, Reading], evidence: str, hedged: bool
+    text: str,
+    question: str,
+    readings: tuple[Reading, Reading],
+    evidence: str,
+    hedged: bool,
+    score_batch: Callable[[list[tuple[str, str]]], list[Any]] | None = None,
 ) -> list[Candidate]:
     """``candidates`` for the text's best answer, the entity labels read by the packaged
-    spaCy model: the text's and the evidence's readings of ``question``."""
+    spaCy model: the text's and the evidence's readings of ``question``; with ``score_batch``
+    (a verifier's), its signals too."""
     from editor.claims.answer_types import expected, labels_at
     from editor.text.nlp import get_nlp
 
@@ -119,7 +159,7 @@ def observe(
             docs[t] = nlp(t)
         return docs[t]
 
-    return candidates(
+    found = candidates(
         text,
         said,
         mine,
@@ -129,6 +169,9 @@ def observe(
         labels_at(doc(text), said.start, said.end),
         hedged,
     )
+    if score_batch is not None:
+        verified(score_batch, text, said, evidence, found)
+    return found
 
 
 @dataclass(frozen=True)
@@ -142,6 +185,11 @@ class ReaderHead:
 
     def __call__(self, signals: Mapping[str, float]) -> float:
         return self.right(signals)
+
+    @property
+    def verified(self) -> bool:
+        """Whether the head reads the verifier's signals (``VERIFIED``)."""
+        return any(n in VERIFIED for n in self.right.names)
 
     def choose(self, found: list[Candidate]) -> tuple[Candidate, float] | None:
         """The candidate the head believes most, with its probability; never one of a kind the

@@ -18,11 +18,11 @@ from dataclasses import replace
 
 from editor.judge.acceptance import EditAcceptance
 from editor.judge.agreement.base import AgreementModel
-from editor.judge.base import Decision, Finding, FirstSure, Rewrite
+from editor.judge.base import Decision, Finding, Judge, Rewrite
 from editor.types import Evidence
 
 
-class RulesJudge(FirstSure):
+class RulesJudge(Judge):
     """An agreement gate and an edit acceptance behind the ``Judge`` interface."""
 
     name = "rules"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from editor.judge.base import Decision, Finding, FirstSure, Proposal, Rewrite
+from editor.judge.base import Decision, Finding, Judge, Proposal, Rewrite
 from editor.judge.span_fix import SpanFixer, asked, windows
 from editor.result import Flag
 from editor.text.document import TextParser
@@ -22,7 +22,7 @@ from editor.text.words import answering_sentences, changed_run
 from editor.types import Evidence, evidence_text
 
 
-class SpanJudgeOfFixes(FirstSure):
+class SpanJudgeOfFixes(Judge):
     """A ``SpanFixer`` behind the ``Judge`` interface (see the module doc)."""
 
     name = "span"
@@ -107,7 +107,7 @@ class SpanJudgeOfFixes(FirstSure):
         return self.fixer.accept(new, wins[0], (a, c), wins, asked(context))
 
 
-class AskedToo(FirstSure):
+class AskedToo(Judge):
     """The span judge with a question's answer compared too (``editor.answers``): where the
     span judge asks for no edit and the text answers the question the context asks otherwise
     than the evidence does (``QuestionAgreement``), the finding asks for an edit (the answer

@@ -143,6 +143,12 @@ def add_reader_head_parser(tsub: argparse._SubParsersAction, common) -> None:
     p.add_argument(
         "--prove-precision", type=float, default=0.95, help="applied dev edits right at prove_min"
     )
+    p.add_argument(
+        "--verified",
+        action="store_true",
+        help="the verifier's P(supported) and P(contradicted) before and after each candidate's "
+        "edit as signals too (the attribution model of the config)",
+    )
     common(p, index=False)
     p.set_defaults(handler=_cmd_reader_head)
 
@@ -151,6 +157,7 @@ def _cmd_reader_head(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from editor.judge.agreement.reader import ReaderAgreement
+    from editor.judge.reader_head import NAMES, VERIFIED
     from editor.reader import shared_reader
     from serve.cli.common import config_from
     from training.data.answer_rows import answer_rows, document_rows, real_rows
@@ -159,8 +166,18 @@ def _cmd_reader_head(args: argparse.Namespace) -> int:
     for name in ("precision", "prove_precision"):
         if not 0.0 < getattr(args, name) <= 1.0:
             raise ValueError(f"--{name.replace('_', '-')} must be in (0, 1]")
-    policy = config_from(args).judge.reader
+    cfg = config_from(args)
+    policy = cfg.judge.reader
     reader = shared_reader(policy.model, policy.quantize)
+    scores = None
+    if args.verified:
+        from editor.attribution import build as build_attribution
+        from editor.attribution.recalibration import Recalibrated
+
+        verifier = build_attribution(cfg.attribution)
+        if isinstance(verifier, Recalibrated):  # as edits are decided: not recalibrated
+            verifier = verifier.model
+        scores = verifier.score_batch
     agreement = ReaderAgreement(
         None, reader, policy.model_copy(update={"decision": "rules", "answers": "answer"})
     )
@@ -179,16 +196,18 @@ def _cmd_reader_head(args: argparse.Namespace) -> int:
                 found[kind + split] = [json.loads(x) for x in cache.read_text("utf-8").splitlines()]
                 continue
             bar = lambda xs, s=kind + split: tqdm(list(xs), desc=f"reading ({s})", unit="batch")  # noqa: E731
-            found[kind + split] = collect(agreement, part, policy.min_text, bar)
+            found[kind + split] = collect(agreement, part, policy.min_text, bar, scores)
             text = "".join(json.dumps(r) + "\n" for r in found[kind + split])
             cache.write_text(text, "utf-8")
     train = [r for k, v in found.items() if k.endswith("train") for r in v]
     dev = [r for k, v in found.items() if k.endswith("dev") for r in v]
-    head, points = fit(train, dev, args.precision, args.prove_precision)
+    names = NAMES + VERIFIED if args.verified else NAMES
+    head, points = fit(train, dev, args.precision, args.prove_precision, names)
     metrics = {
         "command": f"purr train reader-head --out {args.out} --paragraphs {args.paragraphs}"
         + (f" --documents {args.documents}" if args.documents else "")
-        + (f" --real {args.real}" if args.real else ""),
+        + (f" --real {args.real}" if args.real else "")
+        + (" --verified" if args.verified else ""),
         "apply_min": head.apply_min,
         "prove_min": head.prove_min,
         "suggest_min": head.suggest_min,

@@ -2,7 +2,7 @@
 of deciding would have done with them: the rows a judge head is trained and measured on.
 
 For each row the rules and span judges assess the sentence against its evidence, and the
-revision loop's proposers write candidates that the judge weighs (``CombinedJudge.weigh``), as
+revision loop's proposers write candidates that the judge weighs (``CombinedJudge.choose``), as
 in an edit; each candidate is labelled right when it writes the row's fix (whitespace aside).
 Written as JSON lines, one per row, and read back on a rerun (a killed run resumes where it
 stopped).
@@ -101,8 +101,8 @@ def assessed(
         if not written:
             continue
         cands += written
-        a, choice = judge.weigh(text, f, cands, context, known)
-        known = choice.decisions
+        choice = judge.choose(text, f, cands, context, known)
+        a, known = choice.weighed, choice.decisions
         if not choice.more:
             break
     return a

@@ -31,9 +31,14 @@ GRID = tuple(round(float(t), 2) for t in np.arange(0.05, 1.0, 0.01))
 
 
 def collect(
-    agreement: Any, rows: Sequence[Any], min_text: float, bar: Callable = iter
+    agreement: Any,
+    rows: Sequence[Any],
+    min_text: float,
+    bar: Callable = iter,
+    score_batch: Callable | None = None,
 ) -> list[dict[str, Any]]:
-    """Each row's candidates and their signals, read by ``agreement`` (a ``ReaderAgreement``)."""
+    """Each row's candidates and their signals, read by ``agreement`` (a ``ReaderAgreement``);
+    with ``score_batch`` (a verifier's), the verifier's signals too."""
     from editor.judge.answer_match import hedged_at
     from editor.judge.reader_head import observe
 
@@ -48,7 +53,8 @@ def collect(
             record: dict[str, Any] = {**asdict(r), "evidence": "", "candidates": []}
             if said is not None and said.probability >= min_text:
                 hedged = hedged_at(r.text, said.start, said.text)
-                for c in observe(r.text, r.question, (mine, theirs), r.evidence, hedged):
+                readings = (mine, theirs)
+                for c in observe(r.text, r.question, readings, r.evidence, hedged, score_batch):
                     good = r.wrong and any(states(c.answer.text, g) for g in r.gold)
                     record["candidates"].append(
                         {"text": c.answer.text, "signals": c.signals, "right": good}
@@ -76,10 +82,12 @@ def states(answer: str, gold: str) -> bool:
     return bool(common) and 2 * common / (len(a) + len(g)) >= 0.5
 
 
-def _xy(records: Sequence[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
-    xs = [[c["signals"][n] for n in NAMES] for r in records for c in r["candidates"]]
+def _xy(
+    records: Sequence[dict[str, Any]], names: Sequence[str] = NAMES
+) -> tuple[np.ndarray, np.ndarray]:
+    xs = [[c["signals"][n] for n in names] for r in records for c in r["candidates"]]
     ys = [int(c["right"]) for r in records for c in r["candidates"]]
-    return np.array(xs, dtype=float).reshape(-1, len(NAMES)), np.array(ys)
+    return np.array(xs, dtype=float).reshape(-1, len(names)), np.array(ys)
 
 
 def decisions(records: Sequence[dict[str, Any]], head: ReaderHead) -> list[tuple[float, bool]]:
@@ -120,17 +128,20 @@ def fit(
     dev: Sequence[dict[str, Any]],
     precision: float = 0.9,
     prove_precision: float = 0.95,
+    names: Sequence[str] = NAMES,
 ) -> tuple[ReaderHead, list[tuple[float, int, int]]]:
-    """The head fitted on ``train``, recalibrated and its points chosen on ``dev``."""
+    """The head fitted on ``train`` over the signals ``names``, recalibrated and its points
+    chosen on ``dev``."""
     from sklearn.linear_model import LogisticRegression
 
-    x, y = _xy(train)
+    names = tuple(names)
+    x, y = _xy(train, names)
     if len(set(y.tolist())) < 2:
         raise ValueError("the training rows have one label only; give more rows")
     m = LogisticRegression(C=1.0, max_iter=3000).fit(x, y)
-    raw = Logistic(NAMES, tuple(float(v) for v in m.coef_[0]), float(m.intercept_[0]))
-    xd, yd = _xy(dev)
-    z = np.array([raw.score(dict(zip(NAMES, row, strict=True))) for row in xd])
+    raw = Logistic(names, tuple(float(v) for v in m.coef_[0]), float(m.intercept_[0]))
+    xd, yd = _xy(dev, names)
+    z = np.array([raw.score(dict(zip(names, row, strict=True))) for row in xd])
     platt = LogisticRegression(C=1e6, max_iter=2000).fit(z[:, None], yd)
     a, b = float(platt.coef_[0][0]), float(platt.intercept_[0])
     cal = Logistic(raw.names, raw.coef, raw.intercept, a, b)

@@ -65,12 +65,17 @@ def asked_for(doc: Any, slot: Slot, form: str) -> str:
 
 class ReaderAgreement(FromBatch):
     """``inner``'s verdicts, and with a question as context the reader's (see the module doc).
-    ``reader`` is an ``editor.reader.Reader``; ``policy`` a ``ReaderPolicy``."""
+    ``reader`` is an ``editor.reader.Reader``; ``policy`` a ``ReaderPolicy``; ``verifier``, a
+    loader of the attribution model whose signals a learned head trained with them reads.
+    """
 
-    def __init__(self, inner: AgreementModel, reader: Any, policy: Any) -> None:
+    def __init__(
+        self, inner: AgreementModel, reader: Any, policy: Any, verifier: Callable | None = None
+    ) -> None:
         self.inner = inner
         self.reader = reader
         self.policy = policy
+        self.verifier = verifier
         self.head = ReaderHead.load(policy.head) if policy.decision == "head" else None
         grouped = policy.answers == "answer" or self.head is not None
         self._answers = by_answers(reader) if grouped else None
@@ -288,7 +293,10 @@ class ReaderAgreement(FromBatch):
         """The judge's learned decision on the evidence's answers (``editor.judge.reader_head``):
         applied, suggested, doubted or nothing."""
         assert self.head is not None
-        found = observe(text, question, readings, ev, hedged)
+        scores = None
+        if self.verifier is not None and self.head.verified:
+            scores = self.verifier().score_batch
+        found = observe(text, question, readings, ev, hedged, scores)
         chosen = self.head.choose(found)
         if chosen is None:
             return None

@@ -127,3 +127,23 @@ def test_the_rules_decision_proposes_no_answer_of_a_kind_the_question_does_not_a
     for best, opens in (("1998", False), ("Ana Ruiz", True)):
         gate = ReaderAgreement(Silent(), Table(best), ReaderPolicy(decision="rules"))
         assert gate.check_batch(item, question)[0].opens is opens, best
+
+
+def test_the_verifier_reads_the_sentence_before_and_with_each_candidate():
+    from editor.attribution import build
+    from editor.config import AttributionConfig
+    from editor.judge.reader_head import VERIFIED, verified
+
+    text = "It ships in a box. The Vela X1 weighs 4.2 kg."
+    evidence = "The Vela X1 weighs 2.8 kg; its charging case weighs 900 g."
+    said = Answer("4.2 kg", text.index("4.2"), text.index("4.2") + 6, 0.9)
+    theirs = Reading("q", (Answer("2.8 kg", 19, 25, 0.8), Answer("900 g", 52, 57, 0.1)), 0.0)
+    found = candidates(text, said, Reading("q", (said,), 0.0), theirs, _labels({}), None, frozenset())
+    verified(build(AttributionConfig()).score_batch, text, said, evidence, found)
+    right, other = found
+    assert set(VERIFIED) <= set(right.signals)
+    assert right.signals["v_after"] > right.signals["v_before"] + 0.3  # the fix is supported
+    assert right.signals["v_after"] > other.signals["v_after"]  # 900 g is the case's weight
+    assert right.signals["v_gain"] == pytest.approx(
+        right.signals["v_after"] - right.signals["v_before"]
+    )

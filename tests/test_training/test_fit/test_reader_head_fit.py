@@ -58,3 +58,20 @@ def test_documents_split_by_id_and_real_answers_by_passage(tmp_path):
     got = real_rows(real, share_dev=3)
     dev_passages = {r.evidence for r in got["dev"]}
     assert dev_passages and not dev_passages & {r.evidence for r in got["train"]}
+
+
+def test_a_head_fitted_with_the_verifiers_signals_reads_them():
+    from editor.judge.reader_head import VERIFIED
+
+    def rows(n: int, seed: int) -> list[dict]:
+        out = _records(n, seed)
+        for r in out:  # the verifier supports the right candidate after the edit
+            c = r["candidates"][0]
+            c["signals"] |= {v: 0.0 for v in VERIFIED} | {"v_after": 0.8 * c["right"] + 0.1}
+        return out
+
+    head, _ = fit(rows(600, 0), rows(300, 1), 0.9, 0.95, NAMES + VERIFIED)
+    plain, _ = fit(rows(600, 0), rows(300, 1), 0.9, 0.95)
+    assert head.verified and not plain.verified
+    assert head.right.names[-len(VERIFIED) :] == VERIFIED
+    assert tally(rows(300, 2), head)["fixed"] > tally(rows(300, 2), plain)["fixed"]

@@ -138,7 +138,9 @@ def test_the_verifier_reads_the_sentence_before_and_with_each_candidate():
     evidence = "The Vela X1 weighs 2.8 kg; its charging case weighs 900 g."
     said = Answer("4.2 kg", text.index("4.2"), text.index("4.2") + 6, 0.9)
     theirs = Reading("q", (Answer("2.8 kg", 19, 25, 0.8), Answer("900 g", 52, 57, 0.1)), 0.0)
-    found = candidates(text, said, Reading("q", (said,), 0.0), theirs, _labels({}), None, frozenset())
+    found = candidates(
+        text, said, Reading("q", (said,), 0.0), theirs, _labels({}), None, frozenset()
+    )
     verified(build(AttributionConfig()).score_batch, text, said, evidence, found)
     right, other = found
     assert set(VERIFIED) <= set(right.signals)

@@ -75,6 +75,12 @@ class Flag:
     kind: str
     fix: str | None = None
 
+    @property
+    def contradicts(self) -> bool:
+        """Whether the evidence states these words otherwise (else it only does not state
+        them)."""
+        return self.kind == "contradicted"
+
 
 Applicability = Literal["safe", "unsafe", "display"]
 

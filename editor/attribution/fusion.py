@@ -50,21 +50,21 @@ def feature_row(
     supported: float,
     contradicted: float,
     not_supported: float,
-    slot_verdict: str,
+    slot_found: str,
     word_coverage: float,
     slot_coverage: float,
 ) -> list[float]:
     """The feature vector of one pair, in ``FEATURES`` order.
 
-    >>> feature_row(0.9, 0.05, 0.05, "consistent", 1.0, 1.0)[3:7]
+    >>> feature_row(0.9, 0.05, 0.05, "matches", 1.0, 1.0)[3:7]
     [0.0, 1.0, 1.0, 1.0]
     """
     return [
         _logit(supported),
         _logit(contradicted),
         _logit(not_supported),
-        float(slot_verdict == "contradicted"),
-        float(slot_verdict == "consistent"),
+        float(slot_found == "differs"),
+        float(slot_found == "matches"),
         float(word_coverage),
         float(slot_coverage),
         _logit(contradicted) * float(word_coverage),

@@ -24,7 +24,7 @@ import numpy as np
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.fusion import Fusion, feature_row
-from editor.claims.slot_check import SlotChecker, SlotVerdict
+from editor.claims.slot_check import SlotChecker, SlotObservation
 from editor.text.words import content_words
 from editor.types import EntailmentScores
 
@@ -39,7 +39,7 @@ class Verdict:
     label: str
     scores: EntailmentScores
     nli: EntailmentScores
-    slot: SlotVerdict
+    slot: SlotObservation
     reason: str
 
 
@@ -87,7 +87,7 @@ class FusedVerifier:
 
     def features(
         self, pairs: Sequence[tuple[str, str]]
-    ) -> tuple[np.ndarray, list[EntailmentScores], list[SlotVerdict]]:
+    ) -> tuple[np.ndarray, list[EntailmentScores], list[SlotObservation]]:
         """Feature rows (n, features), the NLI scores and the slot verdicts of ``pairs``
         ((premise, hypothesis), as ``score_batch`` takes them)."""
         nli = self.nli.score_batch(pairs) if pairs else []
@@ -96,9 +96,7 @@ class FusedVerifier:
         for (premise, hypothesis), s, slot in zip(pairs, nli, verdicts, strict=True):
             words, slots = self.slots.coverage(hypothesis, premise)
             rows.append(
-                feature_row(
-                    s.supported, s.contradicted, s.not_supported, slot.verdict, words, slots
-                )
+                feature_row(s.supported, s.contradicted, s.not_supported, slot.found, words, slots)
             )
         X = np.asarray(rows, dtype=float).reshape(len(rows), -1)
         return X, nli, verdicts
@@ -136,7 +134,7 @@ class FusedVerifier:
         return self.verify(premise, hypothesis).scores
 
 
-def states_verbatim(slot: SlotVerdict, hypothesis: str) -> bool:
+def states_verbatim(slot: SlotObservation, hypothesis: str) -> bool:
     """The evidence states the claim word for word, and the claim is long enough for that to
     settle it: such a verdict is supported whatever the NLI model says."""
     return bool(slot.verbatim) and len(content_words(hypothesis)) >= VERBATIM_MIN_WORDS
@@ -144,7 +142,7 @@ def states_verbatim(slot: SlotVerdict, hypothesis: str) -> bool:
 
 def judge_batch(
     model: AttributionModel, pairs: Sequence[tuple[str, str]]
-) -> tuple[list[EntailmentScores], list[SlotVerdict | None]]:
+) -> tuple[list[EntailmentScores], list[SlotObservation | None]]:
     """The scores of (premise, hypothesis) ``pairs`` and, when ``model`` is the verifier, the
     slot verdicts behind them (None for any other attribution model)."""
     pairs = list(pairs)
@@ -170,17 +168,17 @@ def _at_least_supported(p: np.ndarray, floor: float) -> np.ndarray:
     return np.concatenate([[floor], rest])
 
 
-def _reason(label: str, p: EntailmentScores, nli: EntailmentScores, slot: SlotVerdict) -> str:
+def _reason(label: str, p: EntailmentScores, nli: EntailmentScores, slot: SlotObservation) -> str:
     """Why the verdict is what it is, in one line."""
-    if label == "contradicted" and slot.verdict == "contradicted":
+    if label == "contradicted" and slot.found == "differs":
         return f"the evidence states otherwise: {slot.reason}"
     if label == "contradicted":
         return f"the NLI model reads the evidence as contradicting it (P={p.contradicted:.2f})"
     if label == "supported" and slot.verbatim:
         return "the evidence states it word for word"
     if label == "supported":
-        extra = f"; {slot.reason}" if slot.verdict == "consistent" else ""
+        extra = f"; {slot.reason}" if slot.found == "matches" else ""
         return f"the evidence entails it (P={p.supported:.2f}){extra}"
-    if slot.verdict == "contradicted":
+    if slot.found == "differs":
         return f"not supported; the slot check disagrees ({slot.reason})"
     return f"the evidence does not state it (P(supported)={p.supported:.2f})"

@@ -19,10 +19,10 @@ PLACE_KINDS = frozenset({"place", "norp", "org"})
 
 @dataclass(frozen=True)
 class Restated:
-    """Two values of one slot that do not contradict: ``consistent`` (one place, or the
-    evidence's inside the claim's) or ``unknown`` with ``less_specific`` (the evidence coarser)."""
+    """Two values of one slot that do not contradict: ``matches`` (one place, or the
+    evidence's inside the claim's) or ``unsaid`` with ``less_specific`` (the evidence coarser)."""
 
-    verdict: Literal["consistent", "unknown"]
+    found: Literal["matches", "unsaid"]
     reason: str
     less_specific: bool = False
 
@@ -48,8 +48,8 @@ def _is_title(slot: Slot, rival: Slot) -> bool:
 
 
 def coarser_or_same(slot: Slot, rival: Slot) -> Restated | None:
-    """The slot check's verdict when the evidence's ``rival`` names the claim's ``slot``
-    otherwise (consistent) or more coarsely (``less_specific``); None when they differ.
+    """The slot check's observation when the evidence's ``rival`` names the claim's ``slot``
+    otherwise (``matches``) or more coarsely (``less_specific``); None when they differ.
 
     >>> coarser_or_same(Slot(0, 7, "Bavaria", "place"), Slot(0, 7, "Germany", "place")).reason
     "less specific evidence: 'Germany' contains 'Bavaria'"
@@ -58,7 +58,7 @@ def coarser_or_same(slot: Slot, rival: Slot) -> Restated | None:
     """
     if _is_title(slot, rival):
         return Restated(
-            "unknown",
+            "unsaid",
             f"less specific evidence: {rival.text!r} is a title or body, {slot.text!r} a name",
             less_specific=True,
         )
@@ -66,12 +66,12 @@ def coarser_or_same(slot: Slot, rival: Slot) -> Restated | None:
         return None
     relation = load().relation(slot.text, rival.text)
     if relation == "same":
-        return Restated("consistent", f"{slot.text!r} and {rival.text!r} name one place")
+        return Restated("matches", f"{slot.text!r} and {rival.text!r} name one place")
     if relation == "contains":
-        return Restated("consistent", f"{rival.text!r} lies in {slot.text!r}")
+        return Restated("matches", f"{rival.text!r} lies in {slot.text!r}")
     if relation == "inside":
         return Restated(
-            "unknown",
+            "unsaid",
             f"less specific evidence: {rival.text!r} contains {slot.text!r}",
             less_specific=True,
         )

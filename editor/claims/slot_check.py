@@ -1,26 +1,27 @@
-"""Slot-level contradiction checks: does the evidence state a different date, number, name or
-role, or the opposite polarity, in the very context the claim states its own?
+"""Slot-level observations: does the evidence state a different date, number, name or role,
+or the opposite polarity, in the very context the claim states its own? The check observes; the
+judge's policy decides what an observation means (``editor.judge.policy.refutes``).
 
 The claim is aligned with the evidence sentence that shares most of its content words. Each
 slot of the claim (``editor.claims.slots``) is then looked up there:
 
 - found with the same value (a date range that overlaps, a number within rounding, or within
   10% when the claim hedges it with "about", "over", ...; a name the evidence mentions) ->
-  consistent;
+  ``matches``;
 - a slot of the same kind stands in the same context (a neighbouring word in common) with a
-  different value, and the claim's value appears nowhere in the evidence -> contradicted, with
+  different value, and the claim's value appears nowhere in the evidence -> ``differs``, with
   both spans and the reason ("'1895' vs '1887 to 1889'");
-- otherwise nothing is decided for that slot.
+- otherwise nothing is observed for that slot.
 
 Two names that trade places in the evidence sentence (the rest of a near-copy word for word,
 or the same words between them; neither sentence passive) are a role swap; a claim that is
 the evidence's sentence with a "not" added, or a negated claim against an unnegated sentence
-(or the reverse) with the same content, is a polarity flip. Both are contradictions. A claim
-with no contradicted slot and at least one confirmed slot is ``consistent``; anything else is
-``unknown``: the check only speaks where the evidence does.
+(or the reverse) with the same content, is a polarity flip. Both are observed as ``differs``.
+A claim with no differing slot and at least one confirmed slot ``matches``; anything else is
+``unsaid``: the check only speaks where the evidence does.
 
 The value comparisons are in ``editor.claims.slot_values``, the role swaps and polarity
-flips in ``editor.claims.flips``; this module aligns, parses and decides.
+flips in ``editor.claims.flips``; this module aligns, parses and observes.
 """
 
 from __future__ import annotations
@@ -46,18 +47,19 @@ from editor.claims.slot_values import (
 from editor.claims.slots import Slot, negated, norm, typed_spans
 from editor.text.words import content_words
 
-SlotVerdictKind = Literal["contradicted", "consistent", "unknown"]
+SlotFound = Literal["differs", "matches", "unsaid"]
 
 
 @dataclass(frozen=True)
-class SlotVerdict:
-    """The slot check of one claim: the verdict, why, and the two spans behind a contradiction
+class SlotObservation:
+    """The slot check of one claim: what it found (``found``), why, and the two spans behind a
+    difference
     (``claim_span`` as character offsets into the claim; ``evidence_span`` the evidence's words).
     ``verbatim``: the evidence contains the whole claim word for word. ``less_specific``: the
     evidence states the slot only more coarsely (a country for the claim's region, a title for
     its name), which verifies nothing and contradicts nothing: never enough to edit."""
 
-    verdict: SlotVerdictKind
+    found: SlotFound
     reason: str
     claim_span: tuple[int, int] | None = None
     evidence_span: str | None = None
@@ -67,11 +69,11 @@ class SlotVerdict:
 
     @property
     def names_a_difference(self) -> bool:
-        """A contradiction that names the claim's span the evidence states otherwise (a date,
+        """A difference that names the claim's span the evidence states otherwise (a date,
         number, name or role, or a "not" the evidence's same sentence lacks; other polarity
         flips name none): enough on its own to open the agreement gate and mark the report
         sentence."""
-        return self.verdict == "contradicted" and self.claim_span is not None
+        return self.found == "differs" and self.claim_span is not None
 
 
 @dataclass(frozen=True)
@@ -151,12 +153,14 @@ class SlotChecker:
     def _parse(self, text: str) -> Any:
         return self._parse_many([text])[0]
 
-    def check(self, claim: str, evidence: str | Sequence[str]) -> SlotVerdict:
-        """The verdict of one claim sentence against one evidence text (or several)."""
+    def check(self, claim: str, evidence: str | Sequence[str]) -> SlotObservation:
+        """The observation of one claim sentence against one evidence text (or several)."""
         return self.check_batch([(claim, evidence)])[0]
 
-    def check_batch(self, pairs: Sequence[tuple[str, str | Sequence[str]]]) -> list[SlotVerdict]:
-        """One verdict per (claim, evidence) pair; the claims are parsed in one batch, then
+    def check_batch(
+        self, pairs: Sequence[tuple[str, str | Sequence[str]]]
+    ) -> list[SlotObservation]:
+        """One observation per (claim, evidence) pair; the claims are parsed in one batch, then
         the evidence sentences they align with in another."""
         claims = self._parse_many([c for c, _ in pairs])
         staged = [
@@ -164,12 +168,12 @@ class SlotChecker:
         ]
         self._parse_many([a.aligned for a in staged if isinstance(a, _Aligned)])
         return [
-            a if isinstance(a, SlotVerdict) else self._verdict(doc, a)
+            a if isinstance(a, SlotObservation) else self._verdict(doc, a)
             for doc, a in zip(claims, staged, strict=True)
         ]
 
-    def _align(self, claim_doc: Any, evidence: str | Sequence[str]) -> SlotVerdict | _Aligned:
-        """The evidence sentence the claim is compared with, or the verdict when there is
+    def _align(self, claim_doc: Any, evidence: str | Sequence[str]) -> SlotObservation | _Aligned:
+        """The evidence sentence the claim is compared with, or the observation when there is
         none to compare with."""
         texts = [evidence] if isinstance(evidence, str) else list(evidence)
         claim = claim_doc.text
@@ -179,12 +183,12 @@ class SlotChecker:
         # names align it too (when the other words alone do not)
         tries = [w for w in (rest, content_words(claim) if len(rest) < 2 else set()) if w]
         if not tries or not texts:
-            return SlotVerdict("unknown", "nothing to compare")
+            return SlotObservation("unsaid", "nothing to compare")
         from retrieval.sentences import split
 
         sentences = [sent for t in texts for sent in split(t)]
         if not sentences:
-            return SlotVerdict("unknown", "the evidence is empty")
+            return SlotObservation("unsaid", "the evidence is empty")
         # align on the words alone; only the aligned sentence is parsed (the parse is the cost)
         overlap, aligned = 0.0, sentences[0]
         for words in tries:
@@ -200,21 +204,21 @@ class SlotChecker:
             if overlap >= self.min_overlap:
                 break
         if overlap < self.min_overlap:
-            return SlotVerdict(
-                "unknown", f"no evidence sentence shares the claim's context ({overlap:.2f})"
+            return SlotObservation(
+                "unsaid", f"no evidence sentence shares the claim's context ({overlap:.2f})"
             )
         everything = " " + " ".join(norm(t) for t in texts) + " "
         if f" {norm(claim)} " in everything:
-            return SlotVerdict(
-                "consistent", "the evidence states the claim word for word", verbatim=True
+            return SlotObservation(
+                "matches", "the evidence states the claim word for word", verbatim=True
             )
         return _Aligned(aligned, overlap, everything)
 
-    def _verdict(self, claim_doc: Any, a: _Aligned) -> SlotVerdict:
+    def _verdict(self, claim_doc: Any, a: _Aligned) -> SlotObservation:
         best = self._parse(a.aligned)
         confirmed, coarser = 0, None
         for verdict in self._compare(claim_doc, best, a.everything):
-            if verdict.verdict == "contradicted":
+            if verdict.found == "differs":
                 return verdict
             if verdict.less_specific:
                 coarser = coarser or verdict
@@ -226,8 +230,8 @@ class SlotChecker:
         flip = negation_only(claim_doc.text, best.text)
         if flip is not None and flip[1] is not None:  # the same sentence with a "not" added
             start, end = flip[1]
-            return SlotVerdict(
-                "contradicted",
+            return SlotObservation(
+                "differs",
                 f"the claim negates what the evidence states ({claim_doc.text[start:end]!r})",
                 (start, end),
                 None,
@@ -235,8 +239,8 @@ class SlotChecker:
             )
         if flip is not None or (negated(claim_doc) != negated(best) and a.overlap >= 0.6):
             which = "the claim" if (flip is None and negated(claim_doc)) else "the evidence"
-            return SlotVerdict(
-                "contradicted",
+            return SlotObservation(
+                "differs",
                 f"{which} negates the statement the other makes",
                 None,
                 None,
@@ -245,11 +249,11 @@ class SlotChecker:
         if coarser is not None:  # one slot only coarsely stated: the claim is not verified
             return coarser
         if confirmed:
-            return SlotVerdict(
-                "consistent", f"{confirmed} slot(s) match the evidence", None, None, best.text
+            return SlotObservation(
+                "matches", f"{confirmed} slot(s) match the evidence", None, None, best.text
             )
-        return SlotVerdict(
-            "unknown", "no slot of the claim is stated in the evidence", None, None, best.text
+        return SlotObservation(
+            "unsaid", "no slot of the claim is stated in the evidence", None, None, best.text
         )
 
     def coverage(self, claim: str, evidence: str) -> tuple[float, float]:
@@ -271,25 +275,25 @@ class SlotChecker:
 
     # -- slot comparisons --------------------------------------------------------------------
 
-    def _compare(self, claim_doc: Any, ev_doc: Any, everything: str) -> list[SlotVerdict]:
-        """One verdict per comparable claim slot, contradictions first. A claim slot that the
+    def _compare(self, claim_doc: Any, ev_doc: Any, everything: str) -> list[SlotObservation]:
+        """One observation per comparable claim slot, differences first. A claim slot that the
         evidence sentence confirms uses up that evidence slot; a claim slot left unconfirmed,
-        whose value the evidence never states, is contradicted by the unused evidence slot of
+        whose value the evidence never states, differs from the unused evidence slot of
         its kind that stands in its context (or by the only one there is)."""
         mine = [s for s in outermost(typed_spans(claim_doc)) if s.kind in COMPARED_KINDS]
         theirs = [s for s in outermost(typed_spans(ev_doc)) if s.kind in COMPARED_KINDS]
         used: set[Slot] = set()
-        out: list[SlotVerdict] = []
+        out: list[SlotObservation] = []
         open_slots = []
         for slot in mine:
             match = next((c for c in theirs if states_same(claim_doc, slot, ev_doc, c)), None)
             if match is not None:
                 used.add(match)
-                out.append(SlotVerdict("consistent", f"{slot.text!r} matches {match.text!r}"))
+                out.append(SlotObservation("matches", f"{slot.text!r} matches {match.text!r}"))
             elif slot.kind in NAME_KINDS and named_in(slot, everything):
-                out.append(SlotVerdict("consistent", f"{slot.text!r} is in the evidence"))
+                out.append(SlotObservation("matches", f"{slot.text!r} is in the evidence"))
             elif slot.kind in NAME_KINDS and (other := named_otherwise(slot, everything)):
-                out.append(SlotVerdict("consistent", f"{slot.text!r} is named {other!r} there"))
+                out.append(SlotObservation("matches", f"{slot.text!r} is named {other!r} there"))
             elif f" {norm(slot.text)} " not in everything:
                 open_slots.append(slot)
         for slot in open_slots:
@@ -298,16 +302,16 @@ class SlotChecker:
             if rival is not None and not nested_names(slot, rival):
                 restated = coarser_or_same(slot, rival)
                 out.append(
-                    SlotVerdict(
-                        restated.verdict, restated.reason, less_specific=restated.less_specific
+                    SlotObservation(
+                        restated.found, restated.reason, less_specific=restated.less_specific
                     )
                     if restated is not None
                     else self._contradiction(slot, rival, ev_doc)
                 )
-        # contradictions first; of those, one about what the claim says of its subject before
+        # differences first; of those, one about what the claim says of its subject before
         # one about the subject's name ("Marie Curie" vs "Maria Sklodowska" may be one person;
         # "Paris" vs "Warsaw" is the difference to name)
-        return sorted(out, key=lambda v: (v.verdict != "contradicted", _subject(claim_doc, v)))
+        return sorted(out, key=lambda v: (v.found != "differs", _subject(claim_doc, v)))
 
     def _rival(
         self, claim_doc: Any, slot: Slot, ev_doc: Any, candidates: list[Slot]
@@ -334,9 +338,9 @@ class SlotChecker:
             return ranges[0] if len(ranges) == 1 else None
         return None
 
-    def _contradiction(self, slot: Slot, rival: Slot, ev_doc: Any) -> SlotVerdict:
-        return SlotVerdict(
-            "contradicted",
+    def _contradiction(self, slot: Slot, rival: Slot, ev_doc: Any) -> SlotObservation:
+        return SlotObservation(
+            "differs",
             f"{slot.text!r} vs {rival.text!r}",
             (slot.start, slot.end),
             rival.text,
@@ -344,8 +348,8 @@ class SlotChecker:
         )
 
 
-def _subject(doc: Any, verdict: SlotVerdict) -> bool:
-    """Whether the claim span a verdict names is (part of) its sentence's subject."""
+def _subject(doc: Any, verdict: SlotObservation) -> bool:
+    """Whether the claim span an observation names is (part of) its sentence's subject."""
     if verdict.claim_span is None:
         return False
     span = doc.char_span(*verdict.claim_span, alignment_mode="expand")
@@ -354,16 +358,15 @@ def _subject(doc: Any, verdict: SlotVerdict) -> bool:
     )
 
 
-def _role_swap(claim_doc: Any, ev_doc: Any) -> SlotVerdict | None:
-    """Two names that trade places (``editor.claims.flips.swapped_names``) as a
-    contradiction."""
+def _role_swap(claim_doc: Any, ev_doc: Any) -> SlotObservation | None:
+    """Two names that trade places (``editor.claims.flips.swapped_names``): a difference."""
     swapped = swapped_names(claim_doc, ev_doc)
     if swapped is None:
         return None
     (a0, a1), (b0, b1) = swapped
     a_text, b_text = claim_doc.text[a0:a1], claim_doc.text[b0:b1]
-    return SlotVerdict(
-        "contradicted",
+    return SlotObservation(
+        "differs",
         f"{a_text!r} and {b_text!r} trade places",
         (a0, b1),
         None,

@@ -115,6 +115,19 @@ class Judge(Protocol):
         return first_sure(self, before, finding, candidates, context, known)
 
 
+def unjudged(span: tuple[int, int] | None, evidence: Evidence) -> Finding:
+    """The finding where no judge reads the text (``revision.gate`` off): ``span``, the
+    sentence the evidence's query is about, opened for editing as not stated, unchecked."""
+    return Finding(
+        "not_stated",
+        "gate off: edit without checking",
+        span,
+        rule="gate-off",
+        opens=True,
+        evidence=evidence,
+    )
+
+
 def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[int, int]]:
     """``before`` with ``text`` in place of ``before[span]`` (its spacing kept) and the new
     text's span.

@@ -18,7 +18,7 @@ from rapidfuzz.distance import Levenshtein
 from editor.types import EntailmentScores
 
 if TYPE_CHECKING:
-    from editor.claims.slot_check import SlotVerdict
+    from editor.claims.slot_check import SlotObservation
 
 CONTRADICTED_MIN = 0.7
 """``judge.contradicted_min``: P(contradicted) a judgement needs (above P(supported) too) to
@@ -31,7 +31,7 @@ ATTRIBUTED_MIN = 0.5
 
 def refutes(
     scores: EntailmentScores,
-    slot: SlotVerdict | None = None,
+    slot: SlotObservation | None = None,
     min_contradicted: float = CONTRADICTED_MIN,
 ) -> bool:
     """The one contradiction rule (the agreement gate, the report, ``purr eval slots``): a slot

@@ -116,7 +116,7 @@ def proofs(
     out = []
     if nli_new.supported >= min_supported and nli_new.supported > nli_old.supported:
         out.append("nli")
-    if slot_new is not None and (slot_new.verbatim or slot_new.verdict == "consistent"):
+    if slot_new is not None and (slot_new.verbatim or slot_new.found == "matches"):
         out.append("slot")
     if stated_by(evidence, before, after) is not None:
         out.append("statement")

@@ -55,7 +55,7 @@ from editor.types import (
 if TYPE_CHECKING:
     from spacy.language import Language
 
-    from editor.claims.slot_check import SlotVerdict
+    from editor.claims.slot_check import SlotObservation
 
 
 def auto_ais(
@@ -149,7 +149,7 @@ def auto_ais(
 def _judge(
     part: Part,
     mine: Sequence[EntailmentScores],
-    named: Sequence[SlotVerdict | None],
+    named: Sequence[SlotObservation | None],
     threshold: float,
     contradicted_min: float = CONTRADICTED_MIN,
 ) -> PartAttribution:

@@ -48,14 +48,7 @@ class Proposer(Protocol):
 
 
 class OwnProposal:
-    """The revision the judge's signal proposed with its finding (see the module doc).
-
-    >>> from editor.judge.base import Decision, Proposal
-    >>> f = Finding("contradicted", "", (0, 9), rule="reader", opens=True,
-    ...             proposal=Proposal("Built 1889", "the evidence's answer", Decision("safe", "")))
-    >>> OwnProposal().propose_batch([("Built 1887", f, [])])
-    [[Candidate(text='Built 1889', reason="the evidence's answer", source='reader')]]
-    """
+    """The revision the judge's signal proposed with its finding (see the module doc)."""
 
     name = "judge"
     settles = True
@@ -148,7 +141,7 @@ def _whole_fix(f: Finding) -> str | None:
     if f.rule != "reader" or len(f.flags) != 1 or f.span is None:
         return None
     flag = f.flags[0]
-    whole = (flag.start, flag.end) == f.span and flag.kind == "not_supported"
+    whole = (flag.start, flag.end) == f.span and not flag.contradicts
     return flag.fix if whole else None
 
 

@@ -25,7 +25,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from editor.config import JudgeConfig, RevisionConfig
-from editor.judge.base import Candidate, Choice, Decision, Finding, Judge, outranked, splice
+from editor.judge.base import (
+    Candidate,
+    Choice,
+    Decision,
+    Finding,
+    Judge,
+    outranked,
+    splice,
+    unjudged,
+)
 from editor.judge.policy import edit_allowed
 from editor.result import Step
 from editor.revision.editors.base import Editor
@@ -148,16 +157,7 @@ class Reviser:
         out = []
         for e in evidence:
             spans = answering_sentences(text, _query(e, text), 1)
-            out.append(
-                Finding(
-                    "not_stated",
-                    "gate off: edit without checking",
-                    spans[0] if spans else None,
-                    rule="gate-off",
-                    opens=True,
-                    evidence=e,
-                )
-            )
+            out.append(unjudged(spans[0] if spans else None, e))
         return out
 
     def _target(self, text: str, f: Finding) -> tuple[int, int]:

@@ -99,14 +99,14 @@ def evaluate_slots(
                 skipped += 1
                 continue
             verdict = checker.check(sentence, texts)
-            hit = verdict.verdict == "contradicted"
+            hit = verdict.found == "differs"
             caught[str(row.get("error_type"))].append(hit)
             if not hit:
                 missed.append({"id": row["id"], "sentence": sentence, "why": verdict.reason})
             continue
         for sentence in split(row["text"]):
             verdict = checker.check(sentence, texts)
-            correct.append(verdict.verdict == "contradicted")
+            correct.append(verdict.found == "differs")
             if correct[-1]:
                 false.append({"id": row["id"], "sentence": sentence, "why": verdict.reason})
     recall = {k: round(sum(v) / len(v), 4) for k, v in sorted(caught.items())}

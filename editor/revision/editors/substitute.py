@@ -16,7 +16,7 @@ from typing import Any
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
-from editor.claims.slot_check import SlotVerdict, slot_context
+from editor.claims.slot_check import SlotObservation, slot_context
 from editor.claims.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
 from editor.judge.policy import gains, swap_helps
 from editor.revision.editors.base import OneByOne, Revision
@@ -245,7 +245,7 @@ def _article_for(before: str, word: str) -> str:
 
 
 def _named_fix(
-    text: str, slots: Sequence[SlotVerdict | None], context: str | None = None
+    text: str, slots: Sequence[SlotObservation | None], context: str | None = None
 ) -> tuple[str, str, bool] | None:
     """The candidate that puts the evidence's value where the slot check names the claim's
     ("'36 years ago' vs '35 years ago'"), as ``candidates`` lists them; None without one, or

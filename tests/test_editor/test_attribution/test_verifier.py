@@ -62,7 +62,7 @@ def test_fusion_file_round_trip_and_refusals(tmp_path):
     f = _slot_trusting_fusion()
     path = f.save(tmp_path / "fusion.json")
     g = Fusion.load(path)
-    X = [feature_row(0.7, 0.2, 0.1, "unknown", 0.5, 1.0)]
+    X = [feature_row(0.7, 0.2, 0.1, "unsaid", 0.5, 1.0)]
     assert np.allclose(f.probabilities(X), g.probabilities(X))
     raw = json.loads(path.read_text())
     raw["features"] = raw["features"][:-1]

@@ -73,28 +73,28 @@ def checker():
 @pytest.mark.parametrize(("claim", "evidence"), GRANULARITY)
 def test_a_coarser_place_is_less_specific_evidence_not_a_contradiction(checker, claim, evidence):
     v = checker.check(claim, evidence)
-    assert v.verdict == "unknown" and v.less_specific, v.reason
+    assert v.found == "unsaid" and v.less_specific, v.reason
     assert "less specific" in v.reason
 
 
 @pytest.mark.parametrize(("claim", "evidence"), ALIASES)
 def test_two_names_of_one_place_agree(checker, claim, evidence):
     v = checker.check(claim, evidence)
-    assert v.verdict == "consistent", v.reason
+    assert v.found == "matches", v.reason
 
 
 @pytest.mark.parametrize(("claim", "evidence"), TITLES)
 def test_a_title_or_body_for_a_name_is_not_a_contradiction(checker, claim, evidence):
     v = checker.check(claim, evidence)
-    assert v.verdict != "contradicted", v.reason
+    assert v.found != "differs", v.reason
 
 
 @pytest.mark.parametrize(("claim", "evidence"), DATES)
 def test_dates_of_different_precision_agree(checker, claim, evidence):
     v = checker.check(claim, evidence)
-    assert v.verdict != "contradicted", v.reason
+    assert v.found != "differs", v.reason
 
 
 @pytest.mark.parametrize(("claim", "evidence"), STILL_CONTRADICTED)
 def test_different_values_are_still_contradictions(checker, claim, evidence):
-    assert checker.check(claim, evidence).verdict == "contradicted"
+    assert checker.check(claim, evidence).found == "differs"

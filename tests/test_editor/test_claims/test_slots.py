@@ -97,7 +97,7 @@ def checker() -> SlotChecker:
 )
 def test_contradictions_name_both_spans(checker, claim, evidence, reason):
     verdict = checker.check(claim, evidence)
-    assert verdict.verdict == "contradicted", verdict
+    assert verdict.found == "differs", verdict
     assert reason in verdict.reason
     if verdict.claim_span is not None and "trade" not in reason:
         start, end = verdict.claim_span
@@ -119,17 +119,17 @@ def test_contradictions_name_both_spans(checker, claim, evidence, reason):
     ],
 )
 def test_what_the_evidence_states_is_consistent(checker, claim, evidence):
-    assert checker.check(claim, evidence).verdict == "consistent"
+    assert checker.check(claim, evidence).found == "matches"
 
 
 def test_it_speaks_only_where_the_evidence_does(checker):
     unrelated = checker.check("Marie Curie was born in Warsaw in 1867.", HEIGHT)
-    assert unrelated.verdict == "unknown"
+    assert unrelated.found == "unsaid"
     # a date the evidence never states, beside one it confirms, is not called wrong
     extra = checker.check("She won the Nobel Prize in Physics in 1903 in Stockholm.", CURIE)
-    assert extra.verdict == "consistent"
-    assert checker.check("", CURIE).verdict == "unknown"
-    assert checker.check("Curie won in 1903.", []).verdict == "unknown"
+    assert extra.found == "matches"
+    assert checker.check("", CURIE).found == "unsaid"
+    assert checker.check("Curie won in 1903.", []).found == "unsaid"
 
 
 def test_slot_values():
@@ -155,13 +155,13 @@ def test_a_batch_gives_the_verdicts_of_one_check_at_a_time():
     one_by_one = [SlotChecker().check(c, e) for c, e in pairs]
     batched = SlotChecker(cache_size=2).check_batch(pairs)  # a cache smaller than the batch
     assert batched == one_by_one
-    assert [v.verdict for v in batched] == [
-        "contradicted",
-        "contradicted",
-        "contradicted",
-        "unknown",
-        "consistent",
-        "unknown",
+    assert [v.found for v in batched] == [
+        "differs",
+        "differs",
+        "differs",
+        "unsaid",
+        "matches",
+        "unsaid",
     ]
     assert batched[4].verbatim and not batched[0].verbatim
 
@@ -172,4 +172,4 @@ def test_the_difference_named_is_the_predicate_not_the_subjects_other_name(check
         "Marie Curie was born in Paris.",
         "Maria Sklodowska was born in Warsaw, in the Kingdom of Poland, in 1867.",
     )
-    assert v.verdict == "contradicted" and v.reason == "'Paris' vs 'Warsaw'"
+    assert v.found == "differs" and v.reason == "'Paris' vs 'Warsaw'"

@@ -81,3 +81,31 @@ def test_the_scan_finds_such_a_comparison_and_every_allowed_file_exists(tmp_path
         for c in compares
     )
     assert all((ROOT / f).is_file() for f in ALLOWED)
+
+
+VERDICT_WORDS = frozenset(
+    {"supported", "contradicted", "not_stated", "not_checkable", "unverified", "not_supported"}
+)
+"""The judge's verdicts and the report's words for them (``editor.verdicts``)."""
+OBSERVING = ("editor/claims", "editor/revision", "editor/text")
+"""Packages that observe, propose or parse: they never mint a verdict."""
+
+
+def verdict_literals(folders=OBSERVING) -> list[str]:
+    out = []
+    for folder in folders:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                if isinstance(node, ast.Constant) and node.value in VERDICT_WORDS:
+                    rel = path.relative_to(ROOT).as_posix()
+                    out.append(f"{rel}:{node.lineno}: {node.value!r}")
+    return out
+
+
+def test_no_verdict_word_is_written_where_text_is_observed_parsed_or_revised():
+    found = verdict_literals()
+    assert not found, "mint verdicts in editor/judge (editor.verdicts' words):\n" + "\n".join(found)
+
+
+def test_the_verdict_scan_finds_a_literal():
+    assert verdict_literals(("editor/judge",))  # the judge mints them

@@ -108,7 +108,7 @@ class SentenceAttribution:
     P(evidence entails ``decontextualized``), ``evidence_index`` the position of that evidence
     in the list scored (None when the list was empty, attribution 0.0) and ``attributable``
     whether ``attribution`` reached the threshold. ``verdict``: ``supported`` (attributable),
-    ``contradicted`` (an evidence contradicts it by ``editor.judge.policy.refutes``:
+    ``contradicted`` (an evidence contradicts it by ``editor.policy.refutes``:
     the verifier's slot check names a date, number, name or role the evidence states otherwise,
     or P(contradicted) >= 0.7 and above its P(supported); ``evidence_index`` then points at that
     evidence) or ``unverified`` (neither);
@@ -139,7 +139,7 @@ class PassageAttribution:
     sentences: tuple[SentenceAttribution, ...]
     attribution: float | None
     threshold: float
-    """the judge's attribution point (``editor.judge.policy.ATTRIBUTED_MIN`` by default)"""
+    """the judge's attribution point (``editor.policy.ATTRIBUTED_MIN`` by default)"""
 
     @property
     def applicable(self) -> tuple[SentenceAttribution, ...]:

@@ -8,8 +8,9 @@ agreement gate, edit acceptance, auto-AIS, ``purr data make``'s filter, ``purr s
 ``/v1/score`` all judge with it once it is built; ``verify_batch`` adds the label and the
 reason ("'1895' vs '1887 to 1889'").
 
-One rule stands above the fusion: evidence that contains the claim word for word (at least
-``VERBATIM_MIN_WORDS`` content words) supports it, P(supported) at least ``VERBATIM_SUPPORTED``.
+One rule of the judge's policy stands above the fusion: evidence that contains the claim word
+for word (``editor.policy.states_verbatim``: at least ``VERBATIM_MIN_WORDS`` content words)
+supports it, P(supported) at least ``VERBATIM_SUPPORTED``.
 The NLI model reads a long window holding the very sentence as a contradiction more often than
 chance (its synthetic contradictions are that sentence with one slot changed); string
 containment settles the question without it.
@@ -25,11 +26,10 @@ import numpy as np
 from editor.attribution.base import AttributionModel
 from editor.attribution.fusion import Fusion, feature_row
 from editor.claims.slot_check import SlotChecker, SlotObservation
+from editor.policy import VERBATIM_SUPPORTED
+from editor.policy import states_verbatim as _states_verbatim
 from editor.text.words import content_words
 from editor.types import EntailmentScores
-
-VERBATIM_SUPPORTED = 0.97
-VERBATIM_MIN_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,7 @@ class FusedVerifier:
 def states_verbatim(slot: SlotObservation, hypothesis: str) -> bool:
     """The evidence states the claim word for word, and the claim is long enough for that to
     settle it: such a verdict is supported whatever the NLI model says."""
-    return bool(slot.verbatim) and len(content_words(hypothesis)) >= VERBATIM_MIN_WORDS
+    return _states_verbatim(bool(slot.verbatim), len(content_words(hypothesis)))
 
 
 def judge_batch(

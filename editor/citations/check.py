@@ -25,7 +25,7 @@ from editor.citations.document import CitedDocument, CitedSentence
 from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict, citation_scores
 from editor.citations.sources import Source, premise_of
 from editor.judge.base import Finding, Judge, of_parts
-from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
+from editor.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
 from editor.text.decontext import decontextualize_sentences
 from editor.text.document import standalone_docs
 from editor.text.nlp import get_nlp, is_claim

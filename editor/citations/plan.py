@@ -12,7 +12,7 @@ from editor.citations.check import CitationChecker, PairVerdict
 from editor.citations.document import CitedDocument
 from editor.citations.results import SentenceCheck
 from editor.citations.sources import Source
-from editor.judge.policy import removes_citation
+from editor.policy import removes_citation
 from editor.text.words import content_words
 from editor.types import Evidence
 

@@ -1,6 +1,6 @@
 """Slot-level observations: does the evidence state a different date, number, name or role,
 or the opposite polarity, in the very context the claim states its own? The check observes; the
-judge's policy decides what an observation means (``editor.judge.policy.refutes``).
+judge's policy decides what an observation means (``editor.policy.refutes``).
 
 The claim is aligned with the evidence sentence that shares most of its content words. Each
 slot of the claim (``editor.claims.slots``) is then looked up there:
@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from editor import policy
 from editor.claims.flips import negation_only, swapped_names
 from editor.claims.granularity import coarser_or_same, named_otherwise, same_level
 from editor.claims.slot_values import (
@@ -97,13 +98,12 @@ def slot_context(doc: Any, slot: Slot, width: int = 3) -> set[str]:
 
 
 class SlotChecker:
-    """Checks claims against evidence slot by slot (see the module doc). ``min_overlap``: the
-    share of the claim's content words the aligned evidence sentence must contain before any
-    slot of it is compared."""
+    """Checks claims against evidence slot by slot (see the module doc); the aligned evidence
+    sentence is compared where the judge's policy finds it shares enough of the claim's context
+    (``editor.policy.aligned``)."""
 
-    def __init__(self, nlp: Any = None, min_overlap: float = 0.4, cache_size: int = 4096) -> None:
+    def __init__(self, nlp: Any = None, cache_size: int = 4096) -> None:
         self._nlp = nlp
-        self.min_overlap = min_overlap
         self.cache_size = cache_size
         self._docs: OrderedDict[str, Any] = OrderedDict()
         self._lock = threading.Lock()
@@ -201,9 +201,9 @@ class SlotChecker:
             )
             if shared / len(words) > overlap:
                 overlap, aligned = shared / len(words), sentence
-            if overlap >= self.min_overlap:
+            if policy.aligned(overlap):
                 break
-        if overlap < self.min_overlap:
+        if not policy.aligned(overlap):
             return SlotObservation(
                 "unsaid", f"no evidence sentence shares the claim's context ({overlap:.2f})"
             )
@@ -237,7 +237,9 @@ class SlotChecker:
                 None,
                 best.text,
             )
-        if flip is not None or (negated(claim_doc) != negated(best) and a.overlap >= 0.6):
+        if flip is not None or (
+            negated(claim_doc) != negated(best) and policy.negation_aligned(a.overlap)
+        ):
             which = "the claim" if (flip is None and negated(claim_doc)) else "the evidence"
             return SlotObservation(
                 "differs",

@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from editor.claims.slots import Slot, approximate, date_range, family, norm, quantity
+from editor.policy import same_quantity
 
 _YEARS = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _DIGITS = re.compile(r"\d")
@@ -90,10 +91,7 @@ def states_same(claim_doc: Any, slot: Slot, ev_doc: Any, other: Slot) -> bool:
         a = quantity(slot.text, claim_doc.text[slot.end : slot.end + 40])
         b = quantity(other.text, ev_doc.text[other.end : other.end + 40])
         assert a is not None and b is not None
-        if not hedge and a[0].is_integer() and b[0].is_integer() and max(a[0], b[0]) < 1e4:
-            return a[0] == b[0]  # counts and years are exact
-        scale = max(abs(a[0]), abs(b[0]), 1e-9)
-        return abs(a[0] - b[0]) / scale <= (0.1 if hedge else 0.01)
+        return same_quantity(a[0], b[0], hedge)  # counts and years exact, others within rounding
     return bare_name(slot.text) == bare_name(other.text)
 
 

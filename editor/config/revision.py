@@ -182,7 +182,7 @@ class JudgeConfig(_Cfg):
         0.7,
         description="P(contradicted) from which the evidence contradicts a sentence (and above "
         "its P(supported)) where no slot check names the difference: the gate, the report "
-        "and the citation check (editor.judge.policy.refutes).",
+        "and the citation check (editor.policy.refutes).",
     )
     supported_min: Probability = Field(
         0.5, description="the gate: P(supported) from which the evidence agrees."

@@ -29,9 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from editor.attribution.base import AttributionModel
-from editor.judge.policy import CONTRADICTED_MIN, refutes
 from editor.judge.proofs import independent_proofs, proofs
 from editor.judge.values import value_problem
+from editor.policy import CONTRADICTED_MIN, refutes
 from editor.text.document import TextParser
 from editor.text.words import TOKEN as _WORD
 from editor.text.words import is_question, named_in_question, word_changes

@@ -10,6 +10,7 @@ import re
 
 from editor.claims.slot_values import bare_name
 from editor.claims.slots import approximate, date_range, quantity
+from editor.policy import within
 
 HEDGE = re.compile(r"(?i)(?:about|around|roughly|approximately|nearly|almost|some|over)\b")
 _WORD_NUMBERS = {
@@ -81,8 +82,7 @@ def same_answer(mine: str, theirs: str, after_mine: str = "", hedged: bool = Fal
     if qa and qb:
         if qa[1] and qb[1] and qa[1] != qb[1]:
             return True  # not the same kind of quantity: not comparable
-        scale = max(abs(qa[0]), abs(qb[0]), 1e-9)
-        return abs(qa[0] - qb[0]) / scale <= (0.1 if hedged else 0.01)
+        return within(qa[0], qb[0], hedged)
     return False
 
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
-from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN, attributed, refutes
+from editor.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN, attributed, refutes
 from editor.text.decontext import Decontextualized, decontextualize
 from editor.text.document import TextParser
 from editor.text.nlp import get_nlp, is_claim

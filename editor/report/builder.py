@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from editor.attribution.base import AttributionModel
-from editor.judge.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
+from editor.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
 from editor.report.auto_ais import auto_ais
 from editor.report.metrics import f1_ap, preservation
 from editor.report.selection import select_evidence

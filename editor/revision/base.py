@@ -1,5 +1,5 @@
 """The revision stage's contract: the ``Revises`` Protocol that the pipeline calls (RARR's edit
-size limits, which every edit must pass, are the judge's: ``editor.judge.policy.edit_allowed``)."""
+size limits, which every edit must pass, are the judge's: ``editor.policy.edit_allowed``)."""
 
 from __future__ import annotations
 

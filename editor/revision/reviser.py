@@ -35,7 +35,7 @@ from editor.judge.base import (
     splice,
     unjudged,
 )
-from editor.judge.policy import edit_allowed
+from editor.policy import edit_allowed
 from editor.result import Step
 from editor.revision.editors.base import Editor
 from editor.revision.proposers import OwnProposal, Proposer, proposers_of

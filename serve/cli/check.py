@@ -151,7 +151,7 @@ def show(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.markup import escape
 
-    from editor.judge.policy import answers_agree
+    from editor.policy import answers_agree
 
     console = Console()
     for s in report["sentences"]:

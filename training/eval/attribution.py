@@ -29,7 +29,7 @@ from editor.attribution.base import AttributionModel, build
 from editor.attribution.decoder import is_decoder_folder
 from editor.attribution.factories import PRESETS
 from editor.config import AttributionConfig
-from editor.judge.policy import CONTRADICTED_MIN
+from editor.policy import CONTRADICTED_MIN
 from retrieval.files import write_text
 from retrieval.sentences import split
 from training.args import add_dev_set_args, add_device_args, check_data_dir

@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 
 from editor.attribution.verifier import judge_batch
 from editor.claims.slot_check import SlotChecker
-from editor.judge.policy import refutes
+from editor.policy import refutes
 from retrieval.files import write_text
 from retrieval.sentences import split
 from training.eval.base import Evaluation
@@ -44,7 +44,7 @@ class Judged:
 
 class VerifierCheck:
     """The verifier (any attribution model) as a checker: a sentence is ``contradicted`` when,
-    against one of the evidence texts, ``editor.judge.policy.refutes`` holds (the fused
+    against one of the evidence texts, ``editor.policy.refutes`` holds (the fused
     verifier's slot check names the span the evidence states otherwise, or P(contradicted) is at
     least 0.7 and above P(supported)): the rule the agreement gate and the report use."""
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from editor.judge.policy import CONTRADICTED_MIN
+from editor.policy import CONTRADICTED_MIN
 from editor.report.auto_ais import score_text
 from retrieval.corpus import jsonl_rows, read_utf8
 from retrieval.files import RowJournal

@@ -8,7 +8,7 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
 from editor.judge.agreement.base import FromBatch, slot_flags, slot_rule
 from editor.judge.base import Finding
-from editor.judge.policy import refutes
+from editor.policy import refutes
 from editor.text.document import TextParser
 from editor.text.words import answering_sentences
 from editor.types import Evidence, evidence_text

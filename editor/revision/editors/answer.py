@@ -23,7 +23,7 @@ from editor.claims.granularity import PLACE_KINDS
 from editor.claims.places import load as load_places
 from editor.claims.slot_values import bare_name, is_year_range
 from editor.claims.slots import Slot
-from editor.judge.policy import swap_helps
+from editor.policy import swap_helps
 from editor.revision.editors.base import Editor, OneByOne, Revision, edits
 from editor.revision.editors.substitute import swap_in
 from editor.text.words import is_question, question_type

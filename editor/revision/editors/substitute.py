@@ -18,7 +18,7 @@ from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
 from editor.claims.slot_check import SlotObservation, slot_context
 from editor.claims.slots import Slot, exchanged_spans, family, norm, shape, typed_spans
-from editor.judge.policy import gains, swap_helps
+from editor.policy import gains, swap_helps
 from editor.revision.editors.base import OneByOne, Revision
 from editor.text.nlp import ner_only
 from editor.text.words import content_words, is_question, named_in_question

@@ -17,8 +17,8 @@ from editor.attribution.recalibration import (
     fold_of,
     logit,
 )
-from editor.attribution.verifier import VERBATIM_SUPPORTED
 from editor.config import AttributionConfig
+from editor.policy import VERBATIM_SUPPORTED
 from editor.types import EntailmentScores
 from retrieval.rerank import fit_platt
 from training.eval.attribution_metrics import balanced_accuracy, expected_calibration_error

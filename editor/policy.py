@@ -1,24 +1,36 @@
-"""The judge's policy: every comparison that turns a score into a decision, with the numbers
-from the judge's config section (``judge:``; the defaults here are its defaults).
+"""The judge's policy: every comparison that turns a score or an observation into a decision,
+with the numbers from the judge's config section (``judge:``; the defaults here are its
+defaults) and the slot check's tolerances.
 
-The stages outside ``editor/judge`` ask these functions rather than compare a score with a
-number themselves (``tests/test_editor/test_judge/test_policy.py`` fails where one does): the
-gate and the report's contradiction (``refutes``), the report's and auto-AIS's attribution
-(``attributed``), an editor's swap (``gains``, ``swap_helps``), RARR's edit size limits
-(``edit_allowed``), citation repair's removal (``removes_citation``) and ``purr check``'s
-answer match (``answers_agree``).
+It sits below every stage so that each can ask it: the stages outside ``editor/judge`` never
+compare a score with a number themselves (``tests/test_editor/test_judge/test_policy.py`` fails
+where one does). They ask: the gate and the report's contradiction (``refutes``), the report's
+and auto-AIS's attribution (``attributed``), an editor's swap (``gains``, ``swap_helps``),
+RARR's edit size limits (``edit_allowed``), citation repair's removal (``removes_citation``),
+``purr check``'s answer match (``answers_agree``), and the slot check (``editor.claims``),
+which observes: whether an evidence sentence shares enough of a claim's context to be compared
+(``aligned``, ``negation_aligned``), whether two quantities are one (``same_quantity``), and
+whether the evidence states a claim word for word (``states_verbatim``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from rapidfuzz.distance import Levenshtein
 
 from editor.types import EntailmentScores
 
-if TYPE_CHECKING:
-    from editor.claims.slot_check import SlotObservation
+
+class SlotOutcome(Protocol):
+    """What ``refutes`` reads of a slot check's observation (``editor.claims.slot_check``)."""
+
+    @property
+    def names_a_difference(self) -> bool: ...
+
+    @property
+    def less_specific(self) -> bool: ...
+
 
 CONTRADICTED_MIN = 0.7
 """``judge.contradicted_min``: P(contradicted) a judgement needs (above P(supported) too) to
@@ -31,7 +43,7 @@ ATTRIBUTED_MIN = 0.5
 
 def refutes(
     scores: EntailmentScores,
-    slot: SlotObservation | None = None,
+    slot: SlotOutcome | None = None,
     min_contradicted: float = CONTRADICTED_MIN,
 ) -> bool:
     """The one contradiction rule (the agreement gate, the report, ``purr eval slots``): a slot
@@ -117,3 +129,69 @@ def answers_agree(same_value: bool, f1: float) -> bool:
     (True, False, True)
     """
     return same_value or f1 >= ANSWER_F1_MIN
+
+
+# -- the slot check's tolerances ---------------------------------------------------------------
+
+ALIGNED_MIN = 0.4
+"""The share of a claim's context words (its words besides the slots) an evidence sentence
+must share for the slot check to compare the two; below it the evidence is about something
+else and nothing is observed."""
+NEGATION_ALIGNED_MIN = 0.6
+"""The share from which a claim and an evidence sentence of opposite polarity (one negated)
+differ: below it they may say different things."""
+EXACT_BELOW = 10_000
+"""Whole numbers under this (counts, years) are the same only when equal: "12 games" is not
+"12.1 games" rounded."""
+SAME_WITHIN = 0.01
+"""Two other quantities are one within this relative difference (rounding)..."""
+HEDGED_WITHIN = 0.1
+"""...or within this one where the claim hedges its value ("about 300 metres")."""
+VERBATIM_MIN_WORDS = 3
+"""Content words from which a claim the evidence states word for word is supported by it."""
+VERBATIM_SUPPORTED = 0.97
+"""P(supported) at least, of a claim the evidence states word for word (``states_verbatim``)."""
+
+
+def aligned(overlap: float) -> bool:
+    """Whether an evidence sentence sharing ``overlap`` of a claim's context words is compared
+    with it (``ALIGNED_MIN``).
+
+    >>> aligned(0.4), aligned(0.39)
+    (True, False)
+    """
+    return overlap >= ALIGNED_MIN
+
+
+def negation_aligned(overlap: float) -> bool:
+    """Whether opposite polarity at ``overlap`` is a difference (``NEGATION_ALIGNED_MIN``)."""
+    return overlap >= NEGATION_ALIGNED_MIN
+
+
+def within(a: float, b: float, hedged: bool = False) -> bool:
+    """Whether two quantities differ by at most ``SAME_WITHIN`` of the larger (``HEDGED_WITHIN``
+    where the claim hedges).
+
+    >>> within(2.8, 2.81), within(300, 320), within(300, 320, hedged=True)
+    (True, False, True)
+    """
+    scale = max(abs(a), abs(b), 1e-9)
+    return abs(a - b) / scale <= (HEDGED_WITHIN if hedged else SAME_WITHIN)
+
+
+def same_quantity(a: float, b: float, hedged: bool = False) -> bool:
+    """Whether a claim's quantity ``a`` and the evidence's ``b`` (one unit) are one: whole
+    numbers under ``EXACT_BELOW`` only when equal (unless hedged), others ``within``.
+
+    >>> same_quantity(1887, 1889), same_quantity(330.0, 330.2), same_quantity(12, 13, True)
+    (False, True, True)
+    """
+    whole = float(a).is_integer() and float(b).is_integer() and max(a, b) < EXACT_BELOW
+    if whole and not hedged:
+        return a == b
+    return within(a, b, hedged)
+
+
+def states_verbatim(verbatim: bool, content_words: int) -> bool:
+    """Whether the evidence stating a claim of ``content_words`` word for word supports it."""
+    return verbatim and content_words >= VERBATIM_MIN_WORDS

@@ -109,10 +109,32 @@ class Judge(Protocol):
         """Which of ``candidates`` (revisions of ``before[finding.span]``, in the proposers'
         order) is applied, suggested or none; ``known``: decisions already made on the first
         candidates. Called again as each proposer adds candidates, and once with none where no
-        proposer wrote any. By default (a judge that subclasses ``Judge``): the first candidate
-        this judge's own ``accept`` is sure of, else the first it is unsure of
-        (``first_sure``)."""
-        return first_sure(self, before, finding, candidates, context, known)
+        proposer wrote any. By default (a judge that subclasses ``Judge``) the choice is read
+        from its own ``accept``: the first candidate it is sure of (applied), else the first it
+        is unsure of (suggested), else the first (rejected, with why).
+
+        >>> class Even(Judge):
+        ...     def accept(self, edit, finding, context=None):
+        ...         return Decision("safe" if len(edit.after) % 2 == 0 else "display", "")
+        >>> f = Finding("contradicted", "", (0, 5), opens=True)
+        >>> cands = [Candidate("Turin", "", "a"), Candidate("Rome", "", "b")]
+        >>> Even().choose("Paris", f, cands).index
+        1
+        """
+        span = finding.span or (0, len(before))
+        decisions = list(known)
+        for c in candidates[len(decisions) :]:
+            if any(d.accepted for d in decisions):
+                break
+            edit = Rewrite.of(before, span, c.text)
+            decisions.append(self.accept(edit, replace(finding, span=span), context))
+        if not decisions:
+            return Choice(None, Decision("display", "rejected: no candidate"))
+        order = [
+            i for a in ("safe", "unsafe") for i, d in enumerate(decisions) if d.applicability == a
+        ]
+        i = order[0] if order else 0
+        return Choice(i, decisions[i], tuple(decisions))
 
 
 def unjudged(span: tuple[int, int] | None, evidence: Evidence) -> Finding:
@@ -137,40 +159,6 @@ def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[in
     """
     new = keep_spacing(before[span[0] : span[1]], text)
     return before[: span[0]] + new + before[span[1] :], (span[0], span[0] + len(new))
-
-
-def first_sure(
-    judge: Judge,
-    before: str,
-    finding: Finding,
-    candidates: Sequence[Candidate],
-    context: str | None = None,
-    known: Sequence[Decision] = (),
-) -> Choice:
-    """The judge's choice read from its ``accept``: the first candidate it is sure of (applied),
-    else the first it is unsure of (suggested), else the first (rejected, with why).
-
-    >>> class Even:
-    ...     def accept(self, edit, finding, context=None):
-    ...         return Decision("safe" if len(edit.after) % 2 == 0 else "display", "")
-    >>> f = Finding("contradicted", "", (0, 5), opens=True)
-    >>> cands = [Candidate("Turin", "", "a"), Candidate("Rome", "", "b")]
-    >>> first_sure(Even(), "Paris", f, cands).index
-    1
-    """
-    span = finding.span or (0, len(before))
-    decisions = list(known)
-    for c in candidates[len(decisions) :]:
-        if any(d.accepted for d in decisions):
-            break
-        decisions.append(
-            judge.accept(Rewrite.of(before, span, c.text), replace(finding, span=span), context)
-        )
-    order = [i for a in ("safe", "unsafe") for i, d in enumerate(decisions) if d.applicability == a]
-    if not decisions:
-        return Choice(None, Decision("display", "rejected: no candidate"))
-    i = order[0] if order else 0
-    return Choice(i, decisions[i], tuple(decisions))
 
 
 def assess(

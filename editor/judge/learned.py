@@ -37,7 +37,6 @@ from editor.judge.base import (
     Judge,
     Proposal,
     Rewrite,
-    first_sure,
 )
 from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signals
 from editor.result import Flag
@@ -105,11 +104,11 @@ class CombinedJudge(Judge):
         the item they leave as ``Choice.weighed``; a finding this judge did not open (no parts)
         is chosen from its own ``accept``. The first candidate is the span judge's where it
         writes the span judge's proposal; the rest are the rules editors', which the rules judge
-        reads in order (``first_sure``) where its gate opened the same sentence; each judge's
+        reads in order (``Judge.choose`` on its ``accept``) where its gate opened the same sentence; each judge's
         pick is one candidate of the union's or the head's decision. ``Choice.more``: whether
         later proposers can still change it (the rules judge has applied none of theirs yet)."""
         if len(finding.parts) != 2:
-            return first_sure(self, before, finding, candidates, context, known)
+            return Judge.choose(self, before, finding, candidates, context, known)
         r, s = finding.parts
         ev = finding.evidence
         assert ev is not None and finding.span is not None
@@ -125,7 +124,7 @@ class CombinedJudge(Judge):
         done = not _rules_open(r, s)
         rest = candidates[k:]
         if rest and not done:
-            ch = first_sure(self.rules, before, replace(r, evidence=ev), rest, context, known[k:])
+            ch = Judge.choose(self.rules, before, replace(r, evidence=ev), rest, context, known[k:])
             decisions += ch.decisions
             if ch.index is not None:
                 c = rest[ch.index]

@@ -31,12 +31,13 @@ from langchain_core.runnables.config import ensure_config
 
 from editor.pipeline import Pipeline
 from serve.chat.citations import word_pieces
-from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker
+from serve.integrations.common import AppDocument, Checked, PurrChecker
 
 
 class PurrEdit(Runnable[Any, AIMessage]):
-    """Edits an answer with purr; see the module's docstring. ``pipeline``, ``config``,
-    ``overrides`` and ``index`` choose the pipeline (built on first use), as for ``purr edit``."""
+    """Edits an answer with purr; see the module's docstring. ``pipeline``, or ``config``,
+    ``overrides`` and ``index`` (``PurrChecker``'s keywords, with ``on_error``) choose the
+    pipeline (built on first use), as for ``purr edit``."""
 
     name = "PurrEdit"
 
@@ -44,15 +45,12 @@ class PurrEdit(Runnable[Any, AIMessage]):
         self,
         pipeline: Pipeline | None = None,
         *,
-        config: str = "default",
-        overrides: Sequence[str] = (),
-        index: str | None = None,
         answer_key: str = "answer",
         documents_key: str = "context",
         question_keys: Sequence[str] = ("question", "input"),
-        on_error: OnError = "degrade",
+        **choose: Any,
     ) -> None:
-        self.checker = PurrChecker(pipeline, config, overrides, index, on_error)
+        self.checker = PurrChecker(pipeline, **choose)
         self.answer_key, self.documents_key = answer_key, documents_key
         self.question_keys = tuple(question_keys)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import Any
 
 from llama_index.core.base.base_query_engine import BaseQueryEngine
@@ -34,26 +34,23 @@ from llama_index.core.schema import NodeWithScore, QueryBundle
 
 from editor.pipeline import Pipeline
 from serve.chat.citations import word_pieces
-from serve.integrations.common import AppDocument, Checked, OnError, PurrChecker
+from serve.integrations.common import AppDocument, Checked, PurrChecker
 
 
 class PurrQueryEngine(BaseQueryEngine):
-    """Wraps ``engine``; ``pipeline``, ``config``, ``overrides`` and ``index`` choose the
-    pipeline (built on first use), as for ``purr edit``."""
+    """Wraps ``engine``; ``pipeline``, or ``config``, ``overrides`` and ``index``
+    (``PurrChecker``'s keywords, with ``on_error``) choose the pipeline (built on first use), as
+    for ``purr edit``."""
 
     def __init__(
         self,
         engine: BaseQueryEngine,
         pipeline: Pipeline | None = None,
-        *,
-        config: str = "default",
-        overrides: Sequence[str] = (),
-        index: str | None = None,
-        on_error: OnError = "degrade",
+        **choose: Any,
     ) -> None:
         super().__init__(callback_manager=engine.callback_manager)
         self.engine = engine
-        self.checker = PurrChecker(pipeline, config, overrides, index, on_error)
+        self.checker = PurrChecker(pipeline, **choose)
 
     def _get_prompt_modules(self) -> PromptMixinType:
         return {"engine": self.engine}

@@ -29,9 +29,10 @@ import logging
 import lzma
 import random
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from editor.attribution.nli import LABELS
 from editor.text.words import NUMBER_WORD, content_words
@@ -190,6 +191,26 @@ def split_source(
 # -- loading ------------------------------------------------------------------------------
 
 
+def file_rows(
+    path: Path, kind: str, read: Callable[[dict], Any]
+) -> Iterator[tuple[int, dict, Any]]:
+    """``(line number, row, read(row))`` of a JSONL data file, blank lines skipped; a missing
+    file, or a row that is no JSON or that ``read`` fails on (``KeyError``, ``TypeError``,
+    ``ValueError``), is a ValueError naming the file and line."""
+    if not path.is_file():
+        raise ValueError(f"{path}: no such {kind} file; pass --data-dir pointing at shared/data")
+    with path.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                got = read(row)
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+                raise ValueError(f"{path}:{n}: bad {kind} row ({e})") from None
+            yield n, row, got
+
+
 def load_nli_file(
     path: str | Path,
     source: str,
@@ -199,39 +220,31 @@ def load_nli_file(
 ) -> list[NLIExample]:
     """Examples of one unified NLI JSONL file; premises windowed to fit ``max_length`` tokens
     (None: kept whole). ``limit`` keeps the first N valid rows."""
-    path = Path(path)
-    if not path.is_file():
-        raise ValueError(f"{path}: no such NLI file; pass --data-dir pointing at shared/data")
     out: list[NLIExample] = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                premise, hypothesis = str(row["premise"]), str(row["hypothesis"])
-                label = map_label(str(row["label"]))
-            except (json.JSONDecodeError, KeyError, ValueError) as e:
-                raise ValueError(f"{path}:{n}: bad NLI row ({e})") from None
-            if not premise.strip() or not hypothesis.strip():
-                log.warning("%s:%d: empty premise or hypothesis, skipped", path, n)
-                continue
-            if max_length is not None:
-                premise = window_premise(
-                    premise, hypothesis, premise_word_budget(max_length, hypothesis)
-                )
-            out.append(
-                NLIExample(
-                    id=f"{source}:{row.get('id', n)}",
-                    source=source,
-                    premise=premise,
-                    hypothesis=hypothesis,
-                    label=label,
-                    group=group_key(source, row),
-                )
+
+    def read(row: dict) -> tuple[str, str, str]:
+        return str(row["premise"]), str(row["hypothesis"]), map_label(str(row["label"]))
+
+    for n, row, (premise, hypothesis, label) in file_rows(Path(path), "NLI", read):
+        if not premise.strip() or not hypothesis.strip():
+            log.warning("%s:%d: empty premise or hypothesis, skipped", path, n)
+            continue
+        if max_length is not None:
+            premise = window_premise(
+                premise, hypothesis, premise_word_budget(max_length, hypothesis)
             )
-            if limit is not None and len(out) >= limit:
-                break
+        out.append(
+            NLIExample(
+                id=f"{source}:{row.get('id', n)}",
+                source=source,
+                premise=premise,
+                hypothesis=hypothesis,
+                label=label,
+                group=group_key(source, row),
+            )
+        )
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 

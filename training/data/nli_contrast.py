@@ -18,13 +18,13 @@ agreement model and auto-AIS need. Rows carry the same split group as ``nli/summ
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from retrieval.sentences import split
 from training.data.nli import (
     NLIExample,
+    file_rows,
     group_key,
     load_nli_file,
     premise_word_budget,
@@ -65,19 +65,8 @@ def edit_label(edit_types: Iterable[str] | None) -> str:
 def _edit_rows(path: Path) -> Iterator[tuple[int, dict, list[str]]]:
     """``(line number, row, [evidence, original, gold])`` of an edits file; a missing file or a
     row without those fields is a ValueError naming the file and line."""
-    kind, keys = "edits", ("evidence", "original", "gold")
-    if not path.is_file():
-        raise ValueError(f"{path}: no such {kind} file; pass --data-dir pointing at shared/data")
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                values = [str(row[k]) for k in keys]
-            except (json.JSONDecodeError, KeyError, TypeError) as e:
-                raise ValueError(f"{path}:{n}: bad {kind} row ({e})") from None
-            yield n, row, values
+    keys = ("evidence", "original", "gold")
+    return file_rows(path, "edits", lambda row: [str(row[k]) for k in keys])
 
 
 def _pair(

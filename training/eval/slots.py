@@ -36,14 +36,15 @@ EVALUATION = Evaluation(
 
 @dataclass(frozen=True)
 class Judged:
-    """A check's verdict on one claim sentence: ``contradicted`` or not, and why."""
+    """A check of one claim sentence, read as the slot check's observation: ``differs`` (the
+    evidence refutes it) or ``unsaid``, and why."""
 
-    verdict: str
+    found: str
     reason: str
 
 
 class VerifierCheck:
-    """The verifier (any attribution model) as a checker: a sentence is ``contradicted`` when,
+    """The verifier (any attribution model) as a checker: a sentence ``differs`` when,
     against one of the evidence texts, ``editor.policy.refutes`` holds (the fused
     verifier's slot check names the span the evidence states otherwise, or P(contradicted) is at
     least 0.7 and above P(supported)): the rule the agreement gate and the report use."""
@@ -55,12 +56,14 @@ class VerifierCheck:
         scores, slots = judge_batch(self.model, [(t, sentence) for t in texts])
         for slot in slots:  # the fused verifier: a slot check that names the span counts
             if slot is not None and slot.names_a_difference:
-                return Judged("contradicted", slot.reason)
+                return Judged("differs", slot.reason)
         worst = max(scores, key=lambda s: s.contradicted)
         if refutes(worst):
-            return Judged("contradicted", f"P(contradicted) {worst.contradicted:.2f}")
+            return Judged("differs", f"P(contradicted) {worst.contradicted:.2f}")
         best = max(s.supported for s in scores)
-        return Judged("other", f"P(contradicted) {worst.contradicted:.2f}, P(supported) {best:.2f}")
+        return Judged(
+            "unsaid", f"P(contradicted) {worst.contradicted:.2f}, P(supported) {best:.2f}"
+        )
 
 
 def planted_sentence(row: dict[str, Any]) -> str | None:

@@ -42,7 +42,13 @@ from editor.attribution.decoder_model import (
     pad_batch,
     read_adapter,
 )
-from training.fit.steps import add_number_flags, add_stop_flags, epoch_batches, fit_steps
+from training.fit.steps import (
+    add_number_flags,
+    add_stop_flags,
+    epoch_batches,
+    fit_steps,
+    open_bundle,
+)
 
 SHARED = ("scifact", "climate-fever", "wice", "summedits")
 
@@ -136,11 +142,7 @@ def train(args: argparse.Namespace) -> dict:
     from peft import LoraConfig, inject_adapter_in_model
     from safetensors.torch import save_file
 
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    meta = json.loads((args.bundle / "meta.json").read_text("utf-8"))
-    tokens = np.load(args.bundle / "tokens.npz")
-    names = meta["sources"]
+    rng, meta, tokens, names = open_bundle(args)
     train_rows, train_y, train_src = split(tokens, "train")
     train_all = train_rows  # every train row gets the teacher's probabilities at the end
     if args.train_exclude:  # rows of these sources are labelled, not trained on

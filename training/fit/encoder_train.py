@@ -38,6 +38,7 @@ from training.fit.steps import (
     add_stop_flags,
     epoch_batches,
     fit_steps,
+    open_bundle,
     whole_state,
 )
 
@@ -93,11 +94,7 @@ def predict(model, rows, seg, device: str, batch: int = 512) -> np.ndarray:
 def train(args: argparse.Namespace) -> dict:
     import torch
 
-    torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
-    meta = json.loads((args.bundle / "meta.json").read_text("utf-8"))
-    tokens = np.load(args.bundle / "tokens.npz")
-    names = meta["sources"]
+    rng, meta, tokens, names = open_bundle(args)
     rows, seg, y, _ = split(tokens, "train")
     soft = tokens["train_teacher"].astype(np.float32) if "train_teacher" in tokens else None
     distill = args.distill if soft is not None else 0.0

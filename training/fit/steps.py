@@ -20,6 +20,20 @@ from typing import Any
 import numpy as np
 
 
+def open_bundle(args: argparse.Namespace) -> tuple[Any, dict, Any, list[str]]:
+    """A run's start on a token bundle (``args.bundle``): torch seeded with ``args.seed``, a
+    random generator of that seed, the bundle's ``meta.json``, its ``tokens.npz`` and the
+    sources it names."""
+    import json
+
+    import torch
+
+    torch.manual_seed(args.seed)
+    meta = json.loads((args.bundle / "meta.json").read_text("utf-8"))
+    tokens = np.load(args.bundle / "tokens.npz")
+    return np.random.default_rng(args.seed), meta, tokens, meta["sources"]
+
+
 def epoch_batches(rng, lengths: list[int], batch_size: int) -> list[np.ndarray]:
     """One epoch's batches of row indices: length-sorted within chunks of 50 batches (less
     padding), the batches shuffled.

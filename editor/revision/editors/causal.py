@@ -75,21 +75,14 @@ class CausalEditor(ModelEditor):
         tokenizer: Any = None,
         adapter: str | None = None,
         prompt: str | None = None,
-        max_evidence: int = 4,
-        max_new_tokens: int = 96,
-        num_beams: int = 1,
-        device: str = "cpu",
         max_evidence_chars: int = 800,
         prompt_lookup: int = 10,
+        **generation: Any,
     ) -> None:
-        super().__init__(model, tokenizer, adapter)
+        super().__init__(model, tokenizer, adapter, **generation)
         self.prompt_lookup = prompt_lookup
         self.template = load_template(prompt, DEFAULT_PROMPT, ["evidence", "text"])
         self.max_evidence_chars = max_evidence_chars
-        self.max_evidence = max_evidence
-        self.max_new_tokens = max_new_tokens
-        self.num_beams = num_beams
-        self.device = device
         if adapter is None and isinstance(model, str):
             log.warning("causal editor over %s without a trained adapter: expect poor edits", model)
 

@@ -136,19 +136,12 @@ class FiDEditor(ModelEditor):
         model: str | Any,
         tokenizer: Any = None,
         adapter: str | None = None,
-        max_evidence: int = 4,
         max_input_tokens: int = 256,
-        max_new_tokens: int = 96,
-        num_beams: int = 1,
-        device: str = "cpu",
         offline: bool = True,
+        **generation: Any,
     ) -> None:
-        super().__init__(model, tokenizer, adapter)
-        self.max_evidence = max_evidence
+        super().__init__(model, tokenizer, adapter, **generation)
         self.max_input_tokens = max_input_tokens
-        self.max_new_tokens = max_new_tokens
-        self.num_beams = num_beams
-        self.device = device
         self.offline = offline
 
     def _load(self) -> tuple[Any, Any]:

@@ -14,9 +14,21 @@ from retrieval.collector import collector_paused
 class ModelEditor(FromBatch):
     """An editor over a model loaded lazily, once, under a lock: pass a reference (hub id,
     path, ``packaged:NAME``) or an already loaded model with its tokenizer. Subclasses
-    implement ``_load() -> (tokenizer, model)`` and ``edit_batch``."""
+    implement ``_load() -> (tokenizer, model)`` and ``edit_batch``. The generation settings:
+    up to ``max_evidence`` snippets read, ``max_new_tokens`` written, ``num_beams`` (1: greedy),
+    on ``device``."""
 
-    def __init__(self, model: str | Any, tokenizer: Any = None, adapter: str | None = None):
+    def __init__(
+        self,
+        model: str | Any,
+        tokenizer: Any = None,
+        adapter: str | None = None,
+        *,
+        max_evidence: int = 4,
+        max_new_tokens: int = 96,
+        num_beams: int = 1,
+        device: str = "cpu",
+    ):
         if isinstance(model, str):
             self.ref, self._model, self._tokenizer = model, None, None
         else:
@@ -25,6 +37,10 @@ class ModelEditor(FromBatch):
             self.ref = getattr(model, "name_or_path", "model")
             self._model, self._tokenizer = model, tokenizer
         self.adapter = adapter
+        self.max_evidence = max_evidence
+        self.max_new_tokens = max_new_tokens
+        self.num_beams = num_beams
+        self.device = device
         self._lock = threading.Lock()
 
     def load(self) -> tuple[Any, Any]:

@@ -102,6 +102,8 @@ def temp_for(path: Path) -> Path:
 
 
 def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (this module travels in the GPU kit alone, so it keeps its
+    own copy of ``retrieval.files.atomic``'s check)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:

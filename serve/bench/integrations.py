@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -112,19 +113,27 @@ def bench_integrations(
             if run == 0:
                 differ += len(set(out.values())) > 1
                 edited += out["direct"] != row["answer"]
-    p50 = {p: float(np.percentile(v, 50)) for p, v in ms.items()}
     direct_ms = np.array(ms["direct"])
-    paired = {p: float(np.median(np.array(ms[p]) / direct_ms)) for p in PATHS}
+    paired = {p: round(float(np.median(np.array(ms[p]) / direct_ms)), 3) for p in PATHS}
+    return overhead(len(rows), runs, ms, paired, edited, differ)
+
+
+def overhead(
+    rows: int, runs: int, ms: dict[str, list[float]], paired: Any, edited: int, differ: int
+) -> dict[str, Any]:
+    """A wrapper-overhead report: rows, passes, each path's p50 and p95 ms (``ms``: per answer),
+    its p50 against the direct call's, ``paired`` (the median of each answer's own ratio: the
+    same row, run and pipeline state), rows edited, and rows whose result differs by path."""
+    p50 = {p: float(np.percentile(v, 50)) for p, v in ms.items()}
     return {
-        "rows": len(rows),
+        "rows": rows,
         "runs": runs,
         "ms": {
             p: {"p50": round(p50[p], 1), "p95": round(float(np.percentile(v, 95)), 1)}
             for p, v in ms.items()
         },
-        "p50_vs_direct": {p: round(p50[p] / p50["direct"], 3) for p in PATHS},
-        # the median of each answer's own ratio: the same row, run and pipeline state
-        "paired_ratio_p50": {p: round(paired[p], 3) for p in PATHS},
+        "p50_vs_direct": {p: round(p50[p] / p50["direct"], 3) for p in ms},
+        "paired_ratio_p50": paired,
         "rows_edited": edited,
         "rows_whose_result_differs": differ,
     }
@@ -157,32 +166,34 @@ def plot(report: dict[str, Any], png: Path) -> None:
     plot_paths(report, png, PATHS, ["grey", "tab:green", "tab:purple"])
 
 
-def row_args(p: argparse.ArgumentParser, name: str) -> None:
-    """The rows, passes and index of a wrapper-overhead benchmark (this one, ``mcp``)."""
-    p.add_argument(
-        "--data",
-        default=None,
-        help="JSONL rows with 'sentence' or 'text' and 'evidence' (default: planted passages)",
-    )
-    p.add_argument("--n", type=int, default=20, help="rows")
-    p.add_argument("--runs", type=int, default=3, help="passes over the rows")
-    p.add_argument("--index", default=None)
-    config_flags(p)
-    out_flag(p, name)
+def row_bench(
+    name: str, run: Callable[..., dict[str, Any]], draw: Callable[[dict[str, Any], Path], None]
+) -> tuple[Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], dict]]:
+    """``add_cli_args`` and ``main`` of a wrapper-overhead benchmark over rows (this one,
+    ``mcp``): the rows, passes and index as flags; ``run(rows, runs, config, overrides, index)``
+    measures and ``draw(report, png)`` plots the saved report."""
+
+    def add_cli_args(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--data",
+            default=None,
+            help="JSONL rows with 'sentence' or 'text' and 'evidence' (default: planted passages)",
+        )
+        p.add_argument("--n", type=int, default=20, help="rows")
+        p.add_argument("--runs", type=int, default=3, help="passes over the rows")
+        p.add_argument("--index", default=None)
+        config_flags(p)
+        out_flag(p, name)
+
+    def main(args: argparse.Namespace) -> dict[str, Any]:
+        if args.n < 1 or args.runs < 1:
+            raise ValueError(f"--n and --runs must be >= 1, got {args.n} and {args.runs}")
+        rows = bench_rows(args.data, args.n)
+        report = run(rows, args.runs, args.config, args.overrides, args.index)
+        save_report(report, args.report_file, draw)
+        return report
+
+    return add_cli_args, main
 
 
-def checked_rows(args: argparse.Namespace) -> list[dict[str, Any]]:
-    if args.n < 1 or args.runs < 1:
-        raise ValueError(f"--n and --runs must be >= 1, got {args.n} and {args.runs}")
-    return bench_rows(args.data, args.n)
-
-
-def add_cli_args(p: argparse.ArgumentParser) -> None:
-    row_args(p, "integrations")
-
-
-def main(args: argparse.Namespace) -> dict[str, Any]:
-    rows = checked_rows(args)
-    report = bench_integrations(rows, args.runs, args.config, args.overrides, args.index)
-    save_report(report, args.report_file, plot)
-    return report
+add_cli_args, main = row_bench("integrations", bench_integrations, plot)

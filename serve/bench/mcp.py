@@ -12,15 +12,14 @@ SDK's memory transport), so the two paths share the models, the index and the co
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from serve.bench.integrations import checked_rows, plot_paths, row_args
-from training.bench.base import Benchmark, save_report
+from serve.bench.integrations import overhead, plot_paths, row_bench
+from training.bench.base import Benchmark
 
 BENCHMARK = Benchmark("mcp", "an MCP edit_answer call against Pipeline.edit (overhead ratio)")
 PATHS = ("direct", "mcp")
@@ -81,32 +80,12 @@ def bench_mcp(
         anyio.run(run_all)
     finally:
         service.close()
-    p50 = {p: float(np.percentile(v, 50)) for p, v in ms.items()}
     paired = float(np.median(np.array(ms["mcp"]) / np.array(ms["direct"])))
-    return {
-        "rows": len(rows),
-        "runs": runs,
-        "ms": {
-            p: {"p50": round(p50[p], 1), "p95": round(float(np.percentile(v, 95)), 1)}
-            for p, v in ms.items()
-        },
-        "p50_vs_direct": {p: round(p50[p] / p50["direct"], 3) for p in PATHS},
-        "paired_ratio_p50": round(paired, 3),  # each answer's own ratio, same row and run
-        "rows_edited": edited,
-        "rows_whose_result_differs": differ,
-    }
+    return overhead(len(rows), runs, ms, round(paired, 3), edited, differ)
 
 
 def plot(report: dict[str, Any], png: Path) -> None:
     plot_paths(report, png, PATHS, ["grey", "tab:blue"])
 
 
-def add_cli_args(p: argparse.ArgumentParser) -> None:
-    row_args(p, "mcp")
-
-
-def main(args: argparse.Namespace) -> dict[str, Any]:
-    rows = checked_rows(args)
-    report = bench_mcp(rows, args.runs, args.config, args.overrides, args.index)
-    save_report(report, args.report_file, plot)
-    return report
+add_cli_args, main = row_bench("mcp", bench_mcp, plot)

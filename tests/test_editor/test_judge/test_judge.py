@@ -69,6 +69,11 @@ def test_the_combined_judges_give_a_fifth_of_the_statements_suite_as_before_and_
     _check_suite("statements", judge, every=5)
 
 
+@pytest.mark.parametrize("judge", ["rules", "span"])
+def test_each_judge_gives_a_third_of_the_meaning_suite_as_before(judge):
+    _check_suite("statements_meaning", judge, every=3)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("judge", ["rules", "span", "learned", "union"])
 def test_each_judge_gives_the_statements_suite_byte_for_byte_and_coherent(judge):

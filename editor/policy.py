@@ -131,6 +131,16 @@ def answers_agree(same_value: bool, f1: float) -> bool:
     return same_value or f1 >= ANSWER_F1_MIN
 
 
+def silent(no_answer: float, max_no_answer: float) -> bool:
+    """Whether a reading says nothing on the question: P(no answer) over ``max_no_answer``
+    (``judge.reader.max_no_answer``).
+
+    >>> silent(0.31, 0.3), silent(0.3, 0.3)
+    (True, False)
+    """
+    return no_answer > max_no_answer
+
+
 # -- the slot check's tolerances ---------------------------------------------------------------
 
 ALIGNED_MIN = 0.4

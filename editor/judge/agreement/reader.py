@@ -24,6 +24,7 @@ from editor.judge.agreement.reader_findings import doubted, finding, unanswered
 from editor.judge.answer_match import hedged_at, same_answer
 from editor.judge.base import Finding
 from editor.judge.reader_head import ReaderHead, observe
+from editor.policy import silent
 from editor.reader.base import Answer, Reading
 from editor.research.querygen.questions import entity_question
 from editor.text.words import is_question
@@ -169,7 +170,8 @@ class ReaderAgreement(FromBatch):
             (a := read((q, text)).best) is not None and span[0] <= a.start < span[1] for q in asked
         )
         if not answers_here or any(
-            read((q, evidence_text(e))).no_answer <= self.policy.max_no_answer for q in asked
+            not silent(read((q, evidence_text(e))).no_answer, self.policy.max_no_answer)
+            for q in asked
         ):
             return None
         return f"the evidence does not answer {asked[0]!r} (the reader): the fix is suggested"
@@ -209,7 +211,7 @@ class ReaderAgreement(FromBatch):
                 continue
             text, _, e = items[i]
             ev = evidence_text(e)
-            best = r.best if r.no_answer <= self.policy.max_no_answer else None
+            best = None if silent(r.no_answer, self.policy.max_no_answer) else r.best
             if best is None or best.probability < min(self.policy.cloze_min, self.policy.doubt_min):
                 continue
             if ev not in kinds:
@@ -247,7 +249,7 @@ class ReaderAgreement(FromBatch):
     ) -> Finding | None:
         p = self.policy
         said, best = mine.best, theirs.best
-        if said is None or mine.no_answer > p.max_no_answer:  # the text gives no answer
+        if said is None or silent(mine.no_answer, p.max_no_answer):  # the text gives no answer
             return unanswered(text, question, answered(theirs, p), verdict, p.apply_min)
         if best is None or said.probability < p.min_text:
             return None
@@ -270,7 +272,7 @@ class ReaderAgreement(FromBatch):
             if (
                 other is None
                 or other.probability < p.doubt_min
-                or theirs.no_answer > p.max_no_answer
+                or silent(theirs.no_answer, p.max_no_answer)
             ):
                 return None
             return doubted(question, sentence, said, other, verdict)
@@ -311,9 +313,8 @@ class ReaderAgreement(FromBatch):
             )  # fmt: skip
         typed = [x for x in found if not x.signals["fit_bad"]]
         other = max(typed, key=lambda x: x.answer.probability).answer
-        if (
-            other.probability < self.policy.doubt_min
-            or theirs.no_answer > self.policy.max_no_answer
+        if other.probability < self.policy.doubt_min or silent(
+            theirs.no_answer, self.policy.max_no_answer
         ):
             return None
         return doubted(question, sentence, said, other, verdict)
@@ -379,4 +380,4 @@ def answered(reading: Reading, policy: Any) -> Answer | None:
     best = reading.best
     if best is None or best.probability < policy.min_evidence:
         return None
-    return best if reading.no_answer <= policy.max_no_answer else None
+    return None if silent(reading.no_answer, policy.max_no_answer) else best

@@ -50,6 +50,14 @@ def _by(how: str):
     return getattr(By, how)
 
 
+def _text_of(browser, element_id: str) -> str:
+    """The element's text once it has any (a page's asynchronous write lands later)."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    element = browser.find_element(_by("ID"), element_id)
+    return WebDriverWait(browser, WAIT_S).until(lambda _: element.text)
+
+
 def _wait(browser, css: str, gone: bool = False):
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait
@@ -132,8 +140,8 @@ def test_a_reviewer_sees_the_wrong_words_opens_a_finding_and_accepts_or_rejects(
         {"origin": url, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]},
     )
     browser.find_element(_by("ID"), "copy-plain").click()
-    status = browser.find_element(_by("ID"), "copy-status")
-    assert status.text.startswith("Copied the answer without citation markers")
+    status = _text_of(browser, "copy-status")  # set once the clipboard write resolves
+    assert status.startswith("Copied the answer without citation markers")
     pasted = browser.execute_async_script(
         "navigator.clipboard.readText().then(arguments[0], e => arguments[0]('! ' + e));"
     )

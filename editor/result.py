@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from editor.findings import Finding, Flag
 from editor.types import Evidence
-from editor.verdicts import Finding, Flag, Verdict
+from editor.verdicts import Verdict
 
 Status = Literal["edited", "unchanged", "degraded"]
 

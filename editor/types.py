@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
+from editor.verdicts import LABELS, Reported
 from retrieval.types import Hit
 
 
@@ -75,7 +75,7 @@ class EntailmentScores:
     chunks: int = 1
 
     def __post_init__(self) -> None:
-        for name in ("supported", "contradicted", "not_supported"):
+        for name in LABELS:
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:  # also False for NaN
                 raise ValueError(f"EntailmentScores.{name} must be a probability, got {value!r}")
@@ -95,7 +95,7 @@ class PartAttribution:
     kind: str
     attribution: float
     evidence_index: int | None
-    verdict: Literal["supported", "contradicted", "unverified"]
+    verdict: Reported
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,7 @@ class SentenceAttribution:
     attribution: float | None
     evidence_index: int | None
     attributable: bool | None = None
-    verdict: Literal["supported", "contradicted", "unverified"] | None = None
+    verdict: Reported | None = None
     parts: tuple[PartAttribution, ...] = ()
 
 

@@ -1,162 +1,88 @@
-"""The judge's one vocabulary, and the words people read it in.
+"""The one vocabulary: the judge's verdicts, the words people read them in, and the labels the
+models and the citation check speak.
 
 Inside, every stage speaks the judge's verdicts (``Verdict``): a sentence is ``supported``,
 ``contradicted``, ``not_stated`` by its evidence, or ``not_checkable`` (no sentence answers the
-query). At the edge they are worded for people: the report's sentences (``REPORTED``: what the
-evidence does not state is ``unverified``) and a cited source's label (``CITED``).
+query). At the edge they are worded for people by one mapping each: the report's sentences
+(``REPORTED``: what the evidence does not state is ``unverified``) and a cited source's label
+(``CITED``). The NLI models' classes (``Label``: ``supported``, ``contradicted``,
+``not_supported``) are what the models read, not verdicts; the judge turns them into verdicts.
+
+Only the judge (``editor/judge``) and this module write these words as literals; every other
+module names them from here (``tests/test_editor/test_judge/test_policy.py``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Final, Literal
 
-from editor.types import Evidence, evidence_text
-
+SUPPORTED: Final = "supported"
+CONTRADICTED: Final = "contradicted"
+NOT_STATED: Final = "not_stated"
+NOT_CHECKABLE: Final = "not_checkable"
 Verdict = Literal["supported", "contradicted", "not_stated", "not_checkable"]
+"""the judge's say on a sentence against its evidence"""
+
+NOT_SUPPORTED: Final = "not_supported"
+Label = Literal["supported", "contradicted", "not_supported"]
+"""an NLI model's class for a (premise, claim) pair, and the kind of a flagged span"""
+LABELS: Final = (SUPPORTED, CONTRADICTED, NOT_SUPPORTED)
+"""the NLI models' classes in the order of their heads' columns"""
+
+UNVERIFIED: Final = "unverified"
+Reported = Literal["supported", "contradicted", "unverified"]
+"""the report's word for a sentence"""
+
+SUPPORTS: Final = "supports"
+CONTRADICTS: Final = "contradicts"
+NOT_ENOUGH: Final = "not_enough"
+CitedLabel = Literal["supports", "contradicts", "not_enough"]
+"""a cited source's label for the claim that cites it"""
+OUTCOMES: Final = (SUPPORTED, "citation_not_supporting", "needs_citation", "needs_none")
+"""a cited sentence's outcome in citation repair: its citations support it, do not, it needs
+one, or it needs none"""
 
 REPORTED: dict[str, str] = {
-    "contradicted": "contradicted",
-    "supported": "supported",
-    "not_stated": "unverified",
+    CONTRADICTED: CONTRADICTED,
+    SUPPORTED: SUPPORTED,
+    NOT_STATED: UNVERIFIED,
 }
 """the report's word for each verdict of the judge on a sentence it assessed"""
 
-FOUND: dict[str, str] = {"contradicted": "contradicted", "not_supported": "unverified"}
+FOUND: dict[str, str] = {CONTRADICTED: CONTRADICTED, NOT_SUPPORTED: UNVERIFIED}
 """the report's word for a sentence holding a finding of each kind (``FindingReport.kind``):
 what a check that edits nothing says of the sentence its fix would change"""
 
-CITED: dict[str, str] = {"supported": "supports", "contradicted": "contradicts"}
+CITED: dict[str, str] = {SUPPORTED: SUPPORTS, CONTRADICTED: CONTRADICTS}
 """A cited source's label for its claim (``purr check``, ``/v1/check``, citation repair) from
 the judge's verdict on the pair; anything else is ``not_enough``."""
 
 DECIDED: dict[str, str] = {
-    "supported": "the judge finds it supported",
-    "contradicted": "the judge finds it wrong",
-    "not_stated": "the judge finds it not stated",
-    "not_checkable": "the judge finds no sentence about the query",
+    SUPPORTED: "the judge finds it supported",
+    CONTRADICTED: "the judge finds it wrong",
+    NOT_STATED: "the judge finds it not stated",
+    NOT_CHECKABLE: "the judge finds no sentence about the query",
 }
 """How a judge that weighs other judges' findings (``learned``) opens its reason: its verdict,
 before the readings it weighed (which may say otherwise)."""
 
 SAYS: dict[str, tuple[str, ...]] = {
-    "supported": ("the evidence supports", DECIDED["supported"]),
-    "contradicted": (
+    SUPPORTED: ("the evidence supports", DECIDED[SUPPORTED]),
+    CONTRADICTED: (
         "the evidence contradicts",
         "the evidence answers",
         "the evidence disagrees",
-        DECIDED["contradicted"],
+        DECIDED[CONTRADICTED],
     ),
-    "not_stated": (
+    NOT_STATED: (
         "the evidence neither supports nor contradicts",
         "the evidence does not state",
         "the evidence may answer",
         "gate off",
         "set aside",
-        DECIDED["not_stated"],
+        DECIDED[NOT_STATED],
     ),
-    "not_checkable": ("no sentence of the text answers", DECIDED["not_checkable"]),
+    NOT_CHECKABLE: ("no sentence of the text answers", DECIDED[NOT_CHECKABLE]),
 }
 """The words a reason opens with, per verdict: a step's reason says what its verdict says
 (``editor.report.coherence``)."""
-
-
-# -- the judge's records ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Flag:
-    """Words of the judged text (``[start, end)`` of ``Step.before``) the evidence contradicts
-    (``contradicted``) or does not state (``not_supported``); ``fix``: the evidence's words for
-    that slot, where it states them."""
-
-    start: int
-    end: int
-    kind: str
-    fix: str | None = None
-
-    @property
-    def contradicts(self) -> bool:
-        """Whether the evidence states these words otherwise (else it only does not state
-        them)."""
-        return self.kind == "contradicted"
-
-
-Applicability = Literal["safe", "unsafe", "display"]
-
-
-@dataclass(frozen=True)
-class Proposal:
-    """A revision of the judged sentence the judge proposes itself (the span judge copies the
-    evidence's words in), with its own decision on it."""
-
-    text: str
-    reason: str
-    decision: Decision
-
-
-@dataclass(frozen=True)
-class Finding:
-    """The judge's say on one sentence of a text against one evidence.
-
-    ``verdict``: supported | contradicted | not_stated | not_checkable (no sentence of the text
-    is about the query); ``opens``: whether the judge asks for an edit (a contradiction it can
-    name; one it cannot fix is reported, not edited); ``span``: the judged sentence in the text;
-    ``supported``/``contradicted``: the probabilities behind it; ``rule``: what found a
-    contradiction (``Step.rule``); ``flags``: the words named, with the evidence's words for
-    them; ``proposal``: the judge's own revision, where it writes one; ``evidence``: what it
-    read."""
-
-    verdict: Verdict
-    reason: str
-    span: tuple[int, int] | None = None
-    supported: float | None = None
-    contradicted: float | None = None
-    rule: str | None = None
-    flags: tuple[Flag, ...] = ()
-    opens: bool = False
-    proposal: Proposal | None = None
-    evidence: Evidence | None = None
-    parts: tuple[Finding, ...] = ()
-    """the findings a combined judge read this one from (rules, span), for its ``choose``"""
-    unsure: str | None = None
-    """why an edit this finding asks for may only be suggested, however well it is verified"""
-
-    @property
-    def agrees(self) -> bool | None:
-        """``Step.agrees``: True supported, False where an edit is asked, else None."""
-        if self.verdict == "supported":
-            return True
-        return False if self.opens else None
-
-    @property
-    def evidence_text(self) -> str:
-        return evidence_text(self.evidence) if self.evidence is not None else ""
-
-    def named(self) -> tuple[Flag, ...]:
-        """The flags, or for an asked edit that names no words its judged sentence.
-
-        >>> Finding("contradicted", "NLI", (4, 20), opens=True).named()
-        (Flag(start=4, end=20, kind='contradicted', fix=None),)
-        >>> Finding("supported", "NLI", (4, 20)).named()
-        ()
-        """
-        if self.flags or not self.opens or self.span is None:
-            return self.flags
-        return (Flag(self.span[0], self.span[1], "contradicted"),)
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The judge's say on an edit: ``applicability`` ``safe`` (applied), ``unsafe`` (the judge
-    is not sure: suggested, applied only with ``judge.apply_unsure``) or ``display`` (not a
-    fix: the words stay named, nothing is suggested); why; and the judges that proved an
-    accepted revision (``proof``: ``nli``, ``slot``, ``statement`` joined by ``+``, or ``reader``)."""
-
-    applicability: Applicability
-    reason: str
-    proof: str | None = None
-
-    @property
-    def accepted(self) -> bool:
-        return self.applicability == "safe"

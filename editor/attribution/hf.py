@@ -21,6 +21,7 @@ import numpy as np
 
 from editor.attribution.nli import LABELS, ChunkedNLI, canonical_label, infer_label_map
 from editor.llm.partial import MANIFEST, is_partial_folder, load_partial
+from editor.verdicts import CONTRADICTED, SUPPORTED
 from retrieval.assets import AssetNotFoundError, resolve
 from retrieval.collector import collector_paused
 from retrieval.extras import require
@@ -180,10 +181,10 @@ def label_columns(
     """A classifier's outputs read as purr's labels: the label map (``infer_label_map``; a
     single logit is P(supported)) and the (n_outputs, 3) matrix that sums outputs into LABELS."""
     if num_labels == 1 and not override:
-        mapping = {0: canonical_label(id2label.get(0, "")) or "supported"}
+        mapping = {0: canonical_label(id2label.get(0, "")) or SUPPORTED}
     else:
         mapping = infer_label_map(id2label, override)
-    if num_labels == 1 and mapping[0] != "supported":
+    if num_labels == 1 and mapping[0] != SUPPORTED:
         raise ValueError(
             f"a single-logit NLI head is read as P(supported); '{ref}' maps it to "
             f"{mapping[0]!r}: fix label_map or use a classifier with one output per label"
@@ -204,7 +205,7 @@ class LabelMapped:
     def three_way(self) -> bool:
         """Whether some output means 'contradicted' (loads the model)."""
         self.load()
-        return "contradicted" in self.label_map.values()
+        return CONTRADICTED in self.label_map.values()
 
 
 class HFSequenceClassificationNLI(LabelMapped, _HFModel):

@@ -23,19 +23,18 @@ import numpy as np
 from editor.scope import current
 from editor.text.words import gather as gather_sentences
 from editor.types import EntailmentScores
+from editor.verdicts import CONTRADICTED, LABELS, NOT_SUPPORTED, SUPPORTED
 from retrieval.sentences import split
 
 T = TypeVar("T")
 
-LABELS = ("supported", "contradicted", "not_supported")
-"""Canonical attribution labels, in the column order of ``ChunkedNLI._pair_probabilities``."""
 
 _SYNONYMS = {
-    "supported": "entailment entailed entails entail supported supports support attributable "
+    SUPPORTED: "entailment entailed entails entail supported supports support attributable "
     "consistent faithful grounded",
-    "contradicted": "contradiction contradicted contradicts contradict contradictory refuted "
+    CONTRADICTED: "contradiction contradicted contradicts contradict contradictory refuted "
     "refutes refute",
-    "not_supported": "neutral notentailment nonentailment notentailed notsupported unsupported "
+    NOT_SUPPORTED: "neutral notentailment nonentailment notentailed notsupported unsupported "
     "notenoughinfo notenoughinformation nei unverifiable notattributable nonattributable "
     "inconsistent unfaithful hallucinated hallucination partial",
 }
@@ -93,12 +92,12 @@ def infer_label_map(
                 f"(values: {', '.join(LABELS)})"
             )
         mapping[int(index)] = label
-    if "supported" not in mapping.values():
+    if SUPPORTED not in mapping.values():
         raise ValueError(
             f"no output of the NLI model means 'supported' (labels {dict(id2label)} -> "
             f"{mapping}); attribution needs P(entailment): fix label_map"
         )
-    if len(mapping) > 1 and set(mapping.values()) == {"supported"}:
+    if len(mapping) > 1 and set(mapping.values()) == {SUPPORTED}:
         raise ValueError(
             f"every output of the NLI model maps to 'supported' ({mapping}); fix label_map"
         )

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from editor.types import EntailmentScores
+from editor.verdicts import SUPPORTED
 from retrieval.rerank import fit_platt
 
 log = logging.getLogger(__name__)
@@ -98,7 +99,7 @@ class Recalibration:
             "scale": self.scale,
             "bias": self.bias,
             "pairs": self.pairs,
-            "supported": self.supported,
+            SUPPORTED: self.supported,
             "verifier": self.verifier,
             "balanced": self.balanced,
         }
@@ -112,7 +113,7 @@ class Recalibration:
             )
         try:
             scale, bias = float(raw["scale"]), float(raw["bias"])
-            counts = int(raw.get("pairs", 0)), int(raw.get("supported", 0))
+            counts = int(raw.get("pairs", 0)), int(raw.get(SUPPORTED, 0))
             verifier, balanced = str(raw.get("verifier", "")), bool(raw.get("balanced", False))
             return cls(scale, bias, *counts, verifier, balanced)
         except (KeyError, TypeError, ValueError) as e:

@@ -33,6 +33,7 @@ from editor.attribution.span_model import (
 )
 from editor.llm.partial import MANIFEST
 from editor.types import EntailmentScores
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED
 from retrieval.collector import collector_paused
 
 SPAN_ARTEFACT = "purr-span-judge"
@@ -63,7 +64,7 @@ class SpanJudgement:
     spans: tuple[FlaggedSpan, ...]
 
     def contradicted_spans(self) -> list[FlaggedSpan]:
-        return [s for s in self.spans if s.kind == "contradicted"]
+        return [s for s in self.spans if s.kind == CONTRADICTED]
 
 
 def default_path() -> str:
@@ -106,7 +107,7 @@ def decode_spans(tags: np.ndarray, probs: np.ndarray, tokens, claim_at: int, cla
         tag = TOKEN_TAGS[int(tags[i])]
         if tag == "O":
             continue
-        kind = "contradicted" if tag.endswith("C") else "not_supported"
+        kind = CONTRADICTED if tag.endswith("C") else NOT_SUPPORTED
         p = float(probs[i, int(tags[i])])
         a, b = a - claim_at, b - claim_at
         if (

@@ -30,6 +30,7 @@ from editor.policy import VERBATIM_SUPPORTED
 from editor.policy import states_verbatim as _states_verbatim
 from editor.text.words import content_words
 from editor.types import EntailmentScores
+from editor.verdicts import CONTRADICTED, SUPPORTED
 
 
 @dataclass(frozen=True)
@@ -170,13 +171,13 @@ def _at_least_supported(p: np.ndarray, floor: float) -> np.ndarray:
 
 def _reason(label: str, p: EntailmentScores, nli: EntailmentScores, slot: SlotObservation) -> str:
     """Why the verdict is what it is, in one line."""
-    if label == "contradicted" and slot.found == "differs":
+    if label == CONTRADICTED and slot.found == "differs":
         return f"the evidence states otherwise: {slot.reason}"
-    if label == "contradicted":
+    if label == CONTRADICTED:
         return f"the NLI model reads the evidence as contradicting it (P={p.contradicted:.2f})"
-    if label == "supported" and slot.verbatim:
+    if label == SUPPORTED and slot.verbatim:
         return "the evidence states it word for word"
-    if label == "supported":
+    if label == SUPPORTED:
         extra = f"; {slot.reason}" if slot.found == "matches" else ""
         return f"the evidence entails it (P={p.supported:.2f}){extra}"
     if slot.found == "differs":

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from editor.attribution.base import AttributionModel
 from editor.citations.document import CitedDocument, CitedSentence
-from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict, citation_scores
+from editor.citations.results import CheckResult, SentenceCheck, SourceLabel, citation_scores
 from editor.citations.sources import Source, premise_of
 from editor.judge.base import Finding, Judge, of_parts
 from editor.policy import ATTRIBUTED_MIN, CONTRADICTED_MIN
@@ -32,16 +32,24 @@ from editor.text.nlp import get_nlp, is_claim
 from editor.text.parts import Part, sentence_parts
 from editor.text.words import content_words, fitted
 from editor.types import Evidence, evidence_text
-from editor.verdicts import CITED
+from editor.verdicts import (
+    CITED,
+    CONTRADICTED,
+    CONTRADICTS,
+    NOT_ENOUGH,
+    SUPPORTED,
+    SUPPORTS,
+    CitedLabel,
+)
 from retrieval.sentences import split
 
 
-class PairVerdict(NamedTuple):
+class PairLabel(NamedTuple):
     """The judge on one (evidence, claim) question: the label, P(supported), why, the words
     it names with the evidence's words for them, the evidence sentence that states them, and
     the part of the claim that decides it (``several``: the claim was judged in parts)."""
 
-    label: str
+    label: CitedLabel
     p: float
     reason: str
     values: tuple[str, str] | None = None
@@ -50,7 +58,7 @@ class PairVerdict(NamedTuple):
     several: bool = False
 
 
-def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
+def pair_label(finding: Finding, claim: str, evidence: str) -> PairLabel:
     """A finding on ``claim`` against ``evidence`` as a citation's verdict. The words named:
     the first contradicted flag (the one with the evidence's words first), else for a source
     that does not support the claim the first words it does not state.
@@ -58,22 +66,22 @@ def pair_verdict(finding: Finding, claim: str, evidence: str) -> PairVerdict:
     >>> from editor.result import Flag
     >>> f = Finding("contradicted", "a date differs", (0, 21), 0.1, 0.9,
     ...             flags=(Flag(17, 21, "contradicted", "1889"),))
-    >>> v = pair_verdict(f, "It was opened in 1895.", "1889. Built in 1887. It opened in 1889.")
+    >>> v = pair_label(f, "It was opened in 1895.", "1889. Built in 1887. It opened in 1889.")
     >>> v.label, v.values, v.evidence_sentence
     ('contradicts', ('1895', '1889'), 'It opened in 1889.')
     """
-    label = CITED.get(finding.verdict, "not_enough")
-    p = finding.supported if finding.supported is not None else float(label == "supports")
-    flags = sorted(finding.flags, key=lambda f: (f.kind != "contradicted", f.fix is None))
+    label = CITED.get(finding.verdict, NOT_ENOUGH)
+    p = finding.supported if finding.supported is not None else float(label == SUPPORTS)
+    flags = sorted(finding.flags, key=lambda f: (f.kind != CONTRADICTED, f.fix is None))
     values = None
-    if label != "supports":
+    if label != SUPPORTS:
         for f in flags[:1]:
-            if f.kind == "contradicted" or label == "not_enough":
+            if f.kind == CONTRADICTED or label == NOT_ENOUGH:
                 values = (claim[f.start : f.end], fitted(claim, f.start, f.end, f.fix) or "")
     said = values[1] if values and values[1] else None
     stating = [x for x in split(evidence) if said and said in x]  # the sentence that states it
     named = best_span(claim, " ".join(stating)) if stating else None
-    return PairVerdict(label, p, _reason(label, p, finding, values), values, named, claim)
+    return PairLabel(label, p, _reason(label, p, finding, values), values, named, claim)
 
 
 def locate(check: SentenceCheck, by_id: Mapping[str, Source], locator: Any) -> SentenceCheck:
@@ -86,13 +94,13 @@ def locate(check: SentenceCheck, by_id: Mapping[str, Source], locator: Any) -> S
         return check
     out = []
     for v in check.verdicts:
-        if v.label != "supports" and v.values is None and v.source_id in by_id:
+        if v.label != SUPPORTS and v.values is None and v.source_id in by_id:
             f = locator.fix(check.claim, [premise_of(by_id[v.source_id])])
-            spans = [] if f.verdict == "supported" else list(f.spans)
-            spans.sort(key=lambda x: (x.kind != "contradicted", x.fix is None))
+            spans = [] if f.verdict == SUPPORTED else list(f.spans)
+            spans.sort(key=lambda x: (x.kind != CONTRADICTED, x.fix is None))
             for sp in spans[:1]:
                 words = check.claim[sp.start : sp.end]
-                both = v.label == "contradicts" and f.verdict == "contradicted"
+                both = v.label == CONTRADICTS and f.verdict == CONTRADICTED
                 fix = f.window[sp.fix[0] : sp.fix[1]] if both and sp.fix else ""
                 if words.strip() and words in check.text:
                     v = replace(v, values=(words, fix))
@@ -140,19 +148,19 @@ class CitationChecker:
         gate = NLIAgreement(model, contradicted_min, supported_min, decontextualize=False)
         return cls(RulesJudge(gate), decompose, locator)
 
-    def verdicts(self, pairs: Sequence[tuple[Evidence, str]]) -> list[PairVerdict]:
-        """The verdict of each (evidence, claim) pair, the claim judged whole."""
+    def labels(self, pairs: Sequence[tuple[Evidence, str]]) -> list[PairLabel]:
+        """The cited-source label of each (evidence, claim) pair, the claim judged whole."""
         return self._questions([(e, [c]) for e, c in pairs])
 
-    def _questions(self, questions: Sequence[tuple[Evidence, Sequence[str]]]) -> list[PairVerdict]:
-        """One verdict per (evidence, parts of a claim): each part judged in one batch, then
+    def _questions(self, questions: Sequence[tuple[Evidence, Sequence[str]]]) -> list[PairLabel]:
+        """One label per (evidence, parts of a claim): each part judged in one batch, then
         folded by the judge's rule for parts (``editor.judge.base.of_parts``)."""
         items = [(t, t, e) for e, parts in questions for t in parts]
         found = iter(self.judge.assess_batch(items) if items else [])
         out = []
         for e, parts in questions:
             i, f = of_parts([next(found) for _ in parts])
-            v = pair_verdict(f, parts[i], evidence_text(e))
+            v = pair_label(f, parts[i], evidence_text(e))
             out.append(v._replace(several=len(parts) > 1))
         return out
 
@@ -196,7 +204,7 @@ class CitationChecker:
         verdicts = self._questions(questions)
 
         def supports(i: int, ids: tuple[str, ...]) -> bool:
-            return bool(ids) and verdicts[index[(i, ids)]].label == "supports"
+            return bool(ids) and verdicts[index[(i, ids)]].label == SUPPORTS
 
         checks = [
             self._sentence(i, s, claim, by_id, verdicts, index, supports, standalone[i])
@@ -222,7 +230,7 @@ class CitationChecker:
         s: CitedSentence,
         claim: bool,
         by_id: Mapping[str, Source],
-        judged: Sequence[PairVerdict],
+        judged: Sequence[PairLabel],
         index: Mapping[tuple[int, tuple[str, ...]], int],
         supports: Any,
         standalone: str = "",
@@ -232,21 +240,21 @@ class CitationChecker:
         for c in cited:
             v = judged[index[(i, (c,))]]
             reason = v.reason
-            if v.several and v.label != "supports":  # name the part that fails
+            if v.several and v.label != SUPPORTS:  # name the part that fails
                 reason = f"{reason}; the part that fails: '{v.part}'"
             span = v.evidence_sentence or best_span(s.claim, by_id[c].text)
-            verdicts.append(SourceVerdict(c, v.label, v.p, span, reason, v.values))
+            verdicts.append(SourceLabel(c, v.label, v.p, span, reason, v.values))
         together = supports(i, cited)
         precise = [False] * (len(s.citations) - len(cited))  # markers that name no source
         for c, v in zip(cited, verdicts, strict=True):
             if not together:
                 precise.append(False)
-            elif v.label == "supports" or len(cited) == 1:
+            elif v.label == SUPPORTS or len(cited) == 1:
                 precise.append(True)
             else:  # irrelevant when the others support the sentence without it
                 precise.append(not supports(i, tuple(k for k in cited if k != c)))
         if s.citations:
-            outcome = "supported" if together else "citation_not_supporting"
+            outcome = SUPPORTED if together else "citation_not_supporting"
         else:
             outcome = "needs_citation" if claim else "needs_none"
         return SentenceCheck(
@@ -262,11 +270,11 @@ class CitationChecker:
 
 
 def _reason(label: str, p: float, finding: Finding, values: tuple[str, str] | None) -> str:
-    if label == "contradicts" and values and values[1]:
+    if label == CONTRADICTS and values and values[1]:
         return f"the source states it otherwise: '{values[0]}' vs '{values[1]}'"
-    if label == "contradicts":
+    if label == CONTRADICTS:
         return f"the source contradicts it: {finding.reason}"
-    if label == "supports":
+    if label == SUPPORTS:
         return f"the source supports it (P(supported) {p:.2f})"
     return f"the source does not say it (P(supported) {p:.2f})"
 

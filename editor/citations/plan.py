@@ -8,13 +8,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from editor.citations.check import CitationChecker, PairVerdict
+from editor.citations.check import CitationChecker, PairLabel
 from editor.citations.document import CitedDocument
 from editor.citations.results import SentenceCheck
 from editor.citations.sources import Source
 from editor.policy import removes_citation
 from editor.text.words import content_words
 from editor.types import Evidence
+from editor.verdicts import CONTRADICTS, SUPPORTS
 
 
 @dataclass
@@ -65,18 +66,18 @@ class RepairPlanner:
             cited = {c for c in checks[i].citations if c in by_id}
             for src in _candidates(doc.sentences[i].claim, sources, cited, self.max_candidates):
                 asks.append((i, src))
-        judged = self.checker.verdicts([(src.evidence("given"), standalone[i]) for i, src in asks])
-        found: dict[int, list[tuple[str, float, PairVerdict, Source]]] = {i: [] for i in todo}
+        judged = self.checker.labels([(src.evidence("given"), standalone[i]) for i, src in asks])
+        found: dict[int, list[tuple[str, float, PairLabel, Source]]] = {i: [] for i in todo}
         for (i, src), v in zip(asks, judged, strict=True):
             found[i].append((v.label, v.p, v, src))
         plans: dict[int, RepairPlan] = {}
         for i in todo:
             c = checks[i]
-            supporting = sorted((f for f in found[i] if f[0] == "supports"), key=lambda f: -f[1])
-            contra = [v for v in c.verdicts if v.label == "contradicts"]
+            supporting = sorted((f for f in found[i] if f[0] == SUPPORTS), key=lambda f: -f[1])
+            contra = [v for v in c.verdicts if v.label == CONTRADICTS]
             if supporting:
                 best = supporting[0][3]
-                keep = tuple(v.source_id for v in c.verdicts if v.label == "supports")
+                keep = tuple(v.source_id for v in c.verdicts if v.label == SUPPORTS)
                 if c.citations:
                     plans[i] = RepairPlan(
                         "replaced",
@@ -109,7 +110,7 @@ class RepairPlanner:
                     tuple(v.values for v in contra if v.values),
                 )
             elif not c.citations:
-                against = [f for f in found[i] if f[0] == "contradicts"]
+                against = [f for f in found[i] if f[0] == CONTRADICTS]
                 if against:
                     src = against[0][3]
                     span = against[0][2].evidence_sentence or src.text
@@ -164,10 +165,10 @@ class RepairPlanner:
                 continue
             if not evidence:
                 continue
-            judged = self.checker.verdicts([(e, standalone[i]) for e in evidence])
+            judged = self.checker.labels([(e, standalone[i]) for e in evidence])
             ranked = sorted(zip(evidence, judged, strict=True), key=lambda ej: -ej[1].p)
-            hit = next((ej for ej in ranked if ej[1].label == "supports"), None)
-            against = next((ej for ej in ranked if ej[1].label == "contradicts"), None)
+            hit = next((ej for ej in ranked if ej[1].label == SUPPORTS), None)
+            against = next((ej for ej in ranked if ej[1].label == CONTRADICTS), None)
             pick = hit or against
             if pick is None:
                 continue
@@ -175,7 +176,7 @@ class RepairPlanner:
             label, p = v.label, v.p
             src = Source(str(next_id), e.text, e.title or None, e.url)
             where = f"{e.title or e.source}" if (e.title or e.source) else "the index"
-            if label == "supports":
+            if label == SUPPORTS:
                 action = "replaced" if doc.sentences[i].citations else "added"
                 plans[i] = RepairPlan(
                     action,

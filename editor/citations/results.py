@@ -9,19 +9,26 @@ from typing import TYPE_CHECKING, Any
 
 from editor.citations.document import CitedDocument
 from editor.citations.mafe import Mafe
+from editor.verdicts import (
+    CONTRADICTED,
+    CONTRADICTS,
+    NOT_SUPPORTED,
+    OUTCOMES,
+    SUPPORTED,
+    SUPPORTS,
+    CitedLabel,
+)
 
 if TYPE_CHECKING:
     from editor.citations.sources import Source
 
-OUTCOMES = ("supported", "citation_not_supporting", "needs_citation", "needs_none")
-
 
 @dataclass(frozen=True)
-class SourceVerdict:
+class SourceLabel:
     """The verifier on one (cited source, sentence) pair."""
 
     source_id: str
-    label: str
+    label: CitedLabel
     p_supported: float
     span: str
     reason: str
@@ -47,7 +54,7 @@ class SentenceCheck:
     citations: tuple[str, ...]
     outcome: str
     supported: bool
-    verdicts: tuple[SourceVerdict, ...]
+    verdicts: tuple[SourceLabel, ...]
     precise: tuple[bool, ...]
     """per citation: not irrelevant in ALCE's sense"""
     standalone: str = ""
@@ -58,7 +65,7 @@ class SentenceCheck:
             "text": self.text,
             "citations": list(self.citations),
             "outcome": self.outcome,
-            "supported": self.supported,
+            SUPPORTED: self.supported,
             "verdicts": [v.to_json() for v in self.verdicts],
         }
 
@@ -101,7 +108,7 @@ class CheckResult:
         where the verdict names the slot and the source's value, else the whole sentence); a
         claim with no citation as ``not_supported`` by no source.
 
-        >>> v = SourceVerdict("1", "contradicts", 0.1, "", "it says 1889", ("1887", "1889"))
+        >>> v = SourceLabel("1", "contradicts", 0.1, "", "it says 1889", ("1887", "1889"))
         >>> s = SentenceCheck("Built in 1887 [1].", "Built in 1887.", ("1",),
         ...                   "citation_not_supporting", False, (v,), (False,))
         >>> f, = CheckResult("Hi. Built in 1887 [1].", (s,), 0.0, 0.0, ()).findings()
@@ -117,13 +124,13 @@ class CheckResult:
                 cursor = at + len(s.text)
             whole = (start, None if start is None else start + len(s.text), s.text)
             if s.outcome == "needs_citation":
-                out.append(_finding(*whole, "not_supported", None, None, "no citation"))
+                out.append(_finding(*whole, NOT_SUPPORTED, None, None, "no citation"))
             if s.outcome != "citation_not_supporting":
                 continue
             for v in s.verdicts:
-                if v.label == "supports":
+                if v.label == SUPPORTS:
                     continue
-                kind = "contradicted" if v.label == "contradicts" else "not_supported"
+                kind = CONTRADICTED if v.label == CONTRADICTS else NOT_SUPPORTED
                 where, fix = whole, None
                 if v.values and v.values[0] and v.values[0] in s.text and start is not None:
                     a = start + s.text.index(v.values[0])

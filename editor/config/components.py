@@ -10,6 +10,7 @@ from pydantic import Field, field_validator, model_validator
 
 from editor.config.base import _Cfg, _registered
 from editor.config.revision import AgreementConfig, EditorConfig, JudgeConfig, RevisionConfig
+from editor.verdicts import Label
 from retrieval.config import IndexConfig, Probability, RerankConfig, SearchConfig, WebConfig
 
 
@@ -134,7 +135,7 @@ class AttributionConfig(_Cfg):
         "artefact folder, or the name of one shipped in editor/models (purr-attribution, "
         "the default; purr-attribution-summaries, tuned on SummEdits contrast pairs).",
     )
-    label_map: dict[str, Literal["supported", "contradicted", "not_supported"]] | None = Field(
+    label_map: dict[str, Label] | None = Field(
         None,
         description="hf/purr: model label name or index -> label; None = inferred from "
         "config.id2label (needed for LABEL_0-style names).",

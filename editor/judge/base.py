@@ -14,15 +14,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+# the judge's records live with its vocabulary, below the result that carries them
+from editor.findings import Applicability as Applicability
+from editor.findings import Decision, Finding
+from editor.findings import Flag as Flag
+from editor.findings import Proposal as Proposal
 from editor.registry import Registry
 from editor.text.words import keep_spacing
 from editor.types import Evidence
-
-# the judge's records live with its vocabulary, below the result that carries them
-from editor.verdicts import Applicability as Applicability
-from editor.verdicts import Decision, Finding
-from editor.verdicts import Flag as Flag
-from editor.verdicts import Proposal as Proposal
 from editor.verdicts import Verdict as Verdict
 
 

@@ -51,6 +51,7 @@ from editor.types import (
     PassageAttribution,
     SentenceAttribution,
 )
+from editor.verdicts import CONTRADICTED, SUPPORTED, UNVERIFIED
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -122,13 +123,13 @@ def auto_ais(
             )
             k += n
         weakest = min(judged, key=lambda p: p.attribution)
-        refuted = next((p for p in judged if p.verdict == "contradicted"), None)
+        refuted = next((p for p in judged if p.verdict == CONTRADICTED), None)
         value = weakest.attribution
-        verdict, where = ("supported", weakest.evidence_index)
+        verdict, where = (SUPPORTED, weakest.evidence_index)
         if not attributed(value, threshold):
-            verdict, where = ("unverified", weakest.evidence_index)
+            verdict, where = (UNVERIFIED, weakest.evidence_index)
             if refuted is not None:
-                verdict, where = ("contradicted", refuted.evidence_index)
+                verdict, where = (CONTRADICTED, refuted.evidence_index)
         records.append(
             SentenceAttribution(
                 d.original,
@@ -159,14 +160,14 @@ def _judge(
     best = max(range(len(supported)), key=supported.__getitem__) if supported else None
     value = supported[best] if best is not None else 0.0
     if attributed(value, threshold):
-        return PartAttribution(part.text, part.start, part.end, part.kind, value, best, "supported")
+        return PartAttribution(part.text, part.start, part.end, part.kind, value, best, SUPPORTED)
     against = [i for i, s in enumerate(mine) if refutes(s, named[i], contradicted_min)]
     if against:
         where = max(against, key=lambda i: mine[i].contradicted)
         return PartAttribution(
-            part.text, part.start, part.end, part.kind, value, where, "contradicted"
+            part.text, part.start, part.end, part.kind, value, where, CONTRADICTED
         )
-    return PartAttribution(part.text, part.start, part.end, part.kind, value, best, "unverified")
+    return PartAttribution(part.text, part.start, part.end, part.kind, value, best, UNVERIFIED)
 
 
 def _decontextualize_sentences(

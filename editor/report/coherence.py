@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from editor.report.sentence_verdicts import carried, sentence_spans, stripped
 from editor.result import EditResult
-from editor.verdicts import SAYS
+from editor.verdicts import CONTRADICTED, SAYS, SUPPORTED
 
 
 def incoherences(result: EditResult) -> list[str]:
@@ -30,13 +30,13 @@ def incoherences(result: EditResult) -> list[str]:
             continue
         if not st.reason.startswith(SAYS.get(st.verdict, ())):
             out.append(f"step {i}: verdict {st.verdict}, reason {st.reason[:60]!r}")
-        doubted = st.verdict == "contradicted" or st.suggested is not None
+        doubted = st.verdict == CONTRADICTED or st.suggested is not None
         if not doubted or st.accepted:
             continue
         sentence = st.before[st.span[0] : st.span[1]].strip()
         moved = carried(st.span, st.before, result.steps[i + 1 :])
         where = stripped(result.revised, moved[0]) if moved else None
-        if where is not None and reported.get(where) == "supported":
+        if where is not None and reported.get(where) == SUPPORTED:
             out.append(f"step {i}: {st.verdict} sentence reported supported: {sentence[:60]!r}")
         if not any(w in sentence or sentence in w for w in named):
             out.append(f"step {i}: {st.verdict} sentence not in findings: {sentence[:60]!r}")

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 
 from editor.result import Step
 from editor.text.words import changed_run
-from editor.verdicts import REPORTED
+from editor.verdicts import CONTRADICTED, NOT_STATED, REPORTED, SUPPORTED
 
 Span = tuple[int, int]
 
-_RANK = {"contradicted": 0, "supported": 1, "not_stated": 2}
+_RANK = {CONTRADICTED: 0, SUPPORTED: 1, NOT_STATED: 2}
 
 
 def stripped(text: str, span: Span) -> Span:
@@ -125,7 +125,7 @@ def judged_verdicts(steps: Sequence[Step], revised: str) -> dict[Span, str]:
         a, b = st.span
         later = steps[i + 1 :]
         if st.accepted:
-            note((a, b + len(st.after) - len(st.before)), st.after, later, "supported")
+            note((a, b + len(st.after) - len(st.before)), st.after, later, SUPPORTED)
         else:
             note((a, b), st.before, later, st.verdict)
     return {k: REPORTED[v] for k, v in found.items()}

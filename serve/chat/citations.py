@@ -8,6 +8,7 @@ from typing import Any, Literal
 from editor.citations.document import parse_markers
 from editor.report.sentence_verdicts import sentence_spans
 from editor.result import EditResult
+from editor.verdicts import SUPPORTED
 
 CitationStyle = Literal["markers", "sources", "none"]
 WORDS_PER_CHUNK = 4
@@ -71,7 +72,7 @@ def cited_text(result: EditResult) -> str:
         if span is None:
             continue
         out.append(text[pos : span[1]])
-        if s.evidence_id in numbers and s.verdict == "supported":
+        if s.evidence_id in numbers and s.verdict == SUPPORTED:
             out.append(f" [{numbers[s.evidence_id]}]")
         pos = span[1]
     out.append(text[pos:])

@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from editor.verdicts import SUPPORTED
+
 _COLOURS = {
-    "supported": "green",
+    SUPPORTED: "green",
     "citation_not_supporting": "red",
     "needs_citation": "yellow",
     "needs_none": "dim",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 
 from editor.result import EditResult
+from editor.verdicts import CONTRADICTED
 from serve.chat.citations import cited_text
 from serve.diff import diff_markup, word_changes
 
@@ -84,7 +85,7 @@ def show(result: EditResult, console=None) -> None:
             console.print(f"[yellow]found, not fixed:[/] {escape(st.reason)}", highlight=False)
     for f in result.findings:  # what the evidence flags and no edit fixed: the words and why
         if not f.fixed and f.applicability != "unsafe":
-            kind = "contradicted" if f.kind == "contradicted" else "not stated by the evidence"
+            kind = CONTRADICTED if f.kind == CONTRADICTED else "not stated by the evidence"
             at = f", characters {f.start}-{f.end}" if f.start is not None else ""
             states = f"; the evidence states {f.fix!r}" if f.fix else ""
             console.print(

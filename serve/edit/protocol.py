@@ -140,7 +140,7 @@ class ScoreResponse(BaseModel):
     sentences: list[ScoredSentence]
 
 
-class SourceVerdictOut(BaseModel):
+class SourceLabelOut(BaseModel):
     source_id: str
     label: str = Field(description="supports, contradicts or not_enough")
     p_supported: float
@@ -156,7 +156,7 @@ class CheckedSentence(BaseModel):
         "when degraded)"
     )
     supported: bool
-    verdicts: list[SourceVerdictOut]
+    verdicts: list[SourceLabelOut]
 
 
 class CheckFinding(BaseModel):

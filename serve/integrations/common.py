@@ -20,6 +20,7 @@ from editor.config import load_config
 from editor.factory import Components
 from editor.pipeline import Pipeline
 from editor.result import EditResult
+from editor.verdicts import SUPPORTED
 
 OnError = Literal["degrade", "raise"]
 
@@ -70,7 +71,7 @@ class Checked:
         by_id = {e.id: e for e in self.result.evidence}
         out = []
         for s in report.sentences:
-            if s.evidence_id is None or s.verdict != "supported":
+            if s.evidence_id is None or s.verdict != SUPPORTED:
                 continue
             cite: dict[str, Any] = {
                 "sentence": s.text,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from editor.citations.document import parse_markers
-from editor.verdicts import FOUND
+from editor.verdicts import CONTRADICTED, FOUND, SUPPORTED, UNVERIFIED
 from serve.diff import changes, diff_markup, word_changes
 from serve.edit.protocol import (
     CheckRequest,
@@ -131,7 +131,7 @@ class AgentTools:
             citations=[
                 Citation(**_cite(c))
                 for c in checked.citations()
-                if any(s.text == c["sentence"] and s.verdict == "supported" for s in sentences)
+                if any(s.text == c["sentence"] and s.verdict == SUPPORTED for s in sentences)
             ],
             evidence=_evidence(checked),
             attribution=None if r.report is None else r.report.attribution_before,
@@ -221,9 +221,9 @@ def _sentences(checked: Checked, found: list[FoundWords]) -> list[SentenceVerdic
         if text != s.text:  # changed by a fix: the finding speaks for the answer as given
             lo, hi = start or 0, end or 0
             inside = [f for f in found if f.start is not None and lo <= f.start < hi]
-            inside.sort(key=lambda f: f.kind != "contradicted")  # a contradiction speaks first
+            inside.sort(key=lambda f: f.kind != CONTRADICTED)  # a contradiction speaks first
             kind = inside[0].kind if inside else ""
-            verdict = FOUND.get(kind, "unverified")
+            verdict = FOUND.get(kind, UNVERIFIED)
             eid = inside[0].evidence_id if inside else None
         out.append(
             SentenceVerdict(

@@ -168,7 +168,7 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
                 pairs.append((a, standalone[i]))
                 asked.append((n, i, "refutes"))
     judged = (
-        checker.verdicts([(Source("", p).evidence("given"), h) for p, h in pairs]) if pairs else []
+        checker.labels([(Source("", p).evidence("given"), h) for p, h in pairs]) if pairs else []
     )
     contradicted_by: list[list[int]] = [[] for _ in nuggets]
     for n, nug in enumerate(nuggets):

@@ -205,11 +205,11 @@ def test_a_cited_sentence_gets_the_words_its_source_does_not_state(fixer):
     from dataclasses import replace
 
     from editor.citations.check import locate
-    from editor.citations.results import CheckResult, SentenceCheck, SourceVerdict
+    from editor.citations.results import CheckResult, SentenceCheck, SourceLabel
     from editor.citations.sources import Source
 
     text = "The Sahara is the largest cold desert in the world [1]."
-    v = SourceVerdict("1", "not_enough", 0.2, "", "the source does not say it")
+    v = SourceLabel("1", "not_enough", 0.2, "", "the source does not say it")
     s = SentenceCheck(
         text, text.replace(" [1]", ""), ("1",), "citation_not_supporting", False, (v,), (False,)
     )

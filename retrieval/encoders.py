@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
@@ -103,25 +104,18 @@ class OnnxEncoder(_BatchEncoder):
         return _normalise(out)
 
 
+@dataclass(eq=False)
 class SentenceTransformerEncoder(_BatchEncoder):
     """Any sentence-transformers model by hub id (from the local HF cache) or path."""
 
-    def __init__(
-        self,
-        load_id: str,
-        *,
-        name: str,
-        query_prefix: str = "",
-        max_length: int = 256,
-        batch_size: int = 64,
-    ):
-        self.load_id = load_id
-        self.name = name
-        self.query_prefix = query_prefix
-        self.max_length = max_length
-        self.batch_size = batch_size
-        self._model = None
-        self._dim: int | None = None
+    load_id: str
+    _: KW_ONLY
+    name: str
+    query_prefix: str = ""
+    max_length: int = 256
+    batch_size: int = 64
+    _model: Any = field(default=None, init=False, repr=False)
+    _dim: int | None = field(default=None, init=False, repr=False)
 
     @property
     def model(self):

@@ -53,6 +53,32 @@ def _float(text: str, ok: Callable[[float], bool], what: str) -> float:
     return value
 
 
+def switch(p: argparse.ArgumentParser | argparse._ArgumentGroup, flag: str, help: str) -> None:
+    """A ``--flag`` that is off unless given.
+
+    >>> p = argparse.ArgumentParser(); switch(p, "--dry-run", "print, write nothing")
+    >>> p.parse_args(["--dry-run"]).dry_run, p.parse_args([]).dry_run
+    (True, False)
+    """
+    p.add_argument(flag, action="store_true", help=help)
+
+
+def option(
+    p: argparse.ArgumentParser | argparse._ArgumentGroup,
+    flag: str,
+    type: Callable[[str], object],
+    default: object,
+    help: str,
+) -> None:
+    """A ``--flag`` read by ``type``, ``default`` when not given.
+
+    >>> p = argparse.ArgumentParser(); option(p, "--n", positive_int, 20, "rows")
+    >>> p.parse_args(["--n", "3"]).n, p.parse_args([]).n
+    (3, 20)
+    """
+    p.add_argument(flag, type=type, default=default, help=help)
+
+
 def check_data_dir(path: str | None) -> None:
     """Refuse a ``--data-dir`` that is not a folder."""
     if path is not None and not Path(path).is_dir():
@@ -78,11 +104,9 @@ def add_dev_set_args(
     p.add_argument("--out", required=True, help=out)
     p.add_argument("--data-dir", default=None, help=data_dir)
     p.add_argument("--sources", default=sources, help=sources_help)
-    p.add_argument("--limit", type=positive_int, default=limit, help=limit_help)
+    option(p, "--limit", positive_int, limit, limit_help)
     if max_length is not None:
-        p.add_argument(
-            "--max-length", type=positive_int, default=max_length, help="tokens per premise window"
-        )
+        option(p, "--max-length", positive_int, max_length, "tokens per premise window")
 
 
 def add_device_args(p: argparse.ArgumentParser) -> None:

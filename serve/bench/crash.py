@@ -31,6 +31,7 @@ from serve.bench.purr_jobs import (
     run_purr,
     whole_checkpoint,
 )
+from training.args import option
 from training.bench.base import Benchmark, save_report
 from training.figures import save_figure
 
@@ -265,14 +266,14 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data", default=None, help="development data for --kind spans (default ../shared/data)"
     )
-    p.add_argument("--kills", type=int, default=200, help="kills per kind (with --kind)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the kill moments (with --kind)")
-    p.add_argument("--trials", type=int, default=5, help="seeded kill trials per job")
+    option(p, "--kills", int, 200, "kills per kind (with --kind)")
+    option(p, "--seed", int, 0, "seed of the kill moments (with --kind)")
+    option(p, "--trials", int, 5, "seeded kill trials per job")
     p.add_argument("--index", default=None, help="index for edit and data make (default packaged)")
     p.add_argument("--corpus", required=True, help="small JSONL corpus for data make and append")
     p.add_argument("--docs", required=True, help="documents of the index that is appended to")
-    p.add_argument("--rows", type=int, default=12, help="rows of the durability-cost edit loop")
-    p.add_argument("--repeats", type=int, default=5, help="interleaved runs (median reported)")
+    option(p, "--rows", int, 12, "rows of the durability-cost edit loop")
+    option(p, "--repeats", int, 5, "interleaved runs (median reported)")
     p.add_argument("--out", default="runs/bench-crash", help="folder for bench_crash.json + PNG")
     p.add_argument("-v", "--verbose", action="store_true")
 

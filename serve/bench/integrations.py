@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 BENCHMARK = Benchmark(
@@ -179,8 +180,8 @@ def row_bench(
             default=None,
             help="JSONL rows with 'sentence' or 'text' and 'evidence' (default: planted passages)",
         )
-        p.add_argument("--n", type=int, default=20, help="rows")
-        p.add_argument("--runs", type=int, default=3, help="passes over the rows")
+        option(p, "--n", int, 20, "rows")
+        option(p, "--runs", int, 3, "passes over the rows")
         p.add_argument("--index", default=None)
         config_flags(p)
         out_flag(p, name)

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.bench.base import Benchmark, out_flag, save_report
 from training.figures import save_figure
 
@@ -162,7 +163,7 @@ BENCHMARK = Benchmark(
 def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", required=True, help="JSONL rows (e.g. purr data planted --n 200)")
     p.add_argument("--workers", default="1,2", help="Ray worker counts to run (default 1,2)")
-    p.add_argument("--batch-size", type=int, default=4, help="rows per actor call")
+    option(p, "--batch-size", int, 4, "rows per actor call")
     out_flag(p, "ray")
 
 

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 BENCHMARK = Benchmark("schema", "schemathesis over every operation of a running purr serve")
@@ -107,12 +108,12 @@ def plot(report: dict[str, Any], png: Path) -> None:
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--max-examples", type=int, default=100, help="cases per operation and phase")
+    option(p, "--max-examples", int, 100, "cases per operation and phase")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--workers", type=int, default=1, help="the server's --workers")
+    option(p, "--workers", int, 1, "the server's --workers")
     p.add_argument("--index", default=None, help="the server's index (default packaged)")
     p.add_argument("--request-timeout-s", type=float, default=120)
-    p.add_argument("--deadline-s", type=float, default=30, help="server PURR_DEADLINE_S")
+    option(p, "--deadline-s", float, 30, "server PURR_DEADLINE_S")
     p.add_argument("--start-timeout-s", type=float, default=900)
     config_flags(p)
     out_flag(p, "schema")

@@ -23,6 +23,7 @@ import numpy as np
 
 from serve.bench.memory import memory_mb
 from serve.bench.server import start_server
+from training.args import option, switch
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 from training.figures import save_figure
 
@@ -201,18 +202,18 @@ BENCHMARK = Benchmark("serve", "load test of purr serve on loopback (concurrent 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--clients", type=int, default=16)
-    p.add_argument("--duration", type=float, default=60, help="seconds of load")
-    p.add_argument("--baseline-s", type=float, default=20, help="seconds of the 1-client baseline")
+    option(p, "--duration", float, 60, "seconds of load")
+    option(p, "--baseline-s", float, 20, "seconds of the 1-client baseline")
     p.add_argument("--workers", default="2", help="comma-separated server --workers values")
-    p.add_argument("--n", type=int, default=40, help="distinct passages sent in turn")
+    option(p, "--n", int, 40, "distinct passages sent in turn")
     p.add_argument("--data", default=None, help="JSONL with a 'text' field (default: planted set)")
-    p.add_argument("--deadline-s", type=float, default=120, help="server PURR_DEADLINE_S")
+    option(p, "--deadline-s", float, 120, "server PURR_DEADLINE_S")
     p.add_argument("--start-timeout-s", type=float, default=900)
     p.add_argument("--index", default=None)
-    p.add_argument(
+    switch(
+        p,
         "--mix",
-        action="store_true",
-        help="each client cycles edit, check, score and streamed chat (through a loopback "
+        "each client cycles edit, check, score and streamed chat (through a loopback "
         "upstream); reports 5xx per kind and the server's memory before and after",
     )
     p.add_argument(
@@ -238,11 +239,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         default=[],
         help="NAME=VALUE for every server started (repeatable), e.g. PURR_RESEARCH_CACHE=0",
     )
-    p.add_argument(
+    option(
+        p,
         "--warmup-s",
-        type=float,
-        default=None,
-        help="--mix: seconds of load at full concurrency before memory is measured "
+        float,
+        None,
+        "--mix: seconds of load at full concurrency before memory is measured "
         "(default --baseline-s)",
     )
     p.add_argument(
@@ -251,11 +253,12 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         help="the server's one API key (PURR_API_KEYS), sent by every client: measures the key "
         "check and its quota (PURR_KEY_PER_MINUTE, PURR_KEY_CONCURRENT from the environment)",
     )
-    p.add_argument(
+    option(
+        p,
         "--malloc-arenas",
-        type=int,
-        default=None,
-        help="the server's PURR_MALLOC_ARENAS (0: glibc's default; unset: the server's own)",
+        int,
+        None,
+        "the server's PURR_MALLOC_ARENAS (0: glibc's default; unset: the server's own)",
     )
     config_flags(p)
     out_flag(p, "serve")

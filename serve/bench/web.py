@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from serve.bench.cold_start import DEFAULT_TEXT
+from training.args import option, switch
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 STAGES = ("web_search", "web_fetch", "web_extract", "research", "revision", "report")
@@ -264,21 +265,17 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--concurrency", default="1,2,4,8", help="web.concurrency values (default 1,2,4,8)"
     )
-    p.add_argument("--runs", type=int, default=3, help="timed edits per value after a warm-up")
+    option(p, "--runs", int, 3, "timed edits per value after a warm-up")
     p.add_argument("--text", default=DEFAULT_TEXT, help="the passage (default: the README's)")
-    p.add_argument("--results", type=int, default=6, help="saved real pages per search result list")
-    p.add_argument("--search-delay-ms", type=float, default=150, help="delay of each search answer")
-    p.add_argument("--page-delay-ms", type=float, default=300, help="delay of each page")
+    option(p, "--results", int, 6, "saved real pages per search result list")
+    option(p, "--search-delay-ms", float, 150, "delay of each search answer")
+    option(p, "--page-delay-ms", float, 300, "delay of each page")
     p.add_argument(
         "--pages", default=None, help="saved pages folder (default ../shared/data/web/pages)"
     )
-    p.add_argument("--no-faults", action="store_true", help="skip the degradation cases")
-    p.add_argument(
-        "--no-index-baseline", action="store_true", help="skip the local-index edit baseline"
-    )
-    p.add_argument(
-        "--fault-timeout-s", type=float, default=2.0, help="web.timeout_s of the fault cases"
-    )
+    switch(p, "--no-faults", "skip the degradation cases")
+    switch(p, "--no-index-baseline", "skip the local-index edit baseline")
+    option(p, "--fault-timeout-s", float, 2.0, "web.timeout_s of the fault cases")
     config_flags(p)
     out_flag(p, "web")
 

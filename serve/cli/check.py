@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.verdicts import SUPPORTED
+from training.args import switch
 
 _COLOURS = {
     SUPPORTED: "green",
@@ -37,16 +38,15 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     )
     p.add_argument("--input", default=None, help="JSONL rows {id, text, sources: [...]}")
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
-    p.add_argument(
+    switch(
+        p,
         "--qa",
-        action="store_true",
-        help="also score QA-based factuality (MAFE): questions from the text answered from the "
-        "sources",
+        "also score QA-based factuality (MAFE): questions from the text answered from the sources",
     )
     p.add_argument(
         "--reference", default=None, help="a reference answer: MAFE's recall of it (implies --qa)"
     )
-    p.add_argument("--json", action="store_true", help="print the check as JSON")
+    switch(p, "--json", "print the check as JSON")
     common(p)
     p.set_defaults(handler=cmd_check)
 

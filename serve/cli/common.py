@@ -15,6 +15,7 @@ from retrieval.corpus import CorpusError
 from retrieval.extras import MissingExtraError
 from retrieval.files import OutputError
 from retrieval.index import IndexNotFoundError
+from training.args import option
 
 log = logging.getLogger("purr")
 
@@ -178,11 +179,9 @@ def add_ray_args(p: argparse.ArgumentParser, batch_size: bool = False) -> None:
         "once (HOST:PORT or ray://HOST:10001 of a cluster; none: a local cluster). "
         "pip install 'purr-edit[ray]'",
     )
-    p.add_argument("--ray-workers", type=int, default=2, help="actors in the pool (with --ray)")
+    option(p, "--ray-workers", int, 2, "actors in the pool (with --ray)")
     if batch_size:
-        p.add_argument(
-            "--ray-batch-size", type=int, default=4, help="rows per actor call (with --ray)"
-        )
+        option(p, "--ray-batch-size", int, 4, "rows per actor call (with --ray)")
 
 
 def ray_job(args: argparse.Namespace):

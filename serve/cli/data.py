@@ -21,6 +21,7 @@ from serve.cli.data_real import (
 )
 from serve.cli.data_spans import add_spans_parser
 from serve.cli.judge import add_rows_parser
+from training.args import option, switch
 from training.data import rerank_pairs
 from training.data.planted import ALL_ERROR_TYPES, ERROR_TYPES, make_planted
 
@@ -50,11 +51,12 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
         help="the LLM of --corruptor/--summarizer llm (sets llm.model: packaged:NAME, a path, a "
         "hub id, or the served model's name with --set llm.backend=openai)",
     )
-    p.add_argument(
+    option(
+        p,
         "--batch-size",
-        type=int,
-        default=8,
-        help="seeds per corruptor call and attribution batch (16-64 with an LLM corruptor)",
+        int,
+        8,
+        "seeds per corruptor call and attribution batch (16-64 with an LLM corruptor)",
     )
     p.add_argument(
         "--summarizer",
@@ -62,15 +64,12 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
         default="source",
         help="clean statement: a source sentence, or an LLM summary of E+ (query seeds)",
     )
-    p.add_argument("--n", type=int, default=1000, help="rows to make")
+    option(p, "--n", int, 1000, "rows to make")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument(
-        "--variants",
-        type=int,
-        default=2,
-        help="corruptions per seed (distinct rows sharing one research call)",
+    option(
+        p, "--variants", int, 2, "corruptions per seed (distinct rows sharing one research call)"
     )
-    p.add_argument("--per-doc", type=int, default=2, help="seed sentences per document (--corpus)")
+    option(p, "--per-doc", int, 2, "seed sentences per document (--corpus)")
     p.add_argument(
         "--shard",
         default=None,
@@ -84,13 +83,13 @@ def add_make_parser(dsub: argparse._SubParsersAction) -> None:
         help="rows of an earlier run (repeatable): their seeds, written or skipped, are not "
         "redone, e.g. to extend a data set with --per-doc 3 without repeating seeds",
     )
-    p.add_argument("--relevance", type=float, default=0.5, help="E+ threshold (cross-encoder)")
+    option(p, "--relevance", float, 0.5, "E+ threshold (cross-encoder)")
     p.add_argument("--max-supported", type=float, default=0.5)
     p.add_argument("--max-edit-chars", type=int, default=80)
-    p.add_argument(
+    switch(
+        p,
         "--include-dev",
-        action="store_true",
-        help="also use articles of the dev split (held out by default: the planted dev set)",
+        "also use articles of the dev split (held out by default: the planted dev set)",
     )
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
@@ -238,9 +237,9 @@ def add_querygen_parser(dsub: argparse._SubParsersAction) -> None:
     src.add_argument("--passages", default=None, help="JSONL {id?, text, context?} or .txt lines")
     src.add_argument("--corpus", default=None, help="documents whose first sentences are passages")
     p.add_argument("--out", required=True, help="JSONL to write (appended to when resuming)")
-    p.add_argument("--n", type=int, default=500, help="rows to make")
-    p.add_argument("--sentences", type=int, default=3, help="sentences per corpus passage")
-    p.add_argument("--batch-size", type=int, default=4, help="passages per teacher call")
+    option(p, "--n", int, 500, "rows to make")
+    option(p, "--sentences", int, 3, "sentences per corpus passage")
+    option(p, "--batch-size", int, 4, "passages per teacher call")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--config", default="default")
     p.add_argument("--set", dest="overrides", action="append", default=[])
@@ -285,13 +284,11 @@ def register(sub, common) -> None:
     dsub = data.add_subparsers(dest="data_command", required=True)
     p = dsub.add_parser("planted", help="dev set: Wikipedia passages with one planted error")
     p.add_argument("--out", required=True, help="JSONL file to write")
-    p.add_argument("--n", type=int, default=200, help="rows (default 200)")
+    option(p, "--n", int, 200, "rows (default 200)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--error-share", type=float, default=0.5, help="share of rows with an error")
-    p.add_argument("--sentences", type=int, default=3, help="sentences per passage")
-    p.add_argument(
-        "--pool-size", type=int, default=1500, help="documents that supply replacement names"
-    )
+    option(p, "--error-share", float, 0.5, "share of rows with an error")
+    option(p, "--sentences", int, 3, "sentences per passage")
+    option(p, "--pool-size", int, 1500, "documents that supply replacement names")
     p.add_argument(
         "--types",
         default=",".join(ERROR_TYPES),
@@ -304,8 +301,8 @@ def register(sub, common) -> None:
         "WiCE claims citing their article)",
     )
     p.add_argument("--out", required=True, help="JSONL file to write")
-    p.add_argument("--n", type=int, default=200, help="CLAPnq rows (default 200)")
-    p.add_argument("--wice", type=int, default=60, help="WiCE rows (default 60; 0 for none)")
+    option(p, "--n", int, 200, "CLAPnq rows (default 200)")
+    option(p, "--wice", int, 60, "WiCE rows (default 60; 0 for none)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--data", default=None, help="the data folder that holds raw/ (default ../shared/data)"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from retrieval.files import write_text
 from serve.cli.data_folder import add_data_arg, data_folder, write_splits
+from training.args import option
 
 FAVA = "raw/fava/annotations.json"
 
@@ -26,18 +27,17 @@ def add_real_errors_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument("--models", default=",".join(MODELS), help=f"comma-separated, of {list(MODELS)}")
     p.add_argument("--sources", default=",".join(SOURCES), help=f"comma-separated, of {SOURCES}")
     p.add_argument("--forms", default=",".join(FORMS), help="short (one sentence), long or both")
-    p.add_argument("--n", type=int, default=300, help="questions per source (default 300)")
-    p.add_argument(
+    option(p, "--n", int, 300, "questions per source (default 300)")
+    option(
+        p,
         "--skip",
-        type=int,
-        default=0,
-        help="leave out the first SKIP questions of each source and every question sharing an "
+        int,
+        0,
+        "leave out the first SKIP questions of each source and every question sharing an "
         "evidence document with them: training answers a --n SKIP dev set never reads",
     )
-    p.add_argument(
-        "--samples", type=int, default=0, help="answers sampled (temperature 0.9) per question"
-    )
-    p.add_argument("--batch-size", type=int, default=8, help="prompts generated at once")
+    option(p, "--samples", int, 0, "answers sampled (temperature 0.9) per question")
+    option(p, "--batch-size", int, 8, "prompts generated at once")
     add_data_arg(p, "raw")
     p.set_defaults(handler=_cmd_real_errors)
 
@@ -54,7 +54,7 @@ def add_real_claims_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--datasets", default=",".join(DATASETS), help=f"comma-separated, of {list(DATASETS)}"
     )
-    p.add_argument("--n", type=int, default=150, help="rows of each kind per split (default 150)")
+    option(p, "--n", int, 150, "rows of each kind per split (default 150)")
     add_data_arg(p, "raw")
     p.set_defaults(handler=_cmd_real_claims)
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from serve.cli.data_folder import add_data_arg, data_folder, write_summary
+from training.args import option, switch
 
 
 def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
@@ -17,29 +18,27 @@ def add_spans_parser(dsub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--out",
         required=True,
-        help="folder for parsed.jsonl.xz, train/dev/test, real.jsonl.xz, stats.json and "
-        "summary.json",
+        help="folder for parsed.jsonl.xz, train/dev/test, real.jsonl.xz, stats.json and summary.json",
     )
-    p.add_argument(
+    option(
+        p,
         "--passes",
-        type=int,
-        default=3,
-        help="visits of every sentence, each with a fresh window (3: about 1M rows)",
+        int,
+        3,
+        "visits of every sentence, each with a fresh window (3: about 1M rows)",
     )
-    p.add_argument("--workers", type=int, default=2, help="processes making rows")
-    p.add_argument(
-        "--questions",
-        action="store_true",
-        help="rows with a question as context too (qa-wrong, qa-right, qa-unanswered)",
+    option(p, "--workers", int, 2, "processes making rows")
+    switch(
+        p, "--questions", "rows with a question as context too (qa-wrong, qa-right, qa-unanswered)"
     )
-    p.add_argument(
+    switch(
+        p,
         "--restated",
-        action="store_true",
-        help="claims that restate the sentence too (sup-restated, con-restated), and windows "
+        "claims that restate the sentence too (sup-restated, con-restated), and windows "
         "cut to random sizes",
     )
-    p.add_argument("--parse-workers", type=int, default=1, help="spaCy processes")
-    p.add_argument("--limit", type=int, default=0, help="documents to parse (0: all)")
+    option(p, "--parse-workers", int, 1, "spaCy processes")
+    option(p, "--limit", int, 0, "documents to parse (0: all)")
     add_data_arg(p, "corpus")
     p.set_defaults(handler=_cmd_spans)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from serve.cli.common import add_ray_args, ray_job
 from serve.cli.edit_view import show
+from training.args import switch
 
 
 def register(sub: argparse._SubParsersAction, common) -> None:
@@ -39,20 +40,20 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         help="the sources the text cites, a file (JSONL rows or a JSON list of {id, text, "
         "title?, url?}): check each citation and repair what they do not support",
     )
-    p.add_argument(
+    switch(
+        p,
         "--research-uncited",
-        action="store_true",
-        help="with sources: research the claims they cannot settle in the index and cite what "
+        "with sources: research the claims they cannot settle in the index and cite what "
         "is found as new sources (citations.research)",
     )
     p.add_argument(
         "--input", default=None, help="JSONL rows {id, text, context?, evidence?, sources?}"
     )
     p.add_argument("--output", default=None, help="JSONL results (with --input)")
-    p.add_argument(
+    switch(
+        p,
         "--retry-degraded",
-        action="store_true",
-        help="with --input: redo rows an earlier run left 'degraded' (a timeout, an upstream down)",
+        "with --input: redo rows an earlier run left 'degraded' (a timeout, an upstream down)",
     )
     p.add_argument(
         "--editor",
@@ -60,13 +61,13 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         help="editor type alone (substitute, causal, ...) or TYPE+FALLBACK (default: the "
         "config's, substitute+causal)",
     )
-    p.add_argument(
+    switch(
+        p,
         "--apply-unsure",
-        action="store_true",
-        help="apply the fixes the judge is unsure of too (otherwise printed as 'unsure: ...' "
+        "apply the fixes the judge is unsure of too (otherwise printed as 'unsure: ...' "
         "suggestions; judge.apply_unsure)",
     )
-    p.add_argument("--json", action="store_true", help="print the result contract as JSON")
+    switch(p, "--json", "print the result contract as JSON")
     add_ray_args(p, batch_size=True)
     common(p)
     p.set_defaults(handler=cmd_edit)

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from serve.cli.common import check_query, config_from
+from training.args import switch
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -144,13 +145,9 @@ def register(sub, common) -> None:
         help="remove these documents from a Milvus index",
     )
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--append", action="store_true", help="add documents to an existing index")
-    g.add_argument("--overwrite", action="store_true", help="replace an existing index")
-    p.add_argument(
-        "--no-dense",
-        action="store_true",
-        help="BM25 only (fast to build; no dense or hybrid search)",
-    )
+    switch(g, "--append", "add documents to an existing index")
+    switch(g, "--overwrite", "replace an existing index")
+    switch(p, "--no-dense", "BM25 only (fast to build; no dense or hybrid search)")
     common(p, index=False)
     p.set_defaults(handler=cmd_index)
 
@@ -158,7 +155,7 @@ def register(sub, common) -> None:
     p.add_argument("query")
     p.add_argument("-k", type=int, default=5, help="results to show")
     p.add_argument("--mode", choices=["bm25", "dense", "hybrid"], default=None)
-    p.add_argument("--no-rerank", action="store_true", help="first-stage ranking only")
+    switch(p, "--no-rerank", "first-stage ranking only")
     p.add_argument("--json", action="store_true")
     common(p)
     p.set_defaults(handler=cmd_search)

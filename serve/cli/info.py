@@ -12,6 +12,8 @@ import platform
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from training.args import switch
+
 FEATURES = {
     "train": "purr train, purr data jobs with a model",
     "llm": "the causal, prompted and FiD editors on local weights; purr serve-llm",
@@ -73,6 +75,6 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction, common) -> None:
     p = sub.add_parser("info", help="what this install has: the extras and what a config skips")
-    p.add_argument("--json", action="store_true", help="print it as JSON")
+    switch(p, "--json", "print it as JSON")
     common(p, index=False)
     p.set_defaults(handler=cmd_info)

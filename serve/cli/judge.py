@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from serve.cli.data_folder import add_data_arg, data_folder, made_by, write_splits
-from training.args import positive_int
+from training.args import option, positive_int, switch
 
 
 def add_rows_parser(dsub: argparse._SubParsersAction) -> None:
@@ -60,13 +60,14 @@ def add_train_parser(tsub: argparse._SubParsersAction, common) -> None:
     )
     p.add_argument("--rows", required=True, help="the folder of purr data judge-rows")
     p.add_argument("--out", required=True, help="folder for head.json, metrics and signals")
-    p.add_argument(
+    option(
+        p,
         "--precision",
-        type=float,
-        default=0.9,
-        help="share of applied dev edits that must be right at the operating point (0.9)",
+        float,
+        0.9,
+        "share of applied dev edits that must be right at the operating point (0.9)",
     )
-    p.add_argument("--limit", type=int, default=None, help="rows per split (a quick look)")
+    option(p, "--limit", int, None, "rows per split (a quick look)")
     common(p, index=False)
     p.set_defaults(handler=_cmd_train)
 
@@ -122,9 +123,7 @@ def add_reader_head_parser(tsub: argparse._SubParsersAction, common) -> None:
     )
     p.add_argument("--data", default=None, help="the shared data folder (default ../shared/data)")
     p.add_argument("--out", required=True, help="folder for reader.json, metrics and signals")
-    p.add_argument(
-        "--paragraphs", type=positive_int, default=1000, help="passages a source (at most)"
-    )
+    option(p, "--paragraphs", positive_int, 1000, "passages a source (at most)")
     p.add_argument(
         "--documents",
         default=None,
@@ -137,16 +136,12 @@ def add_reader_head_parser(tsub: argparse._SubParsersAction, common) -> None:
         help="real answers to add (a file of purr data real-errors, made with --skip so that "
         "no evaluated passage is in it), split by evidence passage",
     )
-    p.add_argument(
-        "--precision", type=float, default=0.9, help="applied dev edits right at apply_min"
-    )
-    p.add_argument(
-        "--prove-precision", type=float, default=0.95, help="applied dev edits right at prove_min"
-    )
-    p.add_argument(
+    option(p, "--precision", float, 0.9, "applied dev edits right at apply_min")
+    option(p, "--prove-precision", float, 0.95, "applied dev edits right at prove_min")
+    switch(
+        p,
         "--verified",
-        action="store_true",
-        help="the verifier's P(supported) and P(contradicted) before and after each candidate's "
+        "the verifier's P(supported) and P(contradicted) before and after each candidate's "
         "edit as signals too (the attribution model of the config)",
     )
     common(p, index=False)

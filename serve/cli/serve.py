@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import logging
 
+from training.args import option
+
 PACKAGED_CHAT = "packaged:smollm2-135m-instruct"
 
 
@@ -14,18 +16,20 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p = sub.add_parser("serve", help="HTTP API: /v1/edit, /v1/score, chat wrapper, web page")
     p.add_argument("--host", default="127.0.0.1", help="interface (0.0.0.0 for all)")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument(
+    option(
+        p,
         "--workers",
-        type=int,
-        default=None,
-        help="passages edited at once in this process (default PURR_WORKERS or 2)",
+        int,
+        None,
+        "passages edited at once in this process (default PURR_WORKERS or 2)",
     )
     p.add_argument("--upstream", default=None, help="chat upstream URL (PURR_UPSTREAM_URL)")
-    p.add_argument(
+    option(
+        p,
         "--grace",
-        type=int,
-        default=None,
-        help="seconds in-flight requests get to finish after SIGTERM (default "
+        int,
+        None,
+        "seconds in-flight requests get to finish after SIGTERM (default "
         "PURR_SHUTDOWN_GRACE_S or 30)",
     )
     common(p)
@@ -39,11 +43,12 @@ def register(sub: argparse._SubParsersAction, common) -> None:
         help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1 "
         "unless given; keys: PURR_API_KEYS); bind to a non-loopback host only behind TLS",
     )
-    m.add_argument(
+    option(
+        m,
         "--workers",
-        type=int,
-        default=None,
-        help="answers checked at once in this process (default PURR_WORKERS or 2)",
+        int,
+        None,
+        "answers checked at once in this process (default PURR_WORKERS or 2)",
     )
     common(m)
     m.set_defaults(handler=cmd_mcp)
@@ -57,7 +62,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     q.add_argument("--name", default=None, help="model name clients send (default: from --model)")
     q.add_argument("--host", default="127.0.0.1")
     q.add_argument("--port", type=int, default=8001)
-    q.add_argument("--max-new-tokens", type=int, default=256, help="default reply length")
+    option(q, "--max-new-tokens", int, 256, "default reply length")
     q.add_argument("--device", default="cpu", help="torch device (cpu, cuda)")
     q.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     q.set_defaults(handler=cmd_serve_llm)

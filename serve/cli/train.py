@@ -17,7 +17,7 @@ from pathlib import Path
 
 from retrieval.files import GracefulStop
 from serve.cli.judge import add_reader_head_parser, add_train_parser
-from training.args import check_data_dir, positive_int
+from training.args import check_data_dir, option, positive_int, switch
 from training.fit import calibration, reader, reranker
 from training.fit.editor import CLI_FIELDS
 
@@ -40,54 +40,46 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     p.add_argument(
         "--save-splits", default=None, help="write the prepared examples here (.jsonl/.gz/.xz)"
     )
-    p.add_argument(
-        "--prepare-only", action="store_true", help="stop after --save-splits (train elsewhere)"
-    )
+    switch(p, "--prepare-only", "stop after --save-splits (train elsewhere)")
     p.add_argument("--splits", default=None, help="train on examples saved by --save-splits")
     _lora_flags(p, default=False, what="a LoRA adapter + head (small files)")
-    p.add_argument(
+    switch(
+        p,
         "--freeze-embeddings",
-        action="store_true",
-        help="full fine-tuning with frozen word embeddings; saves only the changed weights (fp16)",
+        "full fine-tuning with frozen word embeddings; saves only the changed weights (fp16)",
     )
-    p.add_argument("--lora-r", type=positive_int, default=16, help="LoRA rank")
+    option(p, "--lora-r", positive_int, 16, "LoRA rank")
     p.add_argument(
         "--lora-targets",
         default="all-linear",
         help="'all-linear' or comma-separated module names (e.g. query,value)",
     )
-    p.add_argument("--merge-lora", action="store_true", help="save the LoRA model merged")
+    switch(p, "--merge-lora", "save the LoRA model merged")
     p.add_argument("--max-steps", type=positive_int, default=None)
     p.add_argument("--epochs", type=float, default=1.0)
     p.add_argument("--batch-size", type=positive_int, default=16)
-    p.add_argument("--lr", type=float, default=None, help="default 3e-5 (full) / 5e-4 (LoRA)")
+    option(p, "--lr", float, None, "default 3e-5 (full) / 5e-4 (LoRA)")
     p.add_argument("--max-length", type=positive_int, default=256)
     p.add_argument("--limit-per-source", type=positive_int, default=None)
     p.add_argument("--dev-limit-per-source", type=positive_int, default=600)
-    p.add_argument("--wiki-articles", type=int, default=3000, help="synthetic pairs; 0 = none")
-    p.add_argument(
-        "--multi-facts", type=int, default=0, help="articles for multi-fact pairs; 0 = none"
-    )
-    p.add_argument(
+    option(p, "--wiki-articles", int, 3000, "synthetic pairs; 0 = none")
+    option(p, "--multi-facts", int, 0, "articles for multi-fact pairs; 0 = none")
+    option(
+        p,
         "--paraphrases",
-        type=float,
-        default=0.0,
-        help="share of train rows also given reworded (fronted, passive, inverted; 0-1)",
+        float,
+        0.0,
+        "share of train rows also given reworded (fronted, passive, inverted; 0-1)",
     )
-    p.add_argument(
-        "--role-swaps", type=float, default=0.0, help="share of synthetic role-swap pairs (0-1)"
-    )
-    p.add_argument(
+    option(p, "--role-swaps", float, 0.0, "share of synthetic role-swap pairs (0-1)")
+    option(
+        p,
         "--same-article-neutrals",
-        type=float,
-        default=0.0,
-        help="share of synthetic articles that add a same-article, not-stating pair (0-1)",
+        float,
+        0.0,
+        "share of synthetic articles that add a same-article, not-stating pair (0-1)",
     )
-    p.add_argument(
-        "--edit-pairs",
-        action="store_true",
-        help="add sentence-level contrast pairs from SummEdits' minimal edits",
-    )
+    switch(p, "--edit-pairs", "add sentence-level contrast pairs from SummEdits' minimal edits")
     p.add_argument(
         "--make-rows",
         action="append",
@@ -99,7 +91,7 @@ def register(sub: argparse._SubParsersAction, common) -> None:
     )
     p.add_argument("--init-from", default=None, help="start from this trained attribution folder")
     p.add_argument("--teacher", default=None, help="distil from these probs.npz soft labels")
-    p.add_argument("--distill", type=float, default=0.5, help="weight of the soft labels (0-1)")
+    option(p, "--distill", float, 0.5, "weight of the soft labels (0-1)")
     p.add_argument("--balance", choices=["sampler", "loss", "none"], default="sampler")
     p.add_argument("--eval-every", type=positive_int, default=200)
     p.add_argument("--patience", type=positive_int, default=5)
@@ -286,10 +278,10 @@ def _train_config(cls, args: argparse.Namespace, **fixed):
 
 
 def _resume_flag(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
+    switch(
+        p,
         "--resume",
-        action="store_true",
-        help="go on from the last evaluation of a killed or stopped run in --out (same "
+        "go on from the last evaluation of a killed or stopped run in --out (same "
         "settings; --max-steps and --patience may change)",
     )
 

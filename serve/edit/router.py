@@ -74,7 +74,7 @@ async def score(body: ScoreRequest, svc: Service) -> ScoreResponse:
     responses=documented({504: "Checking ran past the deadline"}) | NOT_READY,
 )
 async def check(body: CheckRequest, svc: Service) -> CheckResponse:
-    """Per sentence: its citations, each cited source's verdict (supports, contradicts,
+    """Per sentence: its citations, each cited source's label (supports, contradicts,
     not_enough) with the span and the reason, and its outcome; ALCE's citation precision and
     recall; markers that name no source. The same JSON as `purr check --json`."""
     return await svc.check_citations(body)

@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
 from training.bench.base import Benchmark, out_flag, save_report
 
 
@@ -213,7 +214,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         help="model folder, or 'medium' / 'large' for a shipped verifier (default: the default's)",
     )
     p.add_argument("--lengths", default="256,128", help="comma-separated pair lengths in tokens")
-    p.add_argument("--n", type=int, default=192, help="pairs per run")
+    option(p, "--n", int, 192, "pairs per run")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=32)
     out_flag(p, "attribution")

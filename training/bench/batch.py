@@ -19,6 +19,7 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
+from training.args import option
 from training.bench.base import Benchmark, out_flag, save_report
 from training.figures import save_figure
 
@@ -102,7 +103,7 @@ BENCHMARK = Benchmark("batch", "encoder and cross-encoder throughput by batch si
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--n", type=int, default=256, help="snippets of the default corpus")
+    option(p, "--n", int, 256, "snippets of the default corpus")
     p.add_argument("--sizes", default="4,8,16,32,64", help="comma-separated batch sizes")
     p.add_argument("--runs", type=int, default=3)
     out_flag(p, "batch")

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 from training.figures import save_figure
 
@@ -145,7 +146,7 @@ BENCHMARK = Benchmark(
 
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--runs", type=int, default=5, help="timed runs after a warm-up (default 5)")
+    option(p, "--runs", int, 5, "timed runs after a warm-up (default 5)")
     config_flags(p)
     out_flag(p, "check")
 

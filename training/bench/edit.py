@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 
 
@@ -105,7 +106,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--data", default=None, help="JSONL with a 'text' field (default: 20 planted-set passages)"
     )
-    p.add_argument("--n", type=int, default=20, help="passages")
+    option(p, "--n", int, 20, "passages")
     p.add_argument(
         "--editors",
         default="identity,substitute",

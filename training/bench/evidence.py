@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
 from training.bench.base import Benchmark, config_flags, out_flag, save_report
 from training.figures import save_figure
 
@@ -149,7 +150,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
         default=[],
         help="NAME=KEY=VALUE;KEY=VALUE (repeatable; the first is the baseline)",
     )
-    p.add_argument("--n", type=int, default=1000, help="rows at most")
-    p.add_argument("--runs", type=int, default=3, help="researches of each row per variant")
+    option(p, "--n", int, 1000, "rows at most")
+    option(p, "--runs", int, 3, "researches of each row per variant")
     config_flags(p)
     out_flag(p, "evidence")

@@ -24,6 +24,7 @@ from tqdm.auto import tqdm
 
 from retrieval.config import ChunkingConfig, IndexConfig, SearchConfig
 from retrieval.types import Document
+from training.args import option
 from training.bench.base import Benchmark, out_flag, save_report
 from training.bench.retrieval import (
     _time_queries,
@@ -253,14 +254,14 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
 
     shared = default_data_dir()
     p.add_argument("--sizes", default="10000,100000", help="synthetic corpus sizes ('' to skip)")
-    p.add_argument("--queries", type=int, default=100, help="timed queries per mode and size")
+    option(p, "--queries", int, 100, "timed queries per mode and size")
     p.add_argument(
         "--index", default=None, help="a local index of --corpus for the quality comparison"
     )
     p.add_argument("--corpus", default=str(shared / "corpus" / "scifact.jsonl"))
     p.add_argument("--beir-queries", default=str(shared / "raw" / "scifact" / "queries.jsonl"))
     p.add_argument("--qrels", default=str(shared / "raw" / "scifact" / "qrels_test.tsv"))
-    p.add_argument("--limit", type=int, default=None, help="first N quality queries only")
+    option(p, "--limit", int, None, "first N quality queries only")
     out_flag(p, "milvus")
 
 

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.bench.base import Benchmark, config_flags
 
 DEFAULT_PASSAGE = (
@@ -69,7 +70,7 @@ def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("text", nargs="?", default=DEFAULT_PASSAGE)
     p.add_argument("--index", default=None)
     p.add_argument("--generators", default="sentence,entity,llm")
-    p.add_argument("--runs", type=int, default=5, help="timed runs per generator (median reported)")
+    option(p, "--runs", int, 5, "timed runs per generator (median reported)")
     p.add_argument("--out", default="runs/bench")
     config_flags(p)
     p.add_argument("-v", "--verbose", action="store_true")

@@ -24,6 +24,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from retrieval.files import write_text
+from training.args import option
 from training.bench.base import Benchmark
 from training.figures import save_figure
 
@@ -259,19 +260,12 @@ BENCHMARK = Benchmark(
 
 def add_cli_args(b: argparse.ArgumentParser) -> None:
     b.add_argument("--sizes", default="10000,100000,1000000", help="comma-separated passage counts")
-    b.add_argument("--queries", type=int, default=100, help="queries timed per size")
-    b.add_argument(
-        "--repeats", type=int, default=7, help="runs of the rerank timing (median reported)"
-    )
+    option(b, "--queries", int, 100, "queries timed per size")
+    option(b, "--repeats", int, 7, "runs of the rerank timing (median reported)")
     b.add_argument(
         "--corpus", action="append", default=[], help="extra JSONL corpora for the sentence pool"
     )
-    b.add_argument(
-        "--baseline-max",
-        type=int,
-        default=100_000,
-        help="largest size at which rank-bm25 is also timed",
-    )
+    option(b, "--baseline-max", int, 100_000, "largest size at which rank-bm25 is also timed")
     b.add_argument(
         "--out", default="runs/bench", help="folder for bench_retrieval.json and the plot"
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
 from training.bench.base import Benchmark, out_flag, save_report
 
 BENCHMARK = Benchmark("span-judge", "span judge pairs/s and agreement, fp32 vs int8 ONNX")
@@ -166,7 +167,7 @@ def plot(report: dict[str, Any], png: Path) -> None:
 
 def add_cli_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default=None, help="span judge folder (default: the shipped one)")
-    p.add_argument("--n", type=int, default=192, help="dev pairs (WiCE and SummEdits dev)")
+    option(p, "--n", int, 192, "dev pairs (WiCE and SummEdits dev)")
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--data", default=None, help="the development data (default ../shared/data)")

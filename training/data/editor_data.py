@@ -25,6 +25,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -64,35 +65,26 @@ class _Prepared(NamedTuple):
     neg: list[str]
 
 
+@dataclass(eq=False)
 class EditorDataMaker:
     """Turns seeds into training rows (see the module doc)."""
 
-    def __init__(
-        self,
-        researcher: Any,
-        attribution: Any,
-        corruptor: Any,
-        summarizer: Any = None,
-        relevance: float = 0.5,
-        max_pos: int = 4,
-        max_neg: int = 4,
-        max_supported: float = 0.5,
-        max_edit_chars: int = 80,
-        held_out: Callable[[str], bool] | None = None,
-    ) -> None:
-        if not 0 <= relevance <= 1:
-            raise ValueError(f"relevance threshold must be in [0, 1], got {relevance}")
-        self.researcher = researcher
-        self.attribution = attribution
-        self.corruptor = corruptor
-        self.summarizer = summarizer
-        self.relevance = relevance
-        self.max_pos = max_pos
-        self.max_neg = max_neg
-        self.max_supported = max_supported
-        self.max_edit_chars = max_edit_chars
-        self.held_out = held_out  # documents (ids) whose snippets never enter a row: a dev split
-        self._seen: set[tuple[str, str]] = set()
+    researcher: Any
+    attribution: Any
+    corruptor: Any
+    summarizer: Any = None
+    relevance: float = 0.5
+    max_pos: int = 4
+    max_neg: int = 4
+    max_supported: float = 0.5
+    max_edit_chars: int = 80
+    held_out: Callable[[str], bool] | None = None
+    """documents (ids) whose snippets never enter a row: a dev split"""
+    _seen: set[tuple[str, str]] = field(default_factory=set, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.relevance <= 1:
+            raise ValueError(f"relevance threshold must be in [0, 1], got {self.relevance}")
 
     def remember(self, clean: str, corrupted: str) -> None:
         """A pair already written (resuming): later duplicates of it are skipped."""

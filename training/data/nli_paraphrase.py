@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from tqdm.auto import tqdm
 
+from training.args import option
 from training.data.nli import NLIExample, NLISplits, read_splits, write_splits
 
 if TYPE_CHECKING:
@@ -227,7 +228,7 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--splits", type=Path, required=True, help="prepared splits (--save-splits)")
     p.add_argument("--out", type=Path, required=True, help="the splits with the rewrites added")
-    p.add_argument("--share", type=float, default=1.0, help="share of train rows to reword")
+    option(p, "--share", float, 1.0, "share of train rows to reword")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args(argv)
     splits = with_paraphrased_train(read_splits(args.splits), args.share, args.seed, True)

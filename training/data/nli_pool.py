@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from training.args import option
 from training.data.corrupt import negate
 from training.data.nli import NLIExample, NLISplits, read_splits, write_splits
 from training.data.nli_synthetic import perturb_number
@@ -138,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--splits", type=Path, required=True, help="prepared splits (--save-splits)")
     p.add_argument("--out", type=Path, required=True, help="the pool's splits file")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--neighbours", type=float, default=0.4, help="share given a neighbour pair")
+    option(p, "--neighbours", float, 0.4, "share given a neighbour pair")
     args = p.parse_args(argv)
     pool = make_pool(read_splits(args.splits), args.seed, args.neighbours)
     print(json.dumps(write_splits(pool, args.out)))

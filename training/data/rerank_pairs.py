@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
+
 log = logging.getLogger(__name__)
 
 
@@ -134,19 +136,16 @@ def add_parser(dsub: Any) -> None:
     p.add_argument(
         "--data-dir", default=None, help="the shared/data folder (default ../shared/data)"
     )
-    p.add_argument(
-        "--generated", type=positive_int, default=1000, help="corpus sentences researched"
-    )
-    p.add_argument(
-        "--questions", type=positive_int, default=500, help="NQ-open questions researched"
-    )
-    p.add_argument(
+    option(p, "--generated", positive_int, 1000, "corpus sentences researched")
+    option(p, "--questions", positive_int, 500, "NQ-open questions researched")
+    option(
+        p,
         "--skip",
-        type=int,
-        default=100,
-        help="questions of each source left out first (a `purr data real-errors --n SKIP` set)",
+        int,
+        100,
+        "questions of each source left out first (a `purr data real-errors --n SKIP` set)",
     )
-    p.add_argument("--depth", type=positive_int, default=16, help="windows scored per query")
+    option(p, "--depth", positive_int, 16, "windows scored per query")
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(handler=_run)
 

@@ -32,7 +32,7 @@ from editor.config import AttributionConfig
 from editor.policy import CONTRADICTED_MIN
 from retrieval.files import write_text
 from retrieval.sentences import split
-from training.args import add_dev_set_args, add_device_args, check_data_dir
+from training.args import add_dev_set_args, add_device_args, check_data_dir, option, switch
 from training.data.nli import (
     DEV_FRACTION,
     LABELS,
@@ -332,24 +332,22 @@ def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         limit_help="dev rows per source",
         max_length=256,
     )
-    e.add_argument(
-        "--overlap", type=int, default=1, help="sentences consecutive premise windows share"
-    )
-    e.add_argument("--windowed", action="store_true", help="score training-style premise windows")
-    e.add_argument(
+    option(e, "--overlap", int, 1, "sentences consecutive premise windows share")
+    switch(e, "--windowed", "score training-style premise windows")
+    switch(
+        e,
         "--gather",
-        action="store_true",
-        help="also read a long premise as one window of the sentences that cover the claim",
+        "also read a long premise as one window of the sentences that cover the claim",
     )
-    e.add_argument(
+    switch(
+        e,
         "--whole-hypothesis",
-        action="store_true",
-        help="score a multi-sentence hypothesis whole (default: per sentence, all must hold)",
+        "score a multi-sentence hypothesis whole (default: per sentence, all must hold)",
     )
-    e.add_argument(
+    switch(
+        e,
         "--decompose",
-        action="store_true",
-        help="split each hypothesis sentence into its atomic parts by its parse (all must hold)",
+        "split each hypothesis sentence into its atomic parts by its parse (all must hold)",
     )
     add_device_args(e)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from retrieval.corpus import read_utf8
 from retrieval.files import save_png, write_text
+from training.args import option
 from training.eval.base import Evaluation
 
 EVALUATION = Evaluation(
@@ -35,7 +36,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     """``purr eval audit``'s arguments."""
     p.add_argument("results", nargs="*", help="results.jsonl files of purr eval edits")
     p.add_argument("--out", required=True, help="folder for audit.jsonl or the report")
-    p.add_argument("--n", type=int, default=50, help="edits to sample (default 50)")
+    option(p, "--n", int, 50, "edits to sample (default 50)")
     p.add_argument("--checked", default=None, help="a filled audit.jsonl to report on")
     common(p)
 

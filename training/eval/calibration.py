@@ -26,7 +26,7 @@ import numpy as np
 
 from editor.attribution.recalibration import cross_fitted
 from retrieval.files import write_text
-from training.args import add_dev_set_args, add_device_args, check_data_dir
+from training.args import add_dev_set_args, add_device_args, check_data_dir, option, switch
 from training.eval.attribution_metrics import binary_report, expected_calibration_error
 from training.eval.base import Evaluation
 from training.figures import save_figure
@@ -180,9 +180,9 @@ def plot(curves: dict[str, tuple[np.ndarray, dict[str, np.ndarray]]], path: Path
 def add_cli_args(e: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval calibration``'s arguments (its own ``-v``; no config)."""
     add_dev_set_args(e, "folder for metrics.json and reliability.png", limit=300, max_length=128)
-    e.add_argument("--folds", type=int, default=5, help="cross-fitting folds (by document)")
-    e.add_argument("--decompose", action="store_true", help="score each claim's atomic parts")
-    e.add_argument("--gather", action="store_true", help="also read a gathered window")
+    option(e, "--folds", int, 5, "cross-fitting folds (by document)")
+    switch(e, "--decompose", "score each claim's atomic parts")
+    switch(e, "--gather", "also read a gathered window")
     add_device_args(e)
 
 

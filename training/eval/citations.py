@@ -31,7 +31,7 @@ from editor.citations.document import CitedDocument
 from editor.citations.repair import CitationRepairer
 from editor.citations.results import citation_scores
 from editor.citations.sources import read_sources
-from training.args import read_rows
+from training.args import option, read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
 from training.figures import save_figure
 from training.jobs.journaled import journal_rows
@@ -263,7 +263,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     """``purr eval citations``'s arguments."""
     p.add_argument("data", help="JSONL rows of `purr data cited`")
     p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
-    p.add_argument("--limit", type=int, default=None, help="first N rows only")
+    option(p, "--limit", int, None, "first N rows only")
     p.add_argument(
         "--via",
         choices=("sources", "evidence"),

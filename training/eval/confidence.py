@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option, switch
 from training.eval.base import Evaluation
 
 EVALUATION = Evaluation(
@@ -151,10 +152,10 @@ def plot(curves: dict[str, list[dict]], png: Path) -> None:
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     p.add_argument("--reader", default=None, help="a reader folder (default: the shipped one)")
-    p.add_argument("--data", type=Path, default=None, help="the shared data folder")
-    p.add_argument("--dev", type=int, default=800, help="dev questions the calibration is fit on")
-    p.add_argument("--limit", type=int, default=0, help="at most this many XQuAD questions")
-    p.add_argument("--save", action="store_true", help="write answer_calibration.json to --reader")
+    option(p, "--data", Path, None, "the shared data folder")
+    option(p, "--dev", int, 800, "dev questions the calibration is fit on")
+    option(p, "--limit", int, 0, "at most this many XQuAD questions")
+    switch(p, "--save", "write answer_calibration.json to --reader")
     p.add_argument("--out", required=True, help="folder for metrics.json and reliability.png")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 

@@ -18,6 +18,7 @@ from tqdm.auto import tqdm
 
 from retrieval.corpus import read_utf8
 from retrieval.files import RowJournal, write_text
+from training.args import switch
 from training.eval.base import Evaluation, stopped
 from training.eval.edits_metrics import EvalRecord, summarise
 from training.figures import save_figure
@@ -245,10 +246,10 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         "config's editor); oracle: the row's reference as the revision",
     )
     p.add_argument("--limit", type=int, default=None)
-    p.add_argument(
+    switch(
+        p,
         "--retry-degraded",
-        action="store_true",
-        help="redo rows an earlier run of this --out left 'degraded' (a deadline, an upstream down)",
+        "redo rows an earlier run of this --out left 'degraded' (a deadline, an upstream down)",
     )
     p.add_argument(
         "--probe",

@@ -35,6 +35,7 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from retrieval.web.extract import FAVOR, extract_main_text
+from training.args import option
 from training.eval.base import Evaluation
 from training.figures import save_figure
 
@@ -306,7 +307,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         help="hand check JSON (default retrieval/web/extraction_check.json)",
     )
     p.add_argument("--methods", default=None, help="comma-separated subset of the methods")
-    p.add_argument("--repeats", type=int, default=3, help="timed runs per page (median)")
+    option(p, "--repeats", int, 3, "timed runs per page (median)")
     common(p)
 
 

@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
 from editor.citations.mafe import mafe
+from training.args import option
 from training.eval.base import Evaluation, stopped
 from training.figures import save_figure
 
@@ -232,7 +233,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     """``purr eval factuality``'s arguments."""
     p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
     p.add_argument("--sets", default="qags,summedits", help="labelled sets (default both)")
-    p.add_argument("--limit", type=int, default=300, help="dev rows per set (default 300)")
+    option(p, "--limit", int, 300, "dev rows per set (default 300)")
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
     p.add_argument(
         "--reader",

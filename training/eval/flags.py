@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.eval.base import Evaluation
 
 EVALUATION = Evaluation(
@@ -34,7 +35,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     p.add_argument("--rows", required=True, help="purr data judge-rows or real-claims rows")
     p.add_argument("--out", type=Path, required=True, help="folder for metrics.json")
     p.add_argument("--judges", default=",".join(JUDGES), help=f"comma-separated, of {JUDGES}")
-    p.add_argument("--limit", type=int, default=None, help="rows judged (a quick look)")
+    option(p, "--limit", int, None, "rows judged (a quick look)")
     common(p, index=False)
 
 

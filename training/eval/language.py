@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from retrieval.files import write_text
+from training.args import option
 from training.eval.base import Evaluation
 from training.figures import save_figure
 
@@ -132,7 +133,7 @@ def _plot(metrics: dict[str, Any], path: Path) -> None:
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval language``'s arguments."""
     p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
-    p.add_argument("--n", type=int, default=600, help="English rows (default 600)")
+    option(p, "--n", int, 600, "English rows (default 600)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
     common(p)

@@ -43,7 +43,7 @@ from editor.citations.document import CitedDocument
 from editor.citations.sources import Source, read_sources
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words
-from training.args import read_rows
+from training.args import option, read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
 from training.figures import save_figure
 from training.jobs.journaled import journal_rows
@@ -370,7 +370,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     )
     p.add_argument("--out", required=True, help="folder for results.jsonl, metrics.json, plot")
     p.add_argument("--group", default=None, help="a row field to score by as well (e.g. fault)")
-    p.add_argument("--limit", type=int, default=None, help="first N rows only")
+    option(p, "--limit", int, None, "first N rows only")
     common(p)
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.eval.base import Evaluation
 
 EVALUATION = Evaluation(
@@ -150,24 +151,26 @@ def plot_tradeoff(sweep: list[dict[str, Any]], png: Path) -> None:
 def reader_args(p: argparse.ArgumentParser) -> None:
     """The reader read and the data read with it (``purr eval reader`` and ``reader_layers``)."""
     p.add_argument("--reader", default=None, help="a reader folder (default: the shipped one)")
-    p.add_argument("--data", type=Path, default=None, help="the shared data folder")
+    option(p, "--data", Path, None, "the shared data folder")
 
 
 def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> None:
     """``purr eval reader``'s arguments."""
     reader_args(p)
-    p.add_argument("--limit", type=int, default=0, help="at most this many questions per set")
-    p.add_argument(
+    option(p, "--limit", int, 0, "at most this many questions per set")
+    option(
+        p,
         "--null-ratio",
-        type=float,
-        default=1.0,
-        help="answer 'none' where no-answer is this many times as likely as the span",
+        float,
+        1.0,
+        "answer 'none' where no-answer is this many times as likely as the span",
     )
-    p.add_argument(
+    option(
+        p,
         "--unanswerable",
-        type=int,
-        default=1500,
-        help="SQuAD 2.0 dev unanswerable questions read (outside XQuAD's passages)",
+        int,
+        1500,
+        "SQuAD 2.0 dev unanswerable questions read (outside XQuAD's passages)",
     )
     p.add_argument("--quantize", choices=["int8", "none"], default="int8")
     p.add_argument("--out", required=True, help="folder for metrics.json and reader.png")

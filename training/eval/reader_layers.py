@@ -18,6 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.eval.base import Evaluation
 
 EVALUATION = Evaluation(
@@ -119,11 +120,9 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     from training.eval.reader import reader_args
 
     reader_args(p)
-    p.add_argument("--limit", type=int, default=400, help="XQuAD questions read per graph")
+    option(p, "--limit", int, 400, "XQuAD questions read per graph")
     p.add_argument("--layers", default="all", help="'all' or layer numbers: 0,5,11")
-    p.add_argument(
-        "--tolerance", type=float, default=0.3, help="F1 a layer may lose before it stays fp32"
-    )
+    option(p, "--tolerance", float, 0.3, "F1 a layer may lose before it stays fp32")
     p.add_argument("--out", required=True, help="folder for metrics.json and layers.png")
 
 

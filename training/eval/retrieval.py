@@ -19,6 +19,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from retrieval.files import write_text
+from training.args import option, switch
 from training.eval.base import Evaluation
 from training.figures import save_figure
 
@@ -242,12 +243,12 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
     p.add_argument(
         "--runs", default=",".join(RUNS), help=f"comma-separated subset of {','.join(RUNS)}"
     )
-    p.add_argument("--rerank-depth", type=int, default=30, help="passages reranked per query")
+    option(p, "--rerank-depth", int, 30, "passages reranked per query")
     p.add_argument("--limit", type=int, default=None)
-    p.add_argument(
+    switch(
+        p,
         "--calibrate",
-        action="store_true",
-        help="instead of evaluating, fit the reranker's Platt calibration on these queries "
+        "instead of evaluating, fit the reranker's Platt calibration on these queries "
         "(use a train split) and print the rerank.calibration_* settings",
     )
     p.add_argument("--out", required=True, help="folder for metrics.json and the plot")

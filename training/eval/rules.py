@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from training.args import option
 from training.eval.base import Evaluation
 
 EVALUATION = Evaluation(
@@ -37,7 +38,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         default="bump,summedits",
         help="datasets of the rows to judge (comma-separated; default the real ones)",
     )
-    p.add_argument("--limit", type=int, default=None, help="rows judged (a quick look)")
+    option(p, "--limit", int, None, "rows judged (a quick look)")
     common(p, index=False)
 
 

@@ -24,6 +24,7 @@ from editor.claims.slot_check import SlotChecker
 from editor.policy import refutes
 from retrieval.files import write_text
 from retrieval.sentences import split
+from training.args import switch
 from training.eval.base import Evaluation
 from training.figures import save_figure
 
@@ -174,10 +175,10 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None]) -> Non
         "(default: each row's source article)",
     )
     p.add_argument("--out", required=True, help="folder for metrics.json and slots.png")
-    p.add_argument(
+    switch(
+        p,
         "--verifier",
-        action="store_true",
-        help="judge with the configured verifier (attribution model; the fused one by default) "
+        "judge with the configured verifier (attribution model; the fused one by default) "
         "instead of the slot checks alone",
     )
     p.add_argument("--config", default="default", help="preset or YAML (with --verifier)")

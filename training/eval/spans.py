@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from training.args import option, switch
 from training.eval.base import Evaluation
 from training.figures import save_figure
 
@@ -39,12 +40,12 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None] | None 
         help="a statements suite (repeatable; an empty one: none)",
     )
     p.add_argument("--model", default=None, help="a span judge folder (default: the shipped one)")
-    p.add_argument("--out", type=Path, default=None, help="metrics.json, rows.jsonl, spans.png")
-    p.add_argument("--guards", action="store_true", help="the edit-form guards of acceptance too")
-    p.add_argument(
+    option(p, "--out", Path, None, "metrics.json, rows.jsonl, spans.png")
+    switch(p, "--guards", "the edit-form guards of acceptance too")
+    switch(
+        p,
         "--ablate-guards",
-        action="store_true",
-        help="each form guard alone: the right and harmful edits it stops (suites, SummEdits)",
+        "each form guard alone: the right and harmful edits it stops (suites, SummEdits)",
     )
     p.add_argument(
         "--rows",
@@ -52,7 +53,7 @@ def add_cli_args(p: argparse.ArgumentParser, common: Callable[..., None] | None 
         help="span rows to score per family "
         "(a test split of purr data spans), or 'human' for WiCE and SummEdits dev",
     )
-    p.add_argument("--limit", type=int, default=4000, help="rows scored from --rows")
+    option(p, "--limit", int, 4000, "rows scored from --rows")
     p.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")
 

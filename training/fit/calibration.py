@@ -24,6 +24,7 @@ import numpy as np
 
 from editor.attribution.recalibration import MIN_PAIRS, fit_recalibration, verifier_of
 from retrieval.files import write_text
+from training.args import option, switch
 
 log = logging.getLogger(__name__)
 
@@ -41,11 +42,11 @@ def add_parser(tsub: argparse._SubParsersAction, common) -> None:
         f"or contradicted; at least {MIN_PAIRS} pairs, both supported and not",
     )
     p.add_argument("--out", required=True, help="the recalibration JSON to write")
-    p.add_argument("--folds", type=int, default=5, help="cross-fitting folds for its figures")
-    p.add_argument(
+    option(p, "--folds", int, 5, "cross-fitting folds for its figures")
+    switch(
+        p,
         "--balanced",
-        action="store_true",
-        help="weigh supported and unsupported pairs equally: 0.5 then balances the two errors "
+        "weigh supported and unsupported pairs equally: 0.5 then balances the two errors "
         "(default: probabilities that match your pairs' rate of supported claims)",
     )
     common(p, index=False)

@@ -42,6 +42,7 @@ from editor.attribution.decoder_model import (
     pad_batch,
     read_adapter,
 )
+from training.args import option
 from training.fit.steps import (
     add_number_flags,
     add_stop_flags,
@@ -278,8 +279,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument(
         "--train-exclude", default="", help="sources starting so are labelled, not trained on"
     )
-    p.add_argument("--max-steps", type=int, default=0, help="cap on steps (the schedule's length)")
-    p.add_argument("--init-adapter", type=Path, default=None, help="a trained folder to go on from")
+    option(p, "--max-steps", int, 0, "cap on steps (the schedule's length)")
+    option(p, "--init-adapter", Path, None, "a trained folder to go on from")
     add_stop_flags(p)
     r = train(p.parse_args(argv))
     print(

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
+from training.args import option
 from training.data.nli import LABELS, NLIExample, ids_digest
 from training.fit.decoder_bundle import bundle_groups
 
@@ -117,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--tokenizer", type=Path, default=Path("editor/models/purr-attribution"))
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--base", action="append", default=[], help="NAME=REF (a folder or .onnx)")
-    p.add_argument("--teacher", type=Path, default=None, help="a teacher's probs.npz")
+    option(p, "--teacher", Path, None, "a teacher's probs.npz")
     p.add_argument("--max-length", type=int, default=128)
     p.add_argument("--eval-limit", type=int, default=600)
     p.add_argument("--data-dir", type=Path, default=None)

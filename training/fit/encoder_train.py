@@ -32,6 +32,7 @@ import numpy as np
 from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.attribution.span_model import pad
 from editor.llm.partial import save_partial
+from training.args import option
 from training.fit.decoder_train import scores
 from training.fit.steps import (
     add_number_flags,
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
         help="what purr_base.json names as the base (the frozen embeddings' source)",
     )
     p.add_argument("--out", type=Path, required=True)
-    p.add_argument("--distill", type=float, default=0.7, help="weight of the teacher's term")
+    option(p, "--distill", float, 0.7, "weight of the teacher's term")
     add_number_flags(p, lr=1e-4, epochs=1.0, batch_size=128, eval_every=500, patience=4, seed=1)
     p.add_argument("--max-steps", type=int, default=0)
     add_stop_flags(p)

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option, switch
 from training.data.reader import QARow, dev_rows, training_rows
 
 log = logging.getLogger(__name__)
@@ -271,10 +272,10 @@ def add_args(p: argparse.ArgumentParser) -> None:
         default="editor/models/purr-span-judge",
         help="the span network to start from (ignored with --resume)",
     )
-    p.add_argument("--resume", action="store_true", help="go on from --out's own state")
-    p.add_argument("--data", type=Path, default=None, help="the shared data folder")
-    p.add_argument("--max-steps", type=int, default=1000, help="steps in this run")
-    p.add_argument("--total-steps", type=int, default=12000, help="the schedule's length")
+    switch(p, "--resume", "go on from --out's own state")
+    option(p, "--data", Path, None, "the shared data folder")
+    option(p, "--max-steps", int, 1000, "steps in this run")
+    option(p, "--total-steps", int, 12000, "the schedule's length")
     p.add_argument("--batch-size", type=int, default=16)
     p.add_argument("--lr", type=float, default=6e-5)
     p.add_argument("--warmup", type=int, default=100)
@@ -282,25 +283,27 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stride", type=int, default=48)
     p.add_argument("--freeze-layers", type=int, default=4)
     p.add_argument("--negatives", type=float, default=0.5)
-    p.add_argument(
+    option(
+        p,
         "--swapped",
-        type=float,
-        default=0.0,
-        help="share of the no-answer rows made by swapping a name or number of the question "
+        float,
+        0.0,
+        "share of the no-answer rows made by swapping a name or number of the question "
         "for another of its passage (hard negatives)",
     )
-    p.add_argument(
+    option(
+        p,
         "--bucket",
-        type=int,
-        default=1,
-        help="read this many batches of rows at once and batch their windows by length "
+        int,
+        1,
+        "read this many batches of rows at once and batch their windows by length "
         "(1: no bucketing, the recorded order)",
     )
     p.add_argument("--save-every", type=int, default=250)
     p.add_argument("--tune-rows", type=int, default=200)
     p.add_argument("--threads", type=int, default=0)
     p.add_argument("--device", default="cpu", help="torch device: cpu, cuda")
-    p.add_argument("--bf16", action="store_true", help="bf16 autocast (a GPU)")
+    switch(p, "--bf16", "bf16 autocast (a GPU)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--base-ref",

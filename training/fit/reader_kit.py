@@ -32,9 +32,12 @@ from pathlib import Path
 
 import numpy as np
 
+from training.args import option
+
 ROOT = Path(__file__).resolve().parents[2]
 
 MODULES = (
+    "training.args",
     "editor.attribution.bert_weights",
     "editor.attribution.onnx_bert",
     "editor.attribution.span_call",
@@ -155,8 +158,8 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--start", type=Path, default=ROOT / "editor/models/purr-reader")
-    p.add_argument("--data", type=Path, default=None, help="the shared data folder")
-    p.add_argument("--total-steps", type=int, default=12000, help="the schedule's length")
+    option(p, "--data", Path, None, "the shared data folder")
+    option(p, "--total-steps", int, 12000, "the schedule's length")
     a = p.parse_args(argv)
     print(json.dumps(build(a.out, a.start, a.data, a.total_steps)))
 

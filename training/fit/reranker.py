@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from training.args import non_negative_float, positive_float, positive_int
+from training.args import non_negative_float, option, positive_float, positive_int, switch
 from training.fit.reranker_fit import (
     agreement,
     encode,
@@ -283,55 +283,47 @@ def add_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="folder for the student (rerank.model=FOLDER)")
     p.add_argument("--layers", default="0,2,4,7,9,11", help="the teacher's layers kept, in order")
     p.add_argument("--epochs", type=positive_int, default=2)
-    p.add_argument(
+    option(
+        p,
         "--batch-size",
-        type=positive_int,
-        default=32,
-        help="pairs a step (listwise: whole queries up to at least this many)",
+        positive_int,
+        32,
+        "pairs a step (listwise: whole queries up to at least this many)",
     )
     p.add_argument("--lr", type=float, default=8e-5)
     p.add_argument("--max-length", type=positive_int, default=256)
-    p.add_argument("--dev-share", type=float, default=0.05, help="queries held out for scoring")
-    p.add_argument("--limit", type=positive_int, default=None, help="train on this many pairs")
-    p.add_argument(
+    option(p, "--dev-share", float, 0.05, "queries held out for scoring")
+    option(p, "--limit", positive_int, None, "train on this many pairs")
+    switch(
+        p,
         "--whole-queries",
-        action="store_true",
-        help="--limit draws whole queries (all their windows) rather than single pairs, so the "
+        "--limit draws whole queries (all their windows) rather than single pairs, so the "
         "listwise loss and the held-out ranking see every window of a query",
     )
-    p.add_argument(
-        "--top-weight", type=float, default=1.0, help="loss weight of each query's top windows"
-    )
-    p.add_argument("--top-k", type=positive_int, default=3, help="windows --top-weight covers")
+    option(p, "--top-weight", float, 1.0, "loss weight of each query's top windows")
+    option(p, "--top-k", positive_int, 3, "windows --top-weight covers")
     p.add_argument(
         "--loss",
         choices=("mse", "listwise"),
         default="mse",
         help="mse: the teacher's logits; listwise: each query's ranking of its windows too",
     )
-    p.add_argument("--temperature", type=positive_float, default=1.0, help="the listwise softmax's")
-    p.add_argument(
-        "--mse-weight",
-        type=non_negative_float,
-        default=0.1,
-        help="the squared error's share under listwise",
-    )
+    option(p, "--temperature", positive_float, 1.0, "the listwise softmax's")
+    option(p, "--mse-weight", non_negative_float, 0.1, "the squared error's share under listwise")
     p.add_argument(
         "--init",
         default=None,
         help="start from these trained-*.safetensors (a kit run's or --save-trained's output) "
         "instead of the cut teacher: training continued across runs",
     )
-    p.add_argument(
+    switch(
+        p,
         "--save-trained",
-        action="store_true",
-        help="also write the trained weights (fp16 shards under 16 MiB) into --out, for --init",
+        "also write the trained weights (fp16 shards under 16 MiB) into --out, for --init",
     )
     p.add_argument("--eval-every", type=positive_int, default=200)
     p.add_argument("--threads", type=positive_int, default=2)
-    p.add_argument(
-        "--per-channel", action="store_true", help="int8 weights with a scale per output column"
-    )
+    switch(p, "--per-channel", "int8 weights with a scale per output column")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", dest="progress", action="store_false")
     p.add_argument(

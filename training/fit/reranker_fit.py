@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
 from training.data.rerank_pairs import read_pairs
 from training.fit.steps import warmup_linear
 
@@ -304,7 +305,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--kit", type=Path, required=True)
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    p.add_argument("--epochs", type=int, default=None, help="default: the kit's settings")
+    option(p, "--epochs", int, None, "default: the kit's settings")
     a = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO)
     settings = json.loads((a.kit / "settings.json").read_text())

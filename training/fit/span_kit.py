@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 MODULES = (
+    "training.args",
     "editor.attribution.onnx_bert",
     "editor.attribution.span_model",
     "editor.attribution.decoder_model",

@@ -30,6 +30,7 @@ import numpy as np
 from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.attribution.span_model import IGNORE, build_model, pad
 from editor.llm.partial import save_partial
+from training.args import option, switch
 from training.data.spans.arrays import label_all
 from training.data.spans.rows import LABELS, read_rows
 from training.eval.span_metrics import judge_scores, nli_scores
@@ -286,22 +287,17 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--train", type=Path, action="append", help="span rows (repeatable)")
     p.add_argument("--dev", type=Path, action="append", help="span dev rows (repeatable)")
-    p.add_argument(
+    option(
+        p,
         "--parsed",
-        type=Path,
-        default=None,
-        help="parsed documents to make rows from in memory (training.data.spans)",
+        Path,
+        None,
+        "parsed documents to make rows from in memory (training.data.spans)",
     )
-    p.add_argument("--passes", type=int, default=1, help="with --parsed")
-    p.add_argument(
-        "--questions", action="store_true", help="with --parsed: the question families too"
-    )
-    p.add_argument(
-        "--restated",
-        action="store_true",
-        help="with --parsed: the restated families and short windows too",
-    )
-    p.add_argument("--nli-dev", type=Path, default=None, help="NLI dev pairs with a source")
+    option(p, "--passes", int, 1, "with --parsed")
+    switch(p, "--questions", "with --parsed: the question families too")
+    switch(p, "--restated", "with --parsed: the restated families and short windows too")
+    option(p, "--nli-dev", Path, None, "NLI dev pairs with a source")
     p.add_argument("--base", type=Path, required=True, help="starting weights (.npz by HF name)")
     p.add_argument(
         "--base-ref",
@@ -313,19 +309,21 @@ def main(argv: list[str] | None = None) -> None:
     add_number_flags(p, max_length=160, lr=5e-5, head_lr=5e-4, epochs=1.0, batch_size=128)
     add_number_flags(p, eval_every=1000, seed=1, max_steps=0)
     p.add_argument("--max-seconds", type=float, default=0)
-    p.add_argument(
+    option(
+        p,
         "--expected-rate",
-        type=float,
-        default=0,
-        help="pairs/s expected: with --max-seconds, the schedule ends with the time",
+        float,
+        0,
+        "pairs/s expected: with --max-seconds, the schedule ends with the time",
     )
-    p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
+    option(p, "--limit", int, 0, "a smoke run on this many train rows")
     add_number_flags(p, dev_limit=6000, workers=0)
-    p.add_argument(
+    option(
+        p,
         "--freeze-layers",
-        type=int,
-        default=0,
-        help="keep the embeddings and this many of the lowest layers as --base has them",
+        int,
+        0,
+        "keep the embeddings and this many of the lowest layers as --base has them",
     )
     r = train(p.parse_args(argv))
     print(

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from training.args import option
+
 
 def open_bundle(args: argparse.Namespace) -> tuple[Any, dict, Any, list[str]]:
     """A run's start on a token bundle (``args.bundle``): torch seeded with ``args.seed``, a
@@ -147,5 +149,5 @@ def add_number_flags(p: argparse.ArgumentParser, **defaults: float) -> None:
 
 def add_stop_flags(p: argparse.ArgumentParser) -> None:
     """``--max-seconds`` and ``--limit``: when a run stops early, and a smoke run's size."""
-    p.add_argument("--max-seconds", type=float, default=0, help="stop training after this long")
-    p.add_argument("--limit", type=int, default=0, help="a smoke run on this many train rows")
+    option(p, "--max-seconds", float, 0, "stop training after this long")
+    option(p, "--limit", int, 0, "a smoke run on this many train rows")

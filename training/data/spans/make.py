@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from training.args import switch
 from training.data.spans.context import WINDOW_CHARS
 from training.data.spans.families import FAMILIES, Context, Sentence, make_window
 from training.data.spans.rows import SpanRow, open_text, temp_for, write_rows
@@ -212,10 +213,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--suffix", default=".jsonl.xz", help=".jsonl to skip compression")
-    p.add_argument("--questions", action="store_true", help="the question families too")
-    p.add_argument(
-        "--restated", action="store_true", help="the restated families and short windows too"
-    )
+    switch(p, "--questions", "the question families too")
+    switch(p, "--restated", "the restated families and short windows too")
     a = p.parse_args(argv)
     stats = make(
         a.parsed,

@@ -20,7 +20,7 @@ from editor.findings import Decision, Finding
 from editor.findings import Flag as Flag
 from editor.findings import Proposal as Proposal
 from editor.registry import Registry
-from editor.text.words import keep_spacing
+from editor.text.words import splice
 from editor.types import Evidence
 from editor.verdicts import Verdict as Verdict
 
@@ -147,17 +147,6 @@ def unjudged(span: tuple[int, int] | None, evidence: Evidence) -> Finding:
         opens=True,
         evidence=evidence,
     )
-
-
-def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[int, int]]:
-    """``before`` with ``text`` in place of ``before[span]`` (its spacing kept) and the new
-    text's span.
-
-    >>> splice("Built in 1887. Tall.", (0, 14), "Built in 1889.")
-    ('Built in 1889. Tall.', (0, 14))
-    """
-    new = keep_spacing(before[span[0] : span[1]], text)
-    return before[: span[0]] + new + before[span[1] :], (span[0], span[0] + len(new))
 
 
 def assess(

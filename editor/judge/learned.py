@@ -40,7 +40,7 @@ from editor.judge.base import (
 )
 from editor.judge.signals import DecidedEdit, Head, edit_signals, sentence_signals
 from editor.result import Flag
-from editor.text.words import changed_run, keep_spacing
+from editor.text.words import changed_run
 from editor.types import Evidence
 from editor.verdicts import DECIDED
 
@@ -112,7 +112,6 @@ class CombinedJudge(Judge):
         r, s = finding.parts
         ev = finding.evidence
         assert ev is not None and finding.span is not None
-        sentence = before[finding.span[0] : finding.span[1]]
         picked: list[tuple[int, DecidedEdit]] = []
         decisions: list[Decision] = []
         k = 0
@@ -128,7 +127,7 @@ class CombinedJudge(Judge):
             decisions += ch.decisions
             if ch.index is not None:
                 c = rest[ch.index]
-                new = keep_spacing(sentence, c.text)
+                new = Rewrite.of(before, finding.span, c.text).new
                 picked.append((k + ch.index, DecidedEdit("rules", new, c.reason, ch.decision)))
             done = ch.decision.accepted
         if self.cross:

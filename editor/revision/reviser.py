@@ -32,14 +32,13 @@ from editor.judge.base import (
     Finding,
     Judge,
     outranked,
-    splice,
     unjudged,
 )
 from editor.policy import edit_allowed
 from editor.result import Step
 from editor.revision.editors.base import Editor
 from editor.revision.proposers import OwnProposal, Proposer, proposers_of
-from editor.text.words import answering_sentences, word_changes
+from editor.text.words import answering_sentences, changed_words, splice, undoes
 from editor.types import Evidence
 
 
@@ -236,7 +235,7 @@ class Reviser:
             target = Target(self._target(current, f), f, [e], query, e)
             (step,) = self.settle(current, [target], context)
             proposed = step.after if step.accepted else step.suggested
-            undone = proposed is not None and _undoes(step.before, proposed, written)
+            undone = proposed is not None and undoes(step.before, proposed, written)
             if undone:  # evidence disagrees with evidence: the first (most relevant) stands
                 why = f"{step.reason}; rejected: it undoes {undone!r}, an earlier evidence's edit"
                 step = replace(
@@ -250,7 +249,7 @@ class Reviser:
             steps.append(step)
             i += 1
             if step.accepted:
-                written |= _changed_words(step.before, step.after)
+                written |= changed_words(step.before, step.after)
                 current = step.after
                 if i < len(evidence):  # the rest is judged against the edited text
                     verdicts[i:] = self._judge(current, evidence[i:], context)
@@ -303,28 +302,6 @@ def _asks(choice: Choice | None, settled: bool) -> bool:
     if choice is not None and choice.more is not None:
         return choice.more
     return not settled and (choice is None or not choice.decision.accepted)
-
-
-def _changed_words(before: str, after: str) -> set[str]:
-    """Lower-cased words of ``after`` that replace or add to words of ``before``.
-
-    >>> sorted(_changed_words("Directed by Steven Spielberg.", "Directed by Robert Zemeckis."))
-    ['robert', 'zemeckis']
-    """
-    return {w.lower() for _, new in word_changes(before, after, ("replace", "insert")) for w in new}
-
-
-def _undoes(before: str, after: str, written: set[str]) -> str | None:
-    """The first word an edit of ``before`` into ``after`` removes that an earlier accepted edit
-    wrote (``written``), or None.
-
-    >>> _undoes("Directed by Robert Zemeckis.", "Directed by Steven Spielberg.", {"robert", "zemeckis"})
-    'robert'
-    """
-    removed = [
-        w.lower() for old, _ in word_changes(before, after, ("replace", "delete")) for w in old
-    ]
-    return next((w for w in removed if w in written), None)
 
 
 def _query(e: Evidence, text: str) -> str:

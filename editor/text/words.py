@@ -348,3 +348,36 @@ def trimmed(before: str, start: int, end: int, fix: str) -> str:
     if not head and not tail:
         return fix
     return " ".join(words[head : len(words) - tail])
+
+
+def splice(before: str, span: tuple[int, int], text: str) -> tuple[str, tuple[int, int]]:
+    """``before`` with ``text`` in place of ``before[span]`` (its spacing kept) and the new
+    text's span.
+
+    >>> splice("Built in 1887. Tall.", (0, 14), "Built in 1889.")
+    ('Built in 1889. Tall.', (0, 14))
+    """
+    new = keep_spacing(before[span[0] : span[1]], text)
+    return before[: span[0]] + new + before[span[1] :], (span[0], span[0] + len(new))
+
+
+def changed_words(before: str, after: str) -> set[str]:
+    """Lower-cased words of ``after`` that replace or add to words of ``before``.
+
+    >>> sorted(changed_words("Directed by Steven Spielberg.", "Directed by Robert Zemeckis."))
+    ['robert', 'zemeckis']
+    """
+    return {w.lower() for _, new in word_changes(before, after, ("replace", "insert")) for w in new}
+
+
+def undoes(before: str, after: str, written: set[str]) -> str | None:
+    """The first word an edit of ``before`` into ``after`` removes that an earlier accepted edit
+    wrote (``written``), or None.
+
+    >>> undoes("Directed by Robert Zemeckis.", "Directed by Steven Spielberg.", {"robert", "zemeckis"})
+    'robert'
+    """
+    removed = [
+        w.lower() for old, _ in word_changes(before, after, ("replace", "delete")) for w in old
+    ]
+    return next((w for w in removed if w in written), None)

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from editor.verdicts import CONTRADICTED
 from training.args import option
 from training.bench.base import Benchmark, out_flag, save_report
 
@@ -75,7 +76,7 @@ def bench_span_judge(model: str | None, n: int, runs: int, batch_size: int, data
         (c, (s[0], s[1]), e)
         for (c, e), found in zip(items, fp32["spans"], strict=True)
         for s in found
-        if s[2] == "contradicted"
+        if s[2] == CONTRADICTED
     ]
     outs = {q: _outputs(judge, items, batch_size, marked) for q, judge in judges.items()}
     a, b = outs["none"], outs["int8"]

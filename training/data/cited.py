@@ -35,11 +35,12 @@ from tqdm.auto import tqdm
 from editor.citations.markers import format_marker
 from editor.text.nlp import get_nlp
 from editor.text.words import detokenize
+from editor.verdicts import CONTRADICTED, SUPPORTED
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.data.planted import _plant, entity_pool
 
-FAULTS = ("correct", "wrong_source", "missing_citation", "contradicted")
+FAULTS = ("correct", "wrong_source", "missing_citation", CONTRADICTED)
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 
 
@@ -99,14 +100,14 @@ def clapnq_rows(
         cited = [_cite(s, format_marker([gold_id], style)) for s in sentences]
         gold_text = " ".join(cited)
         text_sentences = list(cited)
-        truth = ["supported"] * len(sentences)
+        truth = [SUPPORTED] * len(sentences)
         if fault == "wrong_source":
             text_sentences[at] = _cite(sentences[at], format_marker([wrong_id], style))
             truth[at] = "citation_not_supporting"
         elif fault == "missing_citation":
             text_sentences[at] = sentences[at]
             truth[at] = "needs_citation"
-        elif fault == "contradicted":
+        elif fault == CONTRADICTED:
             doc = nlp(sentences[at])
             ents = [(e.text, e.start_char, e.end_char, e.label_) for e in doc.ents]
             planted = None
@@ -151,8 +152,8 @@ def wice_rows(
     raw = [r for r in raw if str(r["id"]).startswith("dev")]
     rng.shuffle(raw)
     n_bad = 0 if "unsupported" not in faults else n if "correct" not in faults else n // 2
-    good = [r for r in raw if r["label"] == "supported"][: n - n_bad]
-    bad = [r for r in raw if r["label"] != "supported"][:n_bad]
+    good = [r for r in raw if r["label"] == SUPPORTED][: n - n_bad]
+    bad = [r for r in raw if r["label"] != SUPPORTED][:n_bad]
     rows = []
     for r in sorted(good + bad, key=lambda r: r["id"]):
         article = r["premise"]
@@ -160,7 +161,7 @@ def wice_rows(
         m = re.match(r"\(meta data\) TITLE:\s*(.*?)(?: Skip to content|\n|$)", article)
         if m:
             title = m.group(1).strip()
-        ok = r["label"] == "supported"
+        ok = r["label"] == SUPPORTED
         cited = _cite(r["hypothesis"], "[1]")
         rows.append(
             {
@@ -170,7 +171,7 @@ def wice_rows(
                 "sources": [{"id": "1", "title": title, "text": article}],
                 "fault": "correct" if ok else "unsupported",
                 "fault_sentence": None if ok else 0,
-                "truth": ["supported" if ok else "citation_not_supporting"],
+                "truth": [SUPPORTED if ok else "citation_not_supporting"],
                 "gold_text": cited if ok else None,
                 "gold_source": "1",
                 "wice_label": r["label"],

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from editor.verdicts import CONTRADICTED, SUPPORTED
+
 _ERROR = re.compile(
     r"<(entity|relation|contradictory|unverifiable|invented|subjective|fictional|other|format)>"
     r"(.*?)</\1>",
@@ -125,7 +127,7 @@ def sentence_rows(answer: dict[str, Any], index: int) -> list[dict[str, Any]]:
             "split": split,
         }
         if not inside:
-            rows.append({**base, "wrong": False, "label": "supported", "answers": []})
+            rows.append({**base, "wrong": False, "label": SUPPORTED, "answers": []})
             continue
         (e,) = inside if len(inside) == 1 else (None,)
         if e is None or e.kind != "entity" or not e.fix or not a <= e.start < e.end <= b:
@@ -139,7 +141,7 @@ def sentence_rows(answer: dict[str, Any], index: int) -> list[dict[str, Any]]:
             {
                 **base,
                 "wrong": True,
-                "label": "contradicted",
+                "label": CONTRADICTED,
                 "answers": [fix],
                 "wrong_value": wrong,
                 "unsupported": wrong.split(),

@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from editor.text.words import content_words
+from editor.verdicts import SUPPORTED
 from retrieval.sentences import split, split_spans
 
 SPLITS = ("train", "dev", "test")
@@ -162,7 +163,7 @@ def summedits_rows(data: Path) -> Iterator[dict[str, Any]]:
             )  # fmt: skip
     for line in (data / "nli" / "summedits.jsonl").read_text("utf-8").splitlines():
         r = json.loads(line)  # consistent summaries: every sentence right
-        if r["label"] != "supported" or claims_split(r["premise"]) != "dev":
+        if r["label"] != SUPPORTED or claims_split(r["premise"]) != "dev":
             continue
         doc = doc_of(r["premise"])
         split = "train" if split_of(doc) == "train" else "dev"

@@ -36,6 +36,7 @@ from typing import Any
 
 from editor.attribution.nli import LABELS
 from editor.text.words import NUMBER_WORD, content_words
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from retrieval.files import atomic_file
 from retrieval.sentences import split
 from training.data.nli_sources import SHARED, SOURCES, expand
@@ -45,10 +46,10 @@ log = logging.getLogger(__name__)
 """The three classes, in the id order the trained classifier uses (``id2label``)."""
 
 LABEL_MAP = {
-    "supported": "supported",
-    "contradicted": "contradicted",
-    "not_supported": "not_supported",
-    "partial": "not_supported",
+    SUPPORTED: SUPPORTED,
+    CONTRADICTED: CONTRADICTED,
+    NOT_SUPPORTED: NOT_SUPPORTED,
+    "partial": NOT_SUPPORTED,
 }
 
 NLI_FILES = {name: SOURCES[name].path for name in SHARED}

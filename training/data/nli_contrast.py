@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from retrieval.sentences import split
 from training.data.nli import (
     NLIExample,
@@ -59,7 +60,7 @@ def edit_label(edit_types: Iterable[str] | None) -> str:
     ('not_supported', 'contradicted')
     """
     kinds = set(edit_types or [])
-    return "not_supported" if kinds and kinds <= _UNSUPPORTED_TYPES else "contradicted"
+    return NOT_SUPPORTED if kinds and kinds <= _UNSUPPORTED_TYPES else CONTRADICTED
 
 
 def _edit_rows(path: Path) -> Iterator[tuple[int, dict, list[str]]]:
@@ -90,7 +91,7 @@ def edit_sentence_pairs(
     for n, row, (evidence, original, gold) in _edit_rows(Path(path)):
         label = edit_label(row.get("edit_types"))
         for k, (clean, wrong) in enumerate(changed_sentences(original, gold)):
-            for hypothesis, target in ((clean, "supported"), (wrong, label)):
+            for hypothesis, target in ((clean, SUPPORTED), (wrong, label)):
                 if (evidence, hypothesis) not in seen:
                     seen.add((evidence, hypothesis))
                     key = f"{row.get('id', n)}:{k}:{target}"
@@ -107,13 +108,13 @@ def consistent_sentence_pairs(
     out: list[NLIExample] = []
     seen: set[tuple[str, str]] = set()
     for ex in load_nli_file(path, "summedits", max_length=None):
-        if ex.label != "supported":
+        if ex.label != SUPPORTED:
             continue
         for k, sentence in enumerate(split(ex.hypothesis) or [ex.hypothesis]):
             if (ex.premise, sentence) not in seen:
                 seen.add((ex.premise, sentence))
                 key = f"{ex.id.removeprefix('summedits:')}:{k}"
-                out.append(_pair(source, key, ex.premise, sentence, "supported", max_length))
+                out.append(_pair(source, key, ex.premise, sentence, SUPPORTED, max_length))
     return out
 
 

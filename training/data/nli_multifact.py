@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from tqdm.auto import tqdm
 
 from editor.text.words import NUMBER_WORD, content_words
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from retrieval.sentences import split
 from training.data.nli import NLIExample
 from training.data.nli_synthetic import corrupt_sentence
@@ -115,12 +116,12 @@ def multifact_pairs(
         premise = " ".join(sentences[i : j + 1])
         group = base = f"{source}:{d.id}"
         claim = fuse(a, b, d.text)
-        out.append(NLIExample(f"{base}:sup", source, premise, claim, "supported", group))
+        out.append(NLIExample(f"{base}:sup", source, premise, claim, SUPPORTED, group))
         wrong = corrupt_sentence(b, es, pool, premise, rng)
         if wrong and wrong != b:
             out.append(
                 NLIExample(
-                    f"{base}:con", source, premise, fuse(a, wrong, d.text), "contradicted", group
+                    f"{base}:con", source, premise, fuse(a, wrong, d.text), CONTRADICTED, group
                 )
             )
         rest = " ".join(sentences[i:j])  # a and what lies between, without b
@@ -128,5 +129,5 @@ def multifact_pairs(
         if target and len(target & content_words(rest, NUMBER_WORD)) / len(target) <= (
             max_rest_overlap
         ):
-            out.append(NLIExample(f"{base}:part", source, rest, claim, "not_supported", group))
+            out.append(NLIExample(f"{base}:part", source, rest, claim, NOT_SUPPORTED, group))
     return out

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from editor.verdicts import CONTRADICTED, SUPPORTED
 from retrieval.corpus import jsonl_rows
 from training.data.nli import NLIExample, premise_word_budget, window_premise
 
@@ -54,7 +55,7 @@ def make_pairs(rows: Iterable[dict[str, Any]], max_length: int | None = 256) -> 
             continue
         seed = str(row.get("seed_id") or row.get("id", ""))
         group = f"wiki-synthetic:{seed.split('#', 1)[0]}"
-        for label, text in (("supported", row["clean"]), ("contradicted", row["corrupted"])):
+        for label, text in ((SUPPORTED, row["clean"]), (CONTRADICTED, row["corrupted"])):
             text = str(text)
             if not text.strip() or (label, text) in seen:
                 continue

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from training.args import option
 from training.data.corrupt import negate
 from training.data.nli import NLIExample, NLISplits, read_splits, write_splits
@@ -76,7 +77,7 @@ def window(premise: str, rng: random.Random, min_sentences: int = 4) -> str | No
 
 def perturbed(ex: NLIExample, rng: random.Random) -> Iterator[NLIExample]:
     """The pool rows made from one labelled pair."""
-    supported = ex.label == "supported"
+    supported = ex.label == SUPPORTED
 
     def row(kind: str, premise: str, hypothesis: str, label: str) -> NLIExample:
         return NLIExample(
@@ -89,11 +90,11 @@ def perturbed(ex: NLIExample, rng: random.Random) -> Iterator[NLIExample]:
         )
 
     if (neg := negate(ex.hypothesis)) is not None:
-        yield row("negated", ex.premise, neg, "contradicted" if supported else "not_supported")
+        yield row("negated", ex.premise, neg, CONTRADICTED if supported else NOT_SUPPORTED)
     if (num := perturb_number(ex.hypothesis, rng)) is not None:
-        yield row("number", ex.premise, num, "contradicted" if supported else ex.label)
+        yield row("number", ex.premise, num, CONTRADICTED if supported else ex.label)
     if (dropped := without_best_sentence(ex.premise, ex.hypothesis)) is not None:
-        yield row("dropped", dropped, ex.hypothesis, "not_supported" if supported else ex.label)
+        yield row("dropped", dropped, ex.hypothesis, NOT_SUPPORTED if supported else ex.label)
     if (part := window(ex.premise, rng)) is not None:
         yield row("window", part, ex.hypothesis, ex.label)
 
@@ -112,7 +113,7 @@ def neighbour(
         source=POOL_PREFIX + "neighbour",
         premise=best,
         hypothesis=ex.hypothesis,
-        label="not_supported",
+        label=NOT_SUPPORTED,
         group=ex.group,
     )
 

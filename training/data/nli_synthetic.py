@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from tqdm.auto import tqdm
 
 from editor.text.words import NUMBER_WORD, content_words
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from retrieval.sentences import split
 from retrieval.types import Document
 from training.data.nli import NLIExample
@@ -200,16 +201,16 @@ def synthetic_pairs(
         premise = _window(sentences, i, window, rng)
         group = f"{source}:{d.id}"
         base = f"{source}:{d.id}"
-        out.append(NLIExample(f"{base}:sup", source, premise, sentence, "supported", group))
+        out.append(NLIExample(f"{base}:sup", source, premise, sentence, SUPPORTED, group))
         corrupted = corrupt_sentence(sentence, es, pool, premise, rng)
         if corrupted and corrupted != sentence:
-            out.append(NLIExample(f"{base}:con", source, premise, corrupted, "contradicted", group))
+            out.append(NLIExample(f"{base}:con", source, premise, corrupted, CONTRADICTED, group))
         if role_swaps > 0:
             draw = rng.random()  # only drawn when enabled, so 0 keeps the old data byte for byte
             swapped = swap_roles(sentence, es) if draw < role_swaps else None
             if swapped:
                 out.append(
-                    NLIExample(f"{base}:role", source, premise, swapped, "contradicted", group)
+                    NLIExample(f"{base}:role", source, premise, swapped, CONTRADICTED, group)
                 )
         target = content_words(sentence, NUMBER_WORD)
         if same_article_neutrals > 0 and target and rng.random() < same_article_neutrals:
@@ -218,9 +219,7 @@ def synthetic_pairs(
             if rest and len(target & content_words(text, NUMBER_WORD)) / len(target) <= (
                 max_neutral_overlap
             ):
-                out.append(
-                    NLIExample(f"{base}:same", source, text, sentence, "not_supported", group)
-                )
+                out.append(NLIExample(f"{base}:same", source, text, sentence, NOT_SUPPORTED, group))
         votes: dict[int, int] = defaultdict(int)
         for w in target:
             postings = index.get(w, ())
@@ -235,5 +234,5 @@ def synthetic_pairs(
         other, other_sentences, _ = picked[k]
         neutral, shared = _best_window(other_sentences, target, window)
         if neutral and shared / len(target) <= max_neutral_overlap:
-            out.append(NLIExample(f"{base}:neu", source, neutral, sentence, "not_supported", group))
+            out.append(NLIExample(f"{base}:neu", source, neutral, sentence, NOT_SUPPORTED, group))
     return out

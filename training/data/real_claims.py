@@ -28,6 +28,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from editor.verdicts import NOT_SUPPORTED, SUPPORTED
+
 DATASETS = ("wice", "begin", "summedits")
 
 
@@ -60,10 +62,10 @@ def wice_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
     for line in (data / "nli" / "wice_claim.jsonl").read_text("utf-8").splitlines():
         r = json.loads(line)
         split = split_of(r["premise"])
-        if r["label"] != "supported" or kept.get(split, 0) >= n:
+        if r["label"] != SUPPORTED or kept.get(split, 0) >= n:
             continue
         kept[split] = kept.get(split, 0) + 1
-        yield _row(f"wice-ok-{r['id']}", "wice", r["hypothesis"], r["premise"], "supported", split)
+        yield _row(f"wice-ok-{r['id']}", "wice", r["hypothesis"], r["premise"], SUPPORTED, split)
 
 
 def begin_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
@@ -81,7 +83,7 @@ def begin_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
                         continue
                     kept += 1
                     yield _row(f"begin-{path.stem}-{i}", "begin", r["response"].strip(),
-                               r["knowledge"].strip(), "supported", split,
+                               r["knowledge"].strip(), SUPPORTED, split,
                                context=r["message"].strip() or None)  # fmt: skip
 
 
@@ -99,15 +101,15 @@ def summedits_rows(data: Path, n: int) -> Iterator[dict[str, Any]]:
         split = split_of(r["evidence"])
         if room(split, "error"):
             yield _row(f"summedits-{r['id']}", "summedits", r["original"], r["evidence"],
-                       "not_supported", split, gold=r["gold"])  # fmt: skip
+                       NOT_SUPPORTED, split, gold=r["gold"])  # fmt: skip
     for line in (data / "nli" / "summedits.jsonl").read_text("utf-8").splitlines():
         r = json.loads(line)
-        if r["label"] != "supported":
+        if r["label"] != SUPPORTED:
             continue
         split = split_of(r["premise"])
         if room(split, "consistent"):
             yield _row(f"summedits-ok-{r['id']}", "summedits", r["hypothesis"], r["premise"],
-                       "supported", split)  # fmt: skip
+                       SUPPORTED, split)  # fmt: skip
 
 
 def claim_rows(data: Path, n: int, datasets=DATASETS) -> list[dict[str, Any]]:

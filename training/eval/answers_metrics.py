@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from editor.verdicts import SUPPORTED
 from training.data.real_errors import contains_answer, yes_no
 
 
@@ -123,7 +124,7 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     def called_supported(r: dict[str, Any]) -> bool:
         verdicts = [s.get("verdict") for s in (r.get("report") or {}).get("sentences", [])]
-        return bool(verdicts) and all(v == "supported" for v in verdicts if v)
+        return bool(verdicts) and all(v == SUPPORTED for v in verdicts if v)
 
     fixed = sum(edited(r) and _gold(r) for r in wrong)
     wrong_edits = sum(edited(r) and not _gold(r) for r in wrong)

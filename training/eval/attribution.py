@@ -30,6 +30,7 @@ from editor.attribution.decoder import is_decoder_folder
 from editor.attribution.factories import PRESETS
 from editor.config import AttributionConfig
 from editor.policy import CONTRADICTED_MIN
+from editor.verdicts import SUPPORTED
 from retrieval.files import write_text
 from retrieval.sentences import split
 from training.args import add_dev_set_args, add_device_args, check_data_dir, option, switch
@@ -194,7 +195,7 @@ def evaluate_model(
             per_sentence=per_sentence,
             decompose=decompose,
         )
-        y = np.array([r.label == "supported" for r in rows], dtype=int)
+        y = np.array([r.label == SUPPORTED for r in rows], dtype=int)
         for key, value in binary_report(y, scores[:, 0]).items():
             out[f"{name}/{key}"] = value
         out[f"{name}/ece"] = expected_calibration_error(y, scores[:, 0])
@@ -203,7 +204,7 @@ def evaluate_model(
         # correct claims called contradicted by the gate's rule (what the gate then edits),
         # and the claims that are not supported it calls so
         refuted = (scores[:, 1] >= CONTRADICTED_MIN) & (scores[:, 1] > scores[:, 0])
-        correct = gold == LABELS.index("supported")
+        correct = gold == LABELS.index(SUPPORTED)
         out[f"{name}/false_contradiction_rate"] = (
             float(refuted[correct].mean()) if correct.any() else float("nan")
         )

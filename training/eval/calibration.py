@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from editor.attribution.recalibration import cross_fitted
+from editor.verdicts import SUPPORTED
 from retrieval.files import write_text
 from training.args import add_dev_set_args, add_device_args, check_data_dir, option, switch
 from training.eval.attribution_metrics import binary_report, expected_calibration_error
@@ -73,7 +74,7 @@ def recalibration_metrics(
     p_, y_ = np.asarray(p, dtype=float), np.asarray(y, dtype=int)
     recal = cross_fitted(p_, y_, groups, folds)
     balanced = cross_fitted(p_, y_, groups, folds, balanced=True)
-    out: dict[str, float] = {"n": float(len(y_)), "supported": float(y_.sum())}
+    out: dict[str, float] = {"n": float(len(y_)), SUPPORTED: float(y_.sum())}
     variants = {"given": p_, "recalibrated": recal, "balanced": balanced}
     for name, q in variants.items():
         report = binary_report(y_, q)
@@ -116,7 +117,7 @@ def run(
             decompose=decompose,
             per_sentence=True,
         )
-        y = np.array([r.label == "supported" for r in rows], dtype=int)
+        y = np.array([r.label == SUPPORTED for r in rows], dtype=int)
         groups = [r.group for r in rows]
         try:
             m, variants = recalibration_metrics(scores[:, 0], y, groups, folds)

@@ -31,6 +31,7 @@ from editor.citations.document import CitedDocument
 from editor.citations.repair import CitationRepairer
 from editor.citations.results import citation_scores
 from editor.citations.sources import read_sources
+from editor.verdicts import SUPPORTED
 from training.args import option, read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
 from training.figures import save_figure
@@ -47,10 +48,7 @@ FLAGGED = ("citation_not_supporting", "needs_citation")
 
 def _truth_scores(truth: Sequence[str]) -> tuple[float | None, float | None]:
     return citation_scores(
-        [
-            (True, t == "supported", [t == "supported"] if t != "needs_citation" else [])
-            for t in truth
-        ]
+        [(True, t == SUPPORTED, [t == SUPPORTED] if t != "needs_citation" else []) for t in truth]
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from editor.report.metrics import levenshtein
 from editor.text.words import word_changes
+from editor.verdicts import SUPPORTED
 
 
 def changed_words(original: str, revised: str) -> list[str]:
@@ -27,8 +28,8 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     def edited(r: dict[str, Any]) -> bool:
         return r["revised"] != r["original"]
 
-    supported = [r for r in rows if r["label"] == "supported"]
-    others = [r for r in rows if r["label"] != "supported"]
+    supported = [r for r in rows if r["label"] == SUPPORTED]
+    others = [r for r in rows if r["label"] != SUPPORTED]
     marked = [r for r in others if edited(r) and r.get("unsupported")]
     on_target = sum(
         all(
@@ -48,7 +49,7 @@ def _scores(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         closer += after < before
         further += after > before
     return {
-        "supported": len(supported),
+        SUPPORTED: len(supported),
         "supported_unchanged": share(sum(not edited(r) for r in supported), len(supported)),
         "unsupported": len(others),
         "unsupported_edited": share(sum(edited(r) for r in others), len(others)),

@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 from editor.attribution.base import AttributionModel
 from editor.attribution.verifier import judge_batch
 from editor.citations.mafe import mafe
+from editor.verdicts import SUPPORTED
 from training.args import option
 from training.eval.base import Evaluation, stopped
 from training.figures import save_figure
@@ -133,10 +134,10 @@ def methods(results: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def summarise(results: Sequence[dict[str, Any]], threshold: float) -> dict[str, Any]:
-    labels = [int(r["label"] == "supported") for r in results]
+    labels = [int(r["label"] == SUPPORTED) for r in results]
     out: dict[str, Any] = {
         "rows": len(results),
-        "supported": sum(labels),
+        SUPPORTED: sum(labels),
         "no_questions": sum(r["mafe"] is None for r in results),
     }
     for method in methods(results):
@@ -165,7 +166,7 @@ def plot(results: dict[str, list[dict[str, Any]]], path: Path) -> None:
 
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4.5), squeeze=False)
     for ax, (name, rows) in zip(axes[0], results.items(), strict=True):
-        labels = [int(r["label"] == "supported") for r in rows]
+        labels = [int(r["label"] == SUPPORTED) for r in rows]
         for method in methods(rows):
             scores = [1.0 if r[method] is None else float(r[method]) for r in rows]
             pts = [(0.0, 0.0)]

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from editor.verdicts import SUPPORTED
 from training.args import option
 from training.eval.base import Evaluation
 
@@ -138,7 +139,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
             query = row.get("sentence", text)
             ev = Evidence(row["id"], row["evidence"], "", "given", None, query, 1.0)
             (f,) = judge.assess_batch([(text, query, ev)], row.get("context"))
-            wrong = bool(row["wrong"]) if "wrong" in row else row["label"] != "supported"
+            wrong = bool(row["wrong"]) if "wrong" in row else row["label"] != SUPPORTED
             named = named_words(toks[i], start, end, f.flags)
             by.setdefault(row["dataset"], []).append((gold, named, wrong))
         every = [x for xs in by.values() for x in xs]

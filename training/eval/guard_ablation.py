@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 
+from editor.verdicts import CONTRADICTED
+
 
 class Recorder:
     """A guard that objects to nothing and remembers what each guard would have said."""
@@ -86,7 +88,7 @@ def summedits_grades(rows, fix: Callable, recorder: Recorder) -> list[tuple[str,
     out = []
     for r in rows:
         is_gold = r.id.endswith(":gold")
-        if not is_gold and not (r.family == "real-summedits" and r.label == "contradicted"):
+        if not is_gold and not (r.family == "real-summedits" and r.label == CONTRADICTED):
             continue
         f = fix(r.claim, [r.evidence])
         if f.edited:

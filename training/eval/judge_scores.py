@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from editor.judge.base import Finding, Judge
 from editor.judge.learned import Assessed, CombinedJudge
 from editor.types import EntailmentScores, Evidence
+from editor.verdicts import CONTRADICTED, SUPPORTED
 
 JUDGES = ("rules", "span", "union", "learned")
 
@@ -48,8 +49,8 @@ class JudgeScores:
 
 
 def _scores(f: Finding) -> EntailmentScores:
-    sup = f.supported if f.supported is not None else float(f.verdict == "supported")
-    con = f.contradicted if f.contradicted is not None else float(f.verdict == "contradicted")
+    sup = f.supported if f.supported is not None else float(f.verdict == SUPPORTED)
+    con = f.contradicted if f.contradicted is not None else float(f.verdict == CONTRADICTED)
     return EntailmentScores(sup, con, max(0.0, 1.0 - sup - con))
 
 

@@ -43,6 +43,7 @@ from editor.citations.document import CitedDocument
 from editor.citations.sources import Source, read_sources
 from editor.text.nlp import get_nlp
 from editor.text.words import content_words
+from editor.verdicts import CONTRADICTED, CONTRADICTS, SUPPORTED, SUPPORTS
 from training.args import option, read_rows
 from training.eval.base import Evaluation, checking_pipeline, stopped
 from training.figures import save_figure
@@ -176,9 +177,9 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
             i for i in _slot_conflicts(nug, claim_docs, answered_by[n]) if i not in answered_by[n]
         )
     for (n, i, kind), v in zip(asked, judged, strict=True):
-        if kind == "entails" and v.label == "supports" and i not in answered_by[n]:
+        if kind == "entails" and v.label == SUPPORTS and i not in answered_by[n]:
             answered_by[n].append(i)
-        elif kind == "refutes" and v.label == "contradicts":
+        elif kind == "refutes" and v.label == CONTRADICTS:
             contradicted_by[n].append(i)
     checks = check.sentences if check is not None else None
     sentences = []
@@ -201,8 +202,8 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
         elif s.citations:
             code = (
                 3
-                if outcome_name == "supported" and reports
-                else (2 if outcome_name == "supported" else 1)
+                if outcome_name == SUPPORTED and reports
+                else (2 if outcome_name == SUPPORTED else 1)
             )
         elif outcome_name == "needs_none":
             code = 4
@@ -214,7 +215,7 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
         cited_ok = [
             v.source_id
             for v in (checks[i].verdicts if checks is not None else ())
-            if v.label == "supports"
+            if v.label == SUPPORTS
         ]
         sentences.append(
             {
@@ -224,8 +225,7 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
                 "outcome": code,
                 "outcome_name": OUTCOME_NAMES[code],
                 "nuggets": reports if code in REWARDED else [],
-                "supporting": cited_ok
-                or (list(s.citations) if outcome_name == "supported" else []),
+                "supporting": cited_ok or (list(s.citations) if outcome_name == SUPPORTED else []),
             }
         )
     results = []
@@ -242,8 +242,8 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
             {
                 "question": nug["question"],
                 "answered": answered,
-                "supported": bool(supported) or bool(absent_ok),
-                "contradicted": not answered and bool(contradicted_by[n]),
+                SUPPORTED: bool(supported) or bool(absent_ok),
+                CONTRADICTED: not answered and bool(contradicted_by[n]),
                 "sentences": sorted(set(answered_by[n]) | set(absent_ok)),
             }
         )
@@ -254,12 +254,12 @@ def score_row(checker: CitationChecker, row: dict[str, Any]) -> dict[str, Any]:
         "sentences": sentences,
         "nuggets": results,
         "sentence_precision": rewarded / counted if counted else None,
-        "nugget_recall": sum(r["supported"] for r in results) / len(results) if results else None,
+        "nugget_recall": sum(r[SUPPORTED] for r in results) / len(results) if results else None,
         "supported_nugget_recall": (
-            sum(r["supported"] for r in results) / len(results) if results else None
+            sum(r[SUPPORTED] for r in results) / len(results) if results else None
         ),
         "answered_recall": sum(r["answered"] for r in results) / len(results) if results else None,
-        "contradicted": sum(r["contradicted"] for r in results),
+        CONTRADICTED: sum(r[CONTRADICTED] for r in results),
         "rewarded": rewarded,
         "counted": counted,
     }
@@ -278,16 +278,14 @@ def summarise(results: Sequence[dict[str, Any]], group: str | None = None) -> di
         return {
             "rows": len(rows),
             "nuggets": len(nug),
-            "nugget_recall": round(sum(n["supported"] for n in nug) / len(nug), 4) if nug else None,
+            "nugget_recall": round(sum(n[SUPPORTED] for n in nug) / len(nug), 4) if nug else None,
             "supported_nugget_recall": (
-                round(sum(n["supported"] for n in nug) / len(nug), 4) if nug else None
+                round(sum(n[SUPPORTED] for n in nug) / len(nug), 4) if nug else None
             ),
             "answered_recall": (
                 round(sum(n["answered"] for n in nug) / len(nug), 4) if nug else None
             ),
-            "contradicted": round(sum(n["contradicted"] for n in nug) / len(nug), 4)
-            if nug
-            else None,
+            CONTRADICTED: round(sum(n[CONTRADICTED] for n in nug) / len(nug), 4) if nug else None,
             "sentence_precision": (
                 round(sum(r["rewarded"] for r in rows) / counted, 4) if counted else None
             ),
@@ -312,7 +310,7 @@ def plot(metrics: dict[str, Any], path: Path) -> None:
     keys = [
         ("nugget_recall", "nugget recall"),
         ("answered_recall", "answered"),
-        ("contradicted", "contradicted"),
+        (CONTRADICTED, CONTRADICTED),
         ("sentence_precision", "sentence precision"),
     ]
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.2))

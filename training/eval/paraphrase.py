@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from editor.verdicts import SUPPORTED
 from retrieval.files import write_text
 from training.args import add_dev_set_args, add_device_args, check_data_dir
 from training.eval.attribution_metrics import binary_report
@@ -84,7 +85,7 @@ def run(
         raise ValueError(f"no claim of {', '.join(names)} could be rewritten; add sources")
     scores = score_rows(model, [r[1] for r in rows] + [r[2] for r in rows], progress=progress)
     written, rewritten = scores[: len(rows), 0], scores[len(rows) :, 0]
-    y = np.array([r[1].label == "supported" for r in rows], dtype=int)
+    y = np.array([r[1].label == SUPPORTED for r in rows], dtype=int)
     groups: dict[str, np.ndarray] = {"all": np.ones(len(rows), bool)}
     for key in sorted({r[0] for r in rows}) + sorted({r[3] for r in rows}):
         groups[key] = np.array([key in (r[0], r[3]) for r in rows])

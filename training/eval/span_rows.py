@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
+from editor.verdicts import CONTRADICTED
 from training.data.spans.rows import SpanRow
 
 
@@ -65,7 +66,7 @@ def summedits_fixes(fixer, rows: list[SpanRow]) -> dict[str, float]:
     """SummEdits' contradicted edits: how many the fixer turns back into the human's sentence
     exactly, how many it edits otherwise, and how many consistent sentences it changes."""
     gold = {r.id.removesuffix(":gold"): r.claim for r in rows if r.id.endswith(":gold")}
-    wrong = [r for r in rows if r.family == "real-summedits" and r.label == "contradicted"]
+    wrong = [r for r in rows if r.family == "real-summedits" and r.label == CONTRADICTED]
     same = other = 0
     for r in wrong:
         f = fixer.fix(r.claim, [r.evidence])

@@ -17,6 +17,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from editor.verdicts import CONTRADICTED
 from training.args import option, switch
 from training.eval.base import Evaluation
 from training.figures import save_figure
@@ -161,7 +162,7 @@ def main(args: argparse.Namespace) -> dict:
             revised = row["text"]
             for f in fixes:
                 revised = revised.replace(f.sentence, f.revised, 1)
-            contradicted = any(f.verdict == "contradicted" for f in fixes)
+            contradicted = any(f.verdict == CONTRADICTED for f in fixes)
             if row["wrong"]:
                 c["wrong"] += 1
                 fixed = is_fixed(row, revised)

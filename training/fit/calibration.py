@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from editor.attribution.recalibration import MIN_PAIRS, fit_recalibration, verifier_of
+from editor.verdicts import SUPPORTED
 from retrieval.files import write_text
 from training.args import option, switch
 
@@ -84,7 +85,7 @@ def fit(
         decompose=cfg.decompose,
     )
     p = scores[:, 0]
-    y = np.array([r.label == "supported" for r in rows], dtype=int)
+    y = np.array([r.label == SUPPORTED for r in rows], dtype=int)
     cal = replace(fit_recalibration(p, y, balanced), verifier=verifier_of(cfg))
     raw: dict[str, Any] = {**cal.to_json(), "pairs_file": str(pairs)}
     try:

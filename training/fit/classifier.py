@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from editor.verdicts import SUPPORTED
 from training.data.nli import LABELS, NLI_FILES, NLIExample
 from training.eval.attribution_metrics import balanced_accuracy, roc_auc
 from training.fit.attribution_config import TrainAttributionConfig
@@ -119,7 +120,7 @@ def dev_metrics(rows: list[NLIExample], p_supported: np.ndarray) -> dict[str, fl
     out: dict[str, float] = {}
     for source in sorted({r.source for r in rows}):
         idx = [i for i, r in enumerate(rows) if r.source == source]
-        y = np.array([rows[i].label == "supported" for i in idx], dtype=int)
+        y = np.array([rows[i].label == SUPPORTED for i in idx], dtype=int)
         out[f"{source}/balanced_accuracy"] = balanced_accuracy(y, p_supported[idx])
         out[f"{source}/roc_auc"] = roc_auc(y, p_supported[idx])
     for name in ("balanced_accuracy", "roc_auc"):

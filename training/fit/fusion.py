@@ -31,6 +31,7 @@ from editor.attribution.fusion import (  # the fitting maths live with the model
     fit_weights,
 )
 from editor.attribution.nli import LABELS
+from editor.verdicts import NOT_SUPPORTED
 from retrieval.files import write_text
 from training.data.nli import NLIExample, is_dev, read_splits
 from training.data.nli_sources import SHARED
@@ -75,7 +76,7 @@ def unrelated(rows: list[NLIExample], share: float, seed: int) -> list[NLIExampl
             continue
         out.append(
             NLIExample(
-                f"unrelated:{i}", "unrelated", b.premise, a.hypothesis, "not_supported", a.group
+                f"unrelated:{i}", "unrelated", b.premise, a.hypothesis, NOT_SUPPORTED, a.group
             )
         )
     return out

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 MODULES = (
     "training.args",
+    "editor.verdicts",
     "editor.attribution.onnx_bert",
     "editor.attribution.span_model",
     "editor.attribution.decoder_model",

@@ -30,6 +30,7 @@ import numpy as np
 from editor.attribution.onnx_bert import bert_config, dequantize
 from editor.attribution.span_model import IGNORE, build_model, pad
 from editor.llm.partial import save_partial
+from editor.verdicts import NOT_SUPPORTED
 from training.args import option, switch
 from training.data.spans.arrays import label_all
 from training.data.spans.rows import LABELS, read_rows
@@ -80,7 +81,7 @@ def nli_rows(path: Path | None, limit: int):
     with open_text(path) as f:
         for k, line in enumerate(f):
             d = json.loads(line)
-            label = d["label"] if d["label"] in LABELS else "not_supported"
+            label = d["label"] if d["label"] in LABELS else NOT_SUPPORTED
             rows.append(
                 SpanRow(
                     f"nli:{k}", "nli:" + d["source"], label, d["hypothesis"], d["premise"], "nli"

@@ -103,9 +103,9 @@ VERDICT_WORDS = frozenset(
 )
 """The judge's verdicts, the report's words, the NLI models' labels and a cited source's labels
 (``editor.verdicts``)."""
-PRODUCT = ("editor", "serve", "retrieval")
-"""The product's code: outside the judge and the vocabulary it names these words from
-``editor.verdicts``."""
+PRODUCT = ("editor", "serve", "retrieval", "training")
+"""The code: outside the judge and the vocabulary it names these words from
+``editor.verdicts`` (a data set's own label for a row too: the models' labels are its words)."""
 MINTING = ("editor/judge/", "editor/verdicts.py")
 """Where the words are written: the judge mints verdicts, the vocabulary defines every word and
 the report's and a cited source's mappings."""
@@ -131,4 +131,4 @@ def test_no_verdict_word_is_written_outside_the_judge_and_the_vocabulary():
 
 def test_the_verdict_scan_finds_a_literal():
     assert verdict_literals(("editor/judge",), minting=())  # the judge mints them
-    assert verdict_literals(("training/eval",))  # the evaluations' own row labels
+    assert verdict_literals(("editor",), minting=("editor/judge/",))  # and the vocabulary

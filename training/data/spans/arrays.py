@@ -23,6 +23,7 @@ from editor.attribution.span_model import (
     layout,
     marked,
 )
+from editor.verdicts import SUPPORTED
 from training.data.spans.rows import LABELS, SpanRow
 
 TAG = {t: i for i, t in enumerate(TOKEN_TAGS)}
@@ -91,7 +92,7 @@ def label_rows(rows: list[SpanRow], tokenizer_file: str, max_length: int, seed: 
     ):
         r = rows[k]
         segment, fs, ss = layout(enc)
-        known = r.label == "supported" or bool(r.spans)
+        known = r.label == SUPPORTED or bool(r.spans)
         tags = np.full(len(enc.ids), IGNORE, np.int16)
         for i, t in claim_tags(r.spans, fs, origin, at, known).items():
             tags[i] = t

@@ -34,6 +34,7 @@ import random
 import re
 from dataclasses import replace
 
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from training.data.spans import classes
 from training.data.spans.context import _WORD, STOP, Context, Sentence, make_window, words
 from training.data.spans.questions import QUESTION_FAMILIES
@@ -59,7 +60,7 @@ def _swap(ctx: Context, family: str, start: int, end: int, new: str, fix: tuple[
     if claim == s:
         return None
     span = Span(start, start + len(new), "C", *fix)
-    return ctx.row(family, "contradicted", claim, [span])
+    return ctx.row(family, CONTRADICTED, claim, [span])
 
 
 def _in_evidence(ctx: Context, start: int, end: int) -> tuple[int, int]:
@@ -68,7 +69,7 @@ def _in_evidence(ctx: Context, start: int, end: int) -> tuple[int, int]:
 
 
 def sup_copy(ctx: Context) -> SpanRow | None:
-    return ctx.row("sup-copy", "supported", ctx.sentence.text)
+    return ctx.row("sup-copy", SUPPORTED, ctx.sentence.text)
 
 
 def sup_reword(ctx: Context) -> SpanRow | None:
@@ -86,7 +87,7 @@ def sup_reword(ctx: Context) -> SpanRow | None:
         if not classes.matches(s.text[a:b]):  # "largest" is no mere modifier
             options.append(dropped)
     options = [o for o in options if o and o != s.text]
-    return ctx.row("sup-reword", "supported", ctx.rng.choice(options)) if options else None
+    return ctx.row("sup-reword", SUPPORTED, ctx.rng.choice(options)) if options else None
 
 
 def _same_kind(ctx: Context, label: str, value: str) -> list[str]:
@@ -193,7 +194,7 @@ def con_negation(ctx: Context) -> SpanRow | None:
     if m is None or re.search(r"\b(not|never|no)\b|n't", s):
         return None
     claim = s[: m.end()] + " not" + s[m.end() :]
-    return ctx.row("con-negation", "contradicted", claim, [Span(m.end() + 1, m.end() + 4, "C")])
+    return ctx.row("con-negation", CONTRADICTED, claim, [Span(m.end() + 1, m.end() + 4, "C")])
 
 
 def nei_modifier(ctx: Context) -> SpanRow | None:
@@ -206,7 +207,7 @@ def nei_modifier(ctx: Context) -> SpanRow | None:
     if adj in words(ctx.evidence) or classes.matches(adj):
         return None
     claim = s[:n] + adj + " " + s[n:]
-    return ctx.row("nei-modifier", "not_supported", claim, [Span(n, n + len(adj), "U")])
+    return ctx.row("nei-modifier", NOT_SUPPORTED, claim, [Span(n, n + len(adj), "U")])
 
 
 def nei_clause(ctx: Context) -> SpanRow | None:
@@ -219,7 +220,7 @@ def nei_clause(ctx: Context) -> SpanRow | None:
     phrase = f"in {value}"
     claim = s[:-1] + " " + phrase + "."
     start = len(s)
-    return ctx.row("nei-clause", "not_supported", claim, [Span(start, start + len(phrase), "U")])
+    return ctx.row("nei-clause", NOT_SUPPORTED, claim, [Span(start, start + len(phrase), "U")])
 
 
 _YEAR = re.compile(r"\b(in|In) (1[0-9]{3}|20[0-9]{2})\b")
@@ -240,12 +241,12 @@ def nei_specific(ctx: Context) -> SpanRow | None:
         if parent.lower() in ctx.evidence.lower():
             continue
         ev = ctx.evidence[: base + a] + parent + ctx.evidence[base + b :]
-        return ctx.row("nei-specific", "not_supported", s.text, [Span(a, b, "U")], evidence=ev)
+        return ctx.row("nei-specific", NOT_SUPPORTED, s.text, [Span(a, b, "U")], evidence=ev)
     if (m := _YEAR.search(s.text)) is not None:  # "in 1990" -> "in March 1990"
         month = ctx.rng.choice(classes.members("month"))
         claim = s.text[: m.start(2)] + month + " " + s.text[m.start(2) :]
         span = Span(m.start(2), m.start(2) + len(month), "U")
-        return ctx.row("nei-specific", "not_supported", claim, [span])
+        return ctx.row("nei-specific", NOT_SUPPORTED, claim, [span])
     return None
 
 
@@ -280,7 +281,7 @@ def nei_dropped(ctx: Context) -> SpanRow | None:
     if not runs:  # the rest may state it all
         return None
     spans = [Span(a, b, "U") for a, b in runs]
-    return ctx.row("nei-dropped", "not_supported", ctx.sentence.text, spans, evidence=rest)
+    return ctx.row("nei-dropped", NOT_SUPPORTED, ctx.sentence.text, spans, evidence=rest)
 
 
 CHANGES = (con_same, con_other, con_closed, con_number)
@@ -300,7 +301,7 @@ def multi(ctx: Context) -> SpanRow | None:
         fam = ctx.rng.choice(CHANGES)
         changed = fam(ctx)
     if changed is None:
-        return ctx.row("multi", "supported", left + glue + b)
+        return ctx.row("multi", SUPPORTED, left + glue + b)
     # the changed sentence is ctx.at: rebuild the claim with it in place
     new = changed.claim
     if ctx.at == first:
@@ -311,7 +312,7 @@ def multi(ctx: Context) -> SpanRow | None:
     else:
         claim, shift = left + glue + new, len(left) + len(glue)
     spans = [replace(sp, start=sp.start + shift, end=sp.end + shift) for sp in changed.spans]
-    return ctx.row("multi", "contradicted", claim, spans)
+    return ctx.row("multi", CONTRADICTED, claim, spans)
 
 
 FAMILIES = {

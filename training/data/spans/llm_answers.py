@@ -36,6 +36,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from training.data.spans.context import WINDOW_CHARS
 from training.data.spans.rows import Span, SpanRow, write_rows
 
@@ -108,7 +109,7 @@ def span_rows(answers: Iterable[dict[str, Any]], nlp: Any, tally: Counter) -> It
         question, key, group = r["context"], r["id"], "llm:" + r["evidence_title"]
         if not r["wrong"]:
             ok = stated(text, win)
-            family, label = ("llm-right", "supported") if ok else ("llm-unstated", "not_supported")
+            family, label = ("llm-right", SUPPORTED) if ok else ("llm-unstated", NOT_SUPPORTED)
             tally[family] += 1
             yield SpanRow(key, family, label, text, win, group, (), question)
             continue
@@ -126,11 +127,11 @@ def span_rows(answers: Iterable[dict[str, Any]], nlp: Any, tally: Counter) -> It
         at = [m.span() for m in re.finditer(re.escape(slot.text), text)]
         spans = tuple(Span(a, b, "C", fs, fe) for a, b in at)
         tally["llm-wrong"] += 1
-        yield SpanRow(key, "llm-wrong", "contradicted", text, win, group, spans, question)
+        yield SpanRow(key, "llm-wrong", CONTRADICTED, text, win, group, spans, question)
         fixed = text.replace(slot.text, win[fs:fe])
         if stated(fixed, win):
             tally["llm-fixed"] += 1
-            yield SpanRow(f"{key}-fixed", "llm-fixed", "supported", fixed, win, group, (), question)
+            yield SpanRow(f"{key}-fixed", "llm-fixed", SUPPORTED, fixed, win, group, (), question)
 
 
 def is_dev(group: str) -> bool:

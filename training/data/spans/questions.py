@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from training.data.spans.context import Context
 from training.data.spans.rows import Span, SpanRow
 
@@ -203,7 +204,7 @@ def qa_wrong(ctx: Context) -> SpanRow | None:
             tail, at_tail = f"in {year}", len(claim)  # "X." -> "X in 1990."
             spans.append(Span(at_tail, at_tail + len(tail), "U"))
             claim = claim[:-1] + " " + tail + "."
-    row = ctx.row("qa-wrong", "contradicted", claim, spans)
+    row = ctx.row("qa-wrong", CONTRADICTED, claim, spans)
     return _asked(row, q)
 
 
@@ -213,7 +214,7 @@ def qa_right(ctx: Context) -> SpanRow | None:
         return None
     a, b, _, q = found
     claim, spans = _form(ctx, a, b, ctx.sentence.text[a:b], "", None, ctx.rng.random() < 0.3)
-    label = "not_supported" if spans else "supported"  # the right answer, words made up around
+    label = NOT_SUPPORTED if spans else SUPPORTED  # the right answer, words made up around
     return _asked(ctx.row("qa-right", label, claim, spans), q)
 
 
@@ -231,7 +232,7 @@ def qa_unanswered(ctx: Context) -> SpanRow | None:
     if value.lower() in rest.lower():
         return None
     claim, spans = _form(ctx, a, b, value, "U", None, ctx.rng.random() < 0.3)
-    row = ctx.row("qa-unanswered", "not_supported", claim, spans, rest)
+    row = ctx.row("qa-unanswered", NOT_SUPPORTED, claim, spans, rest)
     return _asked(row, q)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from editor.text.words import changed_run
+from editor.verdicts import CONTRADICTED, NOT_SUPPORTED, SUPPORTED
 from training.data.nli import group_key, is_dev, premise_word_budget, window_premise
 from training.data.nli_contrast import changed_sentences, edit_label
 from training.data.spans.rows import Span, SpanRow
@@ -69,8 +70,8 @@ def wice_rows(path: Path, max_chars: int = 600) -> Iterator[SpanRow]:
             evidence = " ".join(sents[k].strip() for k in sorted(keep))[: max_chars * 2]
             flags = row.get("non_supported_spans") or []
             runs = token_spans(claim, row.get("claim_tokens") or [], flags) if any(flags) else []
-            supported = row["label"] == "supported"
-            label = "supported" if supported else "not_supported"
+            supported = row["label"] == SUPPORTED
+            label = SUPPORTED if supported else NOT_SUPPORTED
             spans = () if supported else tuple(Span(a, b, "U") for a, b in runs)
             yield SpanRow(f"wice:{n}", "real-wice", label, claim, evidence, f"wice:{n}", spans)
 
@@ -97,7 +98,7 @@ def summedits_rows(path: Path, split: str = "train") -> Iterator[SpanRow]:
             group = group_key("summedits", {"premise": doc})
             if is_dev(group) != (split == "dev"):
                 continue
-            tag = "U" if edit_label(row.get("edit_types")) == "not_supported" else "C"
+            tag = "U" if edit_label(row.get("edit_types")) == NOT_SUPPORTED else "C"
             for k, (clean, wrong) in enumerate(changed_sentences(row["original"], row["gold"])):
                 d = diff_span(wrong, clean)
                 if d is None:
@@ -107,10 +108,10 @@ def summedits_rows(path: Path, split: str = "train") -> Iterator[SpanRow]:
                 fix = clean[x:y]
                 at = evidence.find(fix) if tag == "C" and fix.strip() else -1
                 span = Span(a, b, tag, at, at + len(fix)) if at >= 0 else Span(a, b, tag)
-                label = "contradicted" if tag == "C" else "not_supported"
+                label = CONTRADICTED if tag == "C" else NOT_SUPPORTED
                 key = f"summedits:{row.get('id', n)}:{k}"
                 yield SpanRow(key, "real-summedits", label, wrong, evidence, group, (span,))
-                yield SpanRow(key + ":gold", "real-summedits", "supported", clean, evidence, group)
+                yield SpanRow(key + ":gold", "real-summedits", SUPPORTED, clean, evidence, group)
 
 
 def fever_rows(path: Path) -> Iterator[SpanRow]:
@@ -118,7 +119,7 @@ def fever_rows(path: Path) -> Iterator[SpanRow]:
         for line in f:
             row = json.loads(line)
             group = group_key("fever-nli", row)
-            if is_dev(group) or row["label"] not in ("supported", "contradicted"):
+            if is_dev(group) or row["label"] not in (SUPPORTED, CONTRADICTED):
                 continue
             yield SpanRow(
                 str(row["id"]),

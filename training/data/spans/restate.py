@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from editor.verdicts import CONTRADICTED, SUPPORTED
 from training.data.spans.context import Context
 from training.data.spans.rows import Span, SpanRow
 
@@ -125,7 +126,7 @@ def sup_restated(ctx: Context) -> SpanRow | None:
     if not edits:
         return None
     claim = apply_edits(ctx.sentence.text, edits)
-    return ctx.row("sup-restated", "supported", claim) if claim != ctx.sentence.text else None
+    return ctx.row("sup-restated", SUPPORTED, claim) if claim != ctx.sentence.text else None
 
 
 def con_restated(ctx: Context, changes: Sequence[Callable[[Context], SpanRow | None]]):
@@ -148,4 +149,4 @@ def con_restated(ctx: Context, changes: Sequence[Callable[[Context], SpanRow | N
     claim = apply_edits(s, all_edits)
     start = moved(a, all_edits)
     out = Span(start, start + len(new), "C", span.fix_start, span.fix_end)
-    return ctx.row("con-restated", "contradicted", claim, [out])
+    return ctx.row("con-restated", CONTRADICTED, claim, [out])

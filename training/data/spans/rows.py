@@ -13,8 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-LABELS = ("supported", "contradicted", "not_supported")
-"""The pair head's classes, in id order (the verifier's order)."""
+from editor.verdicts import LABELS as LABELS  # the pair head's classes, in id order
 
 SPAN_TAGS = ("C", "U")
 """Claim span kinds: ``C`` the evidence states another value, ``U`` the evidence does not say."""

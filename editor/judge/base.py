@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-# the judge's records live with its vocabulary, below the result that carries them
+# the judge's records (editor.findings), in its vocabulary's words, below the result that carries them
 from editor.findings import Applicability as Applicability
 from editor.findings import Decision, Finding
 from editor.findings import Flag as Flag
